@@ -1,0 +1,187 @@
+// Package store defines the storage interface every backend implements.
+//
+// Stores only save and load: business rules live in the service packages.
+// Every method runs inside a transaction opened by Store.View or
+// Store.Update, and every site-owned record is read and written through its
+// site id so that one site's query can never return another site's rows.
+//
+// Errors: methods return *cms.Error values with code cms.ENotFound for a
+// missing record, cms.EConflict for a unique-key violation, and ErrStale
+// (code cms.EConcurrentMod) when a compare-and-swap found the record changed.
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+)
+
+// ErrStale is returned by compare-and-swap writes that matched no row: the
+// record was written by somebody else since it was read.
+var ErrStale = &cms.Error{Code: cms.EConcurrentMod, Message: "The record was modified by another request."}
+
+// Store opens transactions. Implementations are safe for concurrent use.
+type Store interface {
+	// View runs fn in a read-only transaction.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Update runs fn in a read-write transaction, committed when fn returns
+	// nil and rolled back otherwise. A commit is durable when Update returns.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// Close releases the store's connections.
+	Close() error
+}
+
+// Tx is one transaction. It must not be used after its function returns.
+type Tx interface {
+	// Context is the context the transaction was opened with.
+	Context() context.Context
+	// Now is the one timestamp of this transaction (UTC, millisecond precision),
+	// taken from the store's clock when the transaction began.
+	Now() time.Time
+
+	Sites() Sites
+	Users() Users
+	Tokens() Tokens
+	Themes() Themes
+}
+
+// ListOptions selects one window of a list. Limit <= 0 means no limit.
+type ListOptions struct {
+	Offset int
+	Limit  int
+}
+
+// Site is a website served by Tessera.
+type Site struct {
+	ID            string
+	ShortID       string
+	Name          string
+	DefaultLocale string
+	Locales       []string // the default locale first
+	Timezone      string
+	Domains       []string
+	DraftsEnabled bool
+	// PreviewSecret signs preview tokens; rotating it revokes them all.
+	PreviewSecret []byte
+	// Theme is the name of the site's active theme.
+	Theme     string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Sites stores sites. Site lookups are global: they are how a request finds
+// its site in the first place.
+type Sites interface {
+	// Create stores a new site. EConflict if the id, short id or a domain is taken.
+	Create(s *Site) error
+	// Get returns the site with the given id. ENotFound.
+	Get(id string) (*Site, error)
+	// GetByShortID returns the site with the given short id. ENotFound.
+	GetByShortID(shortID string) (*Site, error)
+	// GetByDomain returns the site serving the given host name. ENotFound.
+	GetByDomain(domain string) (*Site, error)
+	// Update replaces the stored site if its updated_at still equals
+	// prevUpdatedAt. ErrStale, ENotFound, EConflict (short id or domain taken).
+	Update(s *Site, prevUpdatedAt time.Time) error
+	// List returns sites ordered by creation, and the total count.
+	List(opt ListOptions) ([]*Site, int, error)
+	// ListForUser returns the sites the user is a member of, and their count.
+	ListForUser(userID string, opt ListOptions) ([]*Site, int, error)
+}
+
+// Roles a user can hold on a site.
+const (
+	RoleAdmin  = "admin"
+	RoleEditor = "editor"
+)
+
+// User is a person who uses the API with a user-scoped token.
+type User struct {
+	ID        string
+	Email     string // unique, stored lower case
+	Name      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Membership gives a user a role on a site.
+type Membership struct {
+	SiteID string
+	UserID string
+	Role   string
+}
+
+// Users stores users and their site memberships.
+type Users interface {
+	// Create stores a new user. EConflict if the email is taken.
+	Create(u *User) error
+	// Get returns a user by id. ENotFound.
+	Get(id string) (*User, error)
+	// GetByEmail returns a user by (case-insensitive) email. ENotFound.
+	GetByEmail(email string) (*User, error)
+	// SetMembership creates or replaces the user's role on a site.
+	SetMembership(m Membership) error
+	// Membership returns the user's role on a site. ENotFound.
+	Membership(siteID, userID string) (*Membership, error)
+}
+
+// Token is an API access token. Only a hash of the secret is stored.
+// A user-scoped token has UserID set and SiteID empty; a site-scoped token
+// has SiteID set and acts with admin rights on that site only.
+type Token struct {
+	ID        string
+	Hash      string // hex SHA-256 of the secret
+	UserID    string
+	SiteID    string
+	Name      string
+	CreatedAt time.Time
+}
+
+// Tokens stores access tokens.
+type Tokens interface {
+	// Create stores a new token. EConflict if the hash exists.
+	Create(t *Token) error
+	// GetByHash returns the token whose secret hashes to hash. ENotFound.
+	GetByHash(hash string) (*Token, error)
+	// Delete removes a token. ENotFound.
+	Delete(id string) error
+}
+
+// Kinds of theme files.
+const (
+	KindLayouts   = "layouts"
+	KindTemplates = "templates"
+	KindSnippets  = "snippets"
+	KindAssets    = "assets"
+)
+
+// ThemeFile is one file of a site's theme.
+type ThemeFile struct {
+	ID        string
+	SiteID    string
+	Theme     string
+	Kind      string // one of the Kind constants
+	Name      string
+	Code      string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Themes stores theme files, always scoped to one site.
+type Themes interface {
+	// ListThemes returns the names of the site's themes, sorted.
+	ListThemes(siteID string) ([]string, error)
+	// ListFiles returns the files of one theme ordered by kind and name;
+	// kind "" lists every kind.
+	ListFiles(siteID, theme, kind string) ([]*ThemeFile, error)
+	// GetFile returns one file. ENotFound.
+	GetFile(siteID, theme, kind, name string) (*ThemeFile, error)
+	// GetFileByID returns one file by id. ENotFound.
+	GetFileByID(siteID, id string) (*ThemeFile, error)
+	// PutFile creates or replaces the file (site, theme, kind, name). On
+	// replace the stored id and created_at are kept and written back into f.
+	PutFile(f *ThemeFile) error
+	// DeleteFile removes one file. ENotFound.
+	DeleteFile(siteID, theme, kind, name string) error
+}
