@@ -1,5 +1,7 @@
 package themes
 
+import "strings"
+
 // Editable types, as they appear in page item JSON and in the schema.
 const (
 	TypeField     = "field"
@@ -71,7 +73,7 @@ func (e *Editable) Block(slug string) *Block {
 // Option returns the select option whose value equals v ignoring case, or nil.
 func (e *Editable) Option(v string) *Option {
 	for i := range e.Options {
-		if equalFold(e.Options[i].Value, v) {
+		if strings.EqualFold(e.Options[i].Value, v) {
 			return &e.Options[i]
 		}
 	}
