@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/demo"
+	"github.com/tessera-cms/tessera/internal/sites"
+	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/themes"
+)
+
+// migrator is implemented by stores that can apply migrations on demand.
+type migrator interface{ Migrate(context.Context) error }
+
+func cmdMigrate(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	fs := newFlags("migrate", &c)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	st, err := c.openStore(ctx) // opening applies pending migrations
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if m, ok := st.(migrator); ok {
+		if err := m.Migrate(ctx); err != nil {
+			return err
+		}
+	}
+	return printResult(stdout, c.json, map[string]bool{"migrated": true}, "The database schema is up to date.\n")
+}
+
+func cmdSiteCreate(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var p sites.CreateParams
+	var locales, domains string
+	fs := newFlags("site create", &c)
+	fs.StringVar(&p.Name, "name", "", "site name (required)")
+	fs.StringVar(&p.ShortID, "short-id", "", "short id: lowercase letters, digits, dashes (default: from the name)")
+	fs.StringVar(&locales, "locales", "en", "comma-separated locales, the default first")
+	fs.StringVar(&p.Timezone, "timezone", "UTC", "IANA time zone")
+	fs.StringVar(&domains, "domains", "", "comma-separated domains that serve the public site")
+	fs.BoolVar(&p.DraftsEnabled, "drafts", true, "enable drafts, previews and versions")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	p.Locales, p.Domains = splitList(locales), splitList(domains)
+	st, err := c.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	site, err := newServices(st).sites.Create(ctx, p)
+	if err != nil {
+		return err
+	}
+	return printResult(stdout, c.json, siteSummary(site),
+		fmt.Sprintf("Created site %q: id %s, short id %s.\n", site.Name, site.ID, site.ShortID))
+}
+
+func siteSummary(s *store.Site) map[string]any {
+	return map[string]any{"id": s.ID, "short_id": s.ShortID, "name": s.Name, "default_locale": s.DefaultLocale,
+		"locales": s.Locales, "timezone": s.Timezone, "domains": s.Domains, "drafts_enabled": s.DraftsEnabled, "theme": s.Theme}
+}
+
+func cmdSiteList(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	fs := newFlags("site list", &c)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	st, err := c.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	list, _, err := newServices(st).sites.List(ctx, store.ListOptions{})
+	if err != nil {
+		return err
+	}
+	out := make([]map[string]any, len(list))
+	var text strings.Builder
+	for i, s := range list {
+		out[i] = siteSummary(s)
+		fmt.Fprintf(&text, "%s  %-20s  %s  (%s)\n", s.ID, s.ShortID, s.Name, strings.Join(s.Locales, ","))
+	}
+	return printResult(stdout, c.json, map[string]any{"sites": out}, text.String())
+}
+
+func cmdTokenCreate(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var siteRef string
+	var req auth.TokenRequest
+	fs := newFlags("token create", &c)
+	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
+	fs.StringVar(&req.Email, "user", "", "email of the user the token acts as (created if new)")
+	fs.StringVar(&req.Role, "role", "admin", "the user's role on the site: admin or editor")
+	fs.BoolVar(&req.SiteToken, "site-token", false, "create a site-scoped token instead of a user token")
+	fs.StringVar(&req.Label, "label", "", "a label to recognise the token by")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	if siteRef == "" {
+		return errors.New("--site is required")
+	}
+	st, err := c.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := newServices(st)
+	site, err := svc.sites.Get(ctx, siteRef)
+	if err != nil {
+		return fmt.Errorf("site %q: %w", siteRef, err)
+	}
+	req.SiteID = site.ID
+	secret, err := svc.auth.CreateToken(ctx, req)
+	if err != nil {
+		return err
+	}
+	return printResult(stdout, c.json, map[string]string{"token": secret},
+		fmt.Sprintf("%s\n(Shown once: only its hash is stored.)\n", secret))
+}
+
+func cmdThemePush(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var siteRef, theme string
+	fs := newFlags("theme push", &c)
+	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
+	fs.StringVar(&theme, "theme", "", "theme name (default: the directory's name)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || siteRef == "" {
+		return errors.New("usage: tessera theme push DIR --site S [--theme NAME]")
+	}
+	dir, err := filepath.Abs(pos[0])
+	if err != nil {
+		return err
+	}
+	if theme == "" {
+		theme = filepath.Base(dir)
+	}
+	files, err := themes.LoadDir(os.DirFS(dir))
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	st, err := c.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := newServices(st)
+	site, err := svc.sites.Get(ctx, siteRef)
+	if err != nil {
+		return fmt.Errorf("site %q: %w", siteRef, err)
+	}
+	changed, err := svc.themes.Push(ctx, site.ID, theme, files)
+	if err != nil {
+		return err
+	}
+	// Pushing is how a theme is deployed, so the pushed theme becomes active.
+	if err := svc.sites.SetTheme(ctx, site.ID, theme); err != nil {
+		return err
+	}
+	names := make([]string, len(changed))
+	for i, f := range changed {
+		names[i] = f.Kind + "/" + f.Name
+	}
+	return printResult(stdout, c.json, map[string]any{"theme": theme, "site_id": site.ID, "files": len(files), "changed": names},
+		fmt.Sprintf("Pushed theme %q to site %s: %d files, %d changed. It is the site's active theme.\n", theme, site.ShortID, len(files), len(changed)))
+}
+
+func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var shortID, addr string
+	fs := newFlags("demo", &c)
+	fs.StringVar(&shortID, "short-id", "demo", "short id of the demo site")
+	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "the address the server listens on (for the printed base URL)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	st, err := c.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	res, err := createDemo(ctx, newServices(st), shortID)
+	if err != nil {
+		return err
+	}
+	return printDemo(stdout, c.json, addr, res)
+}
+
+func createDemo(ctx context.Context, svc *services, shortID string) (*demo.Result, error) {
+	return demo.Create(ctx, demo.Services{Sites: svc.sites, Themes: svc.themes, Auth: svc.auth}, shortID)
+}
+
+func printDemo(w io.Writer, asJSON bool, addr string, res *demo.Result) error {
+	base := "http://" + addr + "/api"
+	return printResult(w, asJSON,
+		map[string]string{"base_url": base, "site_id": res.Site.ID, "short_id": res.Site.ShortID, "token": res.Token},
+		fmt.Sprintf(`Demo site ready.
+  base URL  %s
+  site id   %s
+  short id  %s
+  token     %s
+
+Try:
+  curl -H "Authorization: Bearer %s" %s/sites/%s/settings
+`, base, res.Site.ID, res.Site.ShortID, res.Token, res.Token, base, res.Site.ShortID))
+}

@@ -1,0 +1,181 @@
+// Command tessera is the Tessera content API server and its admin tool.
+//
+// This file only wires things together: configuration from flags and
+// TESSERA_* environment variables, the store, the services and the server.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	_ "time/tzdata" // site time zones must resolve on hosts without a zoneinfo database
+
+	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/sites"
+	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/store/postgres"
+	"github.com/tessera-cms/tessera/internal/store/sqlite"
+	"github.com/tessera-cms/tessera/internal/themes"
+)
+
+const usage = `Tessera: a self-hostable content API server.
+
+Usage:
+  tessera serve [--addr 127.0.0.1:8080] [--data ./tessera-data] [--database URL] [--demo]
+  tessera demo  [--data DIR] [--short-id demo] [--json]
+  tessera site create --name N [--short-id S] [--locales en,nl] [--timezone Europe/Brussels] [--drafts=false] [--domains a.com,b.com] [--json]
+  tessera site list [--json]
+  tessera token create --site S [--user EMAIL [--role admin|editor] | --site-token] [--json]
+  tessera theme push DIR --site S [--theme NAME] [--json]
+  tessera migrate [--json]
+
+Every command takes the store flags --data and --database. Every flag can
+also be set with an environment variable: TESSERA_ADDR, TESSERA_DATA,
+TESSERA_DATABASE_URL, TESSERA_LOG_FORMAT, ...
+`
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "tessera:", err)
+		os.Exit(1)
+	}
+}
+
+// run dispatches a command line; it is main without the process around it.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	cmd, rest := args[0], args[1:]
+	if (cmd == "site" || cmd == "token" || cmd == "theme") && len(rest) > 0 {
+		cmd, rest = cmd+" "+rest[0], rest[1:]
+	}
+	switch cmd {
+	case "serve":
+		return cmdServe(ctx, rest, stdout, stderr)
+	case "demo":
+		return cmdDemo(ctx, rest, stdout)
+	case "site create":
+		return cmdSiteCreate(ctx, rest, stdout)
+	case "site list":
+		return cmdSiteList(ctx, rest, stdout)
+	case "token create":
+		return cmdTokenCreate(ctx, rest, stdout)
+	case "theme push":
+		return cmdThemePush(ctx, rest, stdout)
+	case "migrate":
+		return cmdMigrate(ctx, rest, stdout)
+	}
+	return fmt.Errorf("unknown command %q\n\n%s", strings.Join(args[:min(2, len(args))], " "), usage)
+}
+
+// env returns the environment variable's value, or def when it is unset.
+func env(name, def string) string {
+	if v, ok := os.LookupEnv(name); ok {
+		return v
+	}
+	return def
+}
+
+// config holds the flags every command shares.
+type config struct {
+	data     string
+	database string
+	json     bool
+}
+
+func newFlags(name string, c *config) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.StringVar(&c.data, "data", env("TESSERA_DATA", "./tessera-data"), "data directory (SQLite database and files) [TESSERA_DATA]")
+	fs.StringVar(&c.database, "database", env("TESSERA_DATABASE_URL", ""), "PostgreSQL URL (postgres://...); empty uses SQLite in the data directory [TESSERA_DATABASE_URL]")
+	fs.BoolVar(&c.json, "json", false, "print the result as one JSON object")
+	return fs
+}
+
+// parse parses flags, allowing positional arguments before and after them.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, args[0]), args[1:]
+	}
+}
+
+// openStore opens the configured store, applying pending migrations.
+func (c *config) openStore(ctx context.Context) (store.Store, error) {
+	if c.database != "" {
+		if !strings.HasPrefix(c.database, "postgres://") && !strings.HasPrefix(c.database, "postgresql://") {
+			return nil, fmt.Errorf("--database must be a postgres:// URL (SQLite is used when it is empty)")
+		}
+		return postgres.Open(ctx, c.database, cms.SystemClock{})
+	}
+	return sqlite.Open(ctx, filepath.Join(c.data, "tessera.db"), cms.SystemClock{})
+}
+
+// services are the application's services, built on one store.
+type services struct {
+	store  store.Store
+	sites  *sites.Service
+	auth   *auth.Service
+	themes *themes.Service
+}
+
+func newServices(st store.Store) *services {
+	return &services{
+		store:  st,
+		sites:  &sites.Service{Store: st},
+		auth:   &auth.Service{Store: st},
+		themes: &themes.Service{Store: st},
+	}
+}
+
+// printResult prints v as JSON with --json, else as text.
+func printResult(w io.Writer, asJSON bool, v any, text string) error {
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetEscapeHTML(false)
+		return enc.Encode(v)
+	}
+	_, err := fmt.Fprint(w, text)
+	return err
+}
+
+// newLogger returns the structured logger, text or JSON per TESSERA_LOG_FORMAT.
+func newLogger(w io.Writer, format string) (*slog.Logger, error) {
+	switch format {
+	case "", "text":
+		return slog.New(slog.NewTextHandler(w, nil)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, nil)), nil
+	}
+	return nil, errors.New("--log-format must be text or json")
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

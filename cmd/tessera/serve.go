@@ -1,0 +1,98 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/httpapi"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+const defaultAddr = "127.0.0.1:8080"
+
+// shutdownGrace is how long in-flight requests may run after SIGTERM.
+const shutdownGrace = 30 * time.Second
+
+func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var c config
+	var addr, logFormat string
+	var withDemo bool
+	fs := newFlags("serve", &c)
+	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
+	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
+	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
+	if _, err := parse(fs, args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return nil
+		}
+		return err
+	}
+	logger, err := newLogger(stderr, logFormat)
+	if err != nil {
+		return err
+	}
+	st, err := c.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	svc := newServices(st)
+
+	if withDemo {
+		if err := demoIfEmpty(ctx, svc, addr, stdout); err != nil {
+			return err
+		}
+	}
+
+	srv := &httpapi.Server{Store: st, Auth: svc.auth, Sites: svc.sites, Themes: svc.themes, Logger: logger}
+	hs := &http.Server{
+		Addr:              addr,
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	logger.Info("tessera listening", slog.String("addr", ln.Addr().String()), slog.String("api", "http://"+ln.Addr().String()+"/api"))
+
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Stop accepting, let in-flight requests finish, then close the store.
+	logger.Info("shutting down", slog.Duration("grace", shutdownGrace))
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil {
+		return err
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// demoIfEmpty creates the demo site when the store has no site yet.
+func demoIfEmpty(ctx context.Context, svc *services, addr string, stdout io.Writer) error {
+	_, total, err := svc.sites.List(ctx, store.ListOptions{Limit: 1})
+	if err != nil || total > 0 {
+		return err
+	}
+	res, err := createDemo(ctx, svc, "demo")
+	if err != nil {
+		return err
+	}
+	return printDemo(stdout, false, addr, res)
+}

@@ -1,0 +1,315 @@
+// Package apitest runs HTTP-level conformance scenarios against a real
+// Tessera server (over httptest) on every store backend.
+//
+// A test builds an Env per backend and runs Scenario tables against it:
+//
+//	for _, b := range storetest.Backends(t) {
+//		t.Run(b.Name, func(t *testing.T) {
+//			env := apitest.New(t, b)
+//			env.Run(t, scenarios)
+//		})
+//	}
+package apitest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/demo"
+	"github.com/tessera-cms/tessera/internal/httpapi"
+	"github.com/tessera-cms/tessera/internal/sites"
+	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/store/storetest"
+	"github.com/tessera-cms/tessera/internal/themes"
+)
+
+// Env is a running server on a fresh store with one demo site (two locales,
+// drafts on, the demo theme active) and tokens of every kind.
+type Env struct {
+	URL    string
+	Store  store.Store
+	Clock  *cms.FixedClock
+	Sites  *sites.Service
+	Auth   *auth.Service
+	Themes *themes.Service
+	Server *httpapi.Server
+
+	Site *store.Site
+	// Tokens by role: "admin" and "editor" are user tokens (send the site
+	// header), "site" is a site-scoped token, "other" is an admin of another site.
+	Tokens    map[string]string
+	OtherSite *store.Site
+}
+
+// New starts a server on a fresh store of the given backend.
+func New(tb testing.TB, b storetest.Backend) *Env {
+	tb.Helper()
+	clock := cms.NewFixedClock(time.Date(2026, 9, 10, 14, 31, 12, 408e6, time.UTC))
+	st := b.Open(tb, &tickingClock{clock})
+	env := &Env{Store: st, Clock: clock, Tokens: map[string]string{}}
+	env.Sites = &sites.Service{Store: st}
+	env.Auth = &auth.Service{Store: st}
+	env.Themes = &themes.Service{Store: st}
+	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	hs := httptest.NewServer(env.Server.Handler())
+	tb.Cleanup(hs.Close)
+	env.URL = hs.URL
+
+	ctx := context.Background()
+	res, err := demo.Create(ctx, demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth}, "demo")
+	if err != nil {
+		tb.Fatalf("create demo site: %v", err)
+	}
+	env.Site, env.Tokens["admin"] = res.Site, res.Token
+	env.Tokens["editor"] = env.mustToken(tb, auth.TokenRequest{SiteID: env.Site.ID, Email: "editor@example.com", Role: store.RoleEditor})
+	env.Tokens["site"] = env.mustToken(tb, auth.TokenRequest{SiteID: env.Site.ID, SiteToken: true})
+	env.OtherSite, err = env.Sites.Create(ctx, sites.CreateParams{Name: "Other", ShortID: "other"})
+	if err != nil {
+		tb.Fatalf("create other site: %v", err)
+	}
+	env.Tokens["other"] = env.mustToken(tb, auth.TokenRequest{SiteID: env.OtherSite.ID, Email: "other@example.com", Role: store.RoleAdmin})
+	return env
+}
+
+func (env *Env) mustToken(tb testing.TB, req auth.TokenRequest) string {
+	tb.Helper()
+	tok, err := env.Auth.CreateToken(context.Background(), req)
+	if err != nil {
+		tb.Fatalf("create token: %v", err)
+	}
+	return tok
+}
+
+// tickingClock moves the fixed clock one millisecond per reading, so that
+// consecutive writes get distinct, predictable timestamps.
+type tickingClock struct{ c *cms.FixedClock }
+
+func (t *tickingClock) Now() time.Time {
+	t.c.Advance(time.Millisecond)
+	return t.c.Now()
+}
+
+// Scenario is one request and what its response must be.
+type Scenario struct {
+	Name   string
+	Method string
+	// Path is relative to the API base, e.g. "/sites/demo/settings".
+	Path string
+	// Body is sent as is when it is a string or []byte, else encoded as JSON.
+	Body any
+	// As picks the token: "admin" (default), "editor", "site", "other",
+	// "none", or a literal secret prefixed with "token:".
+	As string
+	// Site is the X-Service-Site header; "" sends the demo site's id for user
+	// tokens, "-" sends none.
+	Site    string
+	Headers map[string]string
+
+	WantStatus int
+	// WantBody is matched against the decoded response (see Match).
+	WantBody any
+	// WantHeaders must be present with these exact values ("" = absent).
+	WantHeaders map[string]string
+	// Check runs extra assertions.
+	Check func(t *testing.T, res *Response)
+}
+
+// Response is a received response.
+type Response struct {
+	Status int
+	Header http.Header
+	Raw    []byte
+	JSON   any
+}
+
+// Do sends one scenario's request and returns the response.
+func (env *Env) Do(t testing.TB, sc Scenario) *Response {
+	t.Helper()
+	var body io.Reader
+	switch b := sc.Body.(type) {
+	case nil:
+	case string:
+		body = strings.NewReader(b)
+	case []byte:
+		body = bytes.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			t.Fatalf("encode body: %v", err)
+		}
+		body = bytes.NewReader(j)
+	}
+	method := sc.Method
+	if method == "" {
+		method = http.MethodGet
+	}
+	req, err := http.NewRequest(method, env.URL+"/api"+sc.Path, body)
+	if err != nil {
+		t.Fatalf("new request: %v", err)
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	as := sc.As
+	if as == "" {
+		as = "admin"
+	}
+	switch {
+	case as == "none":
+	case strings.HasPrefix(as, "token:"):
+		req.Header.Set("Authorization", "Bearer "+strings.TrimPrefix(as, "token:"))
+	default:
+		tok, ok := env.Tokens[as]
+		if !ok {
+			t.Fatalf("unknown token %q", as)
+		}
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
+	switch {
+	case sc.Site == "-":
+	case sc.Site != "":
+		req.Header.Set("X-Service-Site", sc.Site)
+	case as == "other":
+		req.Header.Set("X-Service-Site", env.OtherSite.ID)
+	case as != "site":
+		req.Header.Set("X-Service-Site", env.Site.ID)
+	}
+	for k, v := range sc.Headers {
+		req.Header.Set(k, v)
+	}
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, sc.Path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("read body: %v", err)
+	}
+	out := &Response{Status: res.StatusCode, Header: res.Header, Raw: raw}
+	if len(raw) > 0 && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
+		if err := json.Unmarshal(raw, &out.JSON); err != nil {
+			t.Fatalf("%s %s: response is not JSON: %v\n%s", method, sc.Path, err, raw)
+		}
+	}
+	return out
+}
+
+// Run runs scenarios in order as subtests (order matters: later scenarios
+// may see what earlier ones wrote).
+func (env *Env) Run(t *testing.T, scenarios []Scenario) {
+	t.Helper()
+	for _, sc := range scenarios {
+		t.Run(sc.Name, func(t *testing.T) {
+			res := env.Do(t, sc)
+			if sc.WantStatus != 0 && res.Status != sc.WantStatus {
+				t.Fatalf("status: got %d, want %d\nbody: %s", res.Status, sc.WantStatus, res.Raw)
+			}
+			for k, want := range sc.WantHeaders {
+				if got := res.Header.Get(k); got != want {
+					t.Errorf("header %s: got %q, want %q", k, got, want)
+				}
+			}
+			if sc.WantBody != nil {
+				if diffs := Match(res.JSON, Normalize(sc.WantBody)); len(diffs) > 0 {
+					t.Errorf("body mismatch:\n  %s\nbody: %s", strings.Join(diffs, "\n  "), res.Raw)
+				}
+			}
+			if sc.Check != nil {
+				sc.Check(t, res)
+			}
+		})
+	}
+}
+
+// Special values in a wanted body.
+const (
+	// Any matches any value, but the key must be present.
+	Any = "$any"
+	// Absent requires that the key is not present.
+	Absent = "$absent"
+)
+
+// Normalize turns a Go value into its decoded-JSON form (maps, slices,
+// float64, string, bool, nil), so expectations can be written with Go types.
+func Normalize(v any) any {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("apitest: normalize: %v", err))
+	}
+	var out any
+	if err := json.Unmarshal(b, &out); err != nil {
+		panic(err)
+	}
+	return out
+}
+
+// Match compares a decoded JSON value with a wanted one and returns the
+// differences. Objects match when every wanted key matches (keys not named
+// are not checked; Absent requires a key to be missing); arrays match
+// element by element with equal lengths; other values must be equal.
+func Match(got, want any) []string {
+	var diffs []string
+	match("$", got, want, &diffs)
+	return diffs
+}
+
+func match(path string, got, want any, diffs *[]string) {
+	if want == Any {
+		return
+	}
+	switch w := want.(type) {
+	case map[string]any:
+		g, ok := got.(map[string]any)
+		if !ok {
+			*diffs = append(*diffs, fmt.Sprintf("%s: got %s, want an object", path, short(got)))
+			return
+		}
+		for k, wv := range w {
+			gv, present := g[k]
+			switch {
+			case wv == Absent && present:
+				*diffs = append(*diffs, fmt.Sprintf("%s.%s: got %s, want no such key", path, k, short(gv)))
+			case wv == Absent:
+			case !present:
+				*diffs = append(*diffs, fmt.Sprintf("%s.%s: missing, want %s", path, k, short(wv)))
+			default:
+				match(path+"."+k, gv, wv, diffs)
+			}
+		}
+	case []any:
+		g, ok := got.([]any)
+		if !ok || len(g) != len(w) {
+			*diffs = append(*diffs, fmt.Sprintf("%s: got %s, want %s", path, short(got), short(want)))
+			return
+		}
+		for i := range w {
+			match(fmt.Sprintf("%s[%d]", path, i), g[i], w[i], diffs)
+		}
+	default:
+		if !reflect.DeepEqual(got, want) {
+			*diffs = append(*diffs, fmt.Sprintf("%s: got %s, want %s", path, short(got), short(want)))
+		}
+	}
+}
+
+func short(v any) string {
+	b, _ := json.Marshal(v)
+	if len(b) > 200 {
+		return string(b[:200]) + "…"
+	}
+	return string(b)
+}

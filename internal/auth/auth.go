@@ -1,0 +1,211 @@
+// Package auth authenticates API requests: users, their site memberships and
+// access tokens. A token's secret is shown once, when it is created; only its
+// SHA-256 hash is stored, so a leaked database does not leak usable tokens.
+// (A slow password hash is not needed: secrets are 256 random bits.)
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/hex"
+
+	"net/mail"
+	"strings"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/sites"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// tokenPrefix marks Tessera secrets so that secret scanners can find leaked ones.
+const tokenPrefix = "tsr_"
+
+// Service authenticates tokens and manages users and tokens.
+type Service struct {
+	Store store.Store
+}
+
+// Principal is who a request acts as, on which site.
+type Principal struct {
+	Token *store.Token
+	// User is nil for a site-scoped token.
+	User *store.User
+	// Site is the site the request acts on; nil when the request named none
+	// (a user-scoped token without X-Service-Site).
+	Site *store.Site
+	// Role on Site: RoleAdmin or RoleEditor. Site tokens act as admin.
+	Role string
+}
+
+// IsAdmin reports whether the principal may do admin-only things on its site.
+func (p *Principal) IsAdmin() bool { return p != nil && p.Site != nil && p.Role == store.RoleAdmin }
+
+// IsSiteToken reports whether the principal is a site-scoped token.
+func (p *Principal) IsSiteToken() bool { return p != nil && p.Token != nil && p.Token.SiteID != "" }
+
+var (
+	errUnauthorized = &cms.Error{Code: cms.EUnauthorized, Message: "Missing or invalid access token."}
+	errNoSiteAccess = &cms.Error{Code: cms.EForbidden, Message: "This token has no access to that site."}
+)
+
+// HashToken returns the stored form of a token secret.
+func HashToken(secret string) string {
+	sum := sha256.Sum256([]byte(secret))
+	return hex.EncodeToString(sum[:])
+}
+
+// newSecret returns a fresh random token secret.
+func newSecret() (string, error) {
+	var b [32]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	return tokenPrefix + base64.RawURLEncoding.EncodeToString(b[:]), nil
+}
+
+// Authenticate resolves a bearer secret and the requested site (an id or a
+// short id from X-Service-Site, or "" for none) into a Principal.
+// A site-scoped token ignores site and is bound to its own site.
+// Errors: cms.EUnauthorized (missing or unknown token), cms.EForbidden (the
+// token may not act on that site, or the site does not exist — the two are
+// not told apart so that site ids do not leak).
+func (s *Service) Authenticate(ctx context.Context, secret, site string) (*Principal, error) {
+	if secret == "" {
+		return nil, errUnauthorized
+	}
+	p := &Principal{}
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		tok, err := tx.Tokens().GetByHash(HashToken(secret))
+		if cms.IsCode(err, cms.ENotFound) {
+			return errUnauthorized
+		} else if err != nil {
+			return err
+		}
+		p.Token = tok
+		if tok.SiteID != "" {
+			p.Site, err = tx.Sites().Get(tok.SiteID)
+			if cms.IsCode(err, cms.ENotFound) {
+				return errUnauthorized // the site was removed; the token died with it
+			} else if err != nil {
+				return err
+			}
+			p.Role = store.RoleAdmin
+			return nil
+		}
+		if p.User, err = tx.Users().Get(tok.UserID); cms.IsCode(err, cms.ENotFound) {
+			return errUnauthorized
+		} else if err != nil {
+			return err
+		}
+		if site == "" {
+			return nil
+		}
+		st, err := sites.Find(tx, site)
+		if cms.IsCode(err, cms.ENotFound) {
+			return errNoSiteAccess
+		} else if err != nil {
+			return err
+		}
+		m, err := tx.Users().Membership(st.ID, p.User.ID)
+		if cms.IsCode(err, cms.ENotFound) {
+			return errNoSiteAccess
+		} else if err != nil {
+			return err
+		}
+		p.Site, p.Role = st, m.Role
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// CanAccess reports whether the principal may act on the given site.
+func (s *Service) CanAccess(ctx context.Context, p *Principal, siteID string) (role string, err error) {
+	if p.IsSiteToken() {
+		if p.Token.SiteID == siteID {
+			return store.RoleAdmin, nil
+		}
+		return "", errNoSiteAccess
+	}
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		m, err := tx.Users().Membership(siteID, p.User.ID)
+		if cms.IsCode(err, cms.ENotFound) {
+			return errNoSiteAccess
+		} else if err != nil {
+			return err
+		}
+		role = m.Role
+		return nil
+	})
+	return role, err
+}
+
+// TokenRequest describes a token to create: either for a user (by email,
+// created if unknown, given Role on SiteID) or, with SiteToken, bound to SiteID.
+type TokenRequest struct {
+	SiteID    string
+	Email     string
+	Name      string // the user's display name, when the user is created
+	Role      string
+	SiteToken bool
+	Label     string
+}
+
+// CreateToken creates a token and returns its secret, which is not stored
+// and cannot be shown again.
+func (s *Service) CreateToken(ctx context.Context, req TokenRequest) (secret string, err error) {
+	if req.SiteToken == (req.Email != "") {
+		return "", cms.Errorf(cms.EInvalid, "A token is either for a user (an email) or for the site, not both or neither.")
+	}
+	if req.Role == "" {
+		req.Role = store.RoleAdmin
+	}
+	if req.Role != store.RoleAdmin && req.Role != store.RoleEditor {
+		return "", cms.Errorf(cms.EInvalid, "Unknown role %q: use admin or editor.", req.Role)
+	}
+	email := strings.ToLower(strings.TrimSpace(req.Email))
+	if email != "" {
+		if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+			return "", cms.Errorf(cms.EInvalid, "Invalid email address %q.", req.Email)
+		}
+	}
+	if secret, err = newSecret(); err != nil {
+		return "", err
+	}
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		site, err := tx.Sites().Get(req.SiteID)
+		if err != nil {
+			return err
+		}
+		tok := &store.Token{ID: cms.NewID(tx.Now()), Hash: HashToken(secret), Name: req.Label, CreatedAt: tx.Now()}
+		if req.SiteToken {
+			tok.SiteID = site.ID
+			return tx.Tokens().Create(tok)
+		}
+		u, err := tx.Users().GetByEmail(email)
+		if cms.IsCode(err, cms.ENotFound) {
+			name := req.Name
+			if name == "" {
+				name = email[:strings.IndexByte(email, '@')]
+			}
+			u = &store.User{ID: cms.NewID(tx.Now()), Email: email, Name: name, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
+			err = tx.Users().Create(u)
+		}
+		if err != nil {
+			return err
+		}
+		if err := tx.Users().SetMembership(store.Membership{SiteID: site.ID, UserID: u.ID, Role: req.Role}); err != nil {
+			return err
+		}
+		tok.UserID = u.ID
+		return tx.Tokens().Create(tok)
+	})
+	if err != nil {
+		return "", err
+	}
+	return secret, nil
+}

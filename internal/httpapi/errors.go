@@ -1,0 +1,92 @@
+package httpapi
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+)
+
+// codes maps error codes to HTTP statuses. It is the one place where that
+// mapping lives; a *cms.Error may still carry its own status where the spec
+// answers one code with two statuses depending on the route.
+var codes = map[string]int{
+	cms.EInvalid:              http.StatusUnprocessableEntity,
+	cms.ENotFound:             http.StatusNotFound,
+	cms.EConflict:             http.StatusConflict,
+	cms.EUnauthorized:         http.StatusUnauthorized,
+	cms.EForbidden:            http.StatusForbidden,
+	cms.EPreconditionFailed:   http.StatusPreconditionFailed,
+	cms.EPreconditionRequired: http.StatusPreconditionRequired,
+	cms.EConcurrentMod:        http.StatusConflict,
+	cms.EServiceUnavailable:   http.StatusServiceUnavailable,
+	cms.EValidationFailed:     http.StatusUnprocessableEntity,
+	cms.ETooLarge:             http.StatusRequestEntityTooLarge,
+	cms.EUnsupportedMediaType: http.StatusUnsupportedMediaType,
+	cms.ETooManyRequests:      http.StatusTooManyRequests,
+	cms.EEditableNotInTheme:   http.StatusUnprocessableEntity,
+	cms.ERepeatableNotInTheme: http.StatusUnprocessableEntity,
+	cms.EInvalidTemplate:      http.StatusUnprocessableEntity,
+	cms.EMethodNotAllowed:     http.StatusMethodNotAllowed,
+	codeInvalidJSON:           http.StatusBadRequest,
+}
+
+// codeInvalidJSON answers a body that is not JSON at all.
+const codeInvalidJSON = "invalid_json"
+
+// notFoundWireCode is what clients of the original service test for on a
+// 404 of a missing record.
+const notFoundWireCode = 101
+
+// statusOf returns the HTTP status err is answered with.
+func statusOf(err error) int {
+	var e *cms.Error
+	if !errors.As(err, &e) {
+		return http.StatusInternalServerError
+	}
+	if e.Status != 0 {
+		return e.Status
+	}
+	if s, ok := codes[e.Code]; ok {
+		return s
+	}
+	// Codes the table does not name are per-operation validation codes of
+	// the spec (invalid_slug, invalid_content_type, ...): all 422.
+	return http.StatusUnprocessableEntity
+}
+
+// errorBody builds the error envelope: message always, code where the error
+// has one (101 for a missing record), data, and any extra top-level fields.
+func errorBody(err error) map[string]any {
+	var e *cms.Error
+	if !errors.As(err, &e) {
+		return map[string]any{"message": "Internal error."}
+	}
+	body := make(map[string]any, 3+len(e.Fields))
+	for k, v := range e.Fields {
+		body[k] = v
+	}
+	body["message"] = e.Message
+	switch {
+	case e.Code == cms.ENotFound && statusOf(e) == http.StatusNotFound:
+		body["code"] = notFoundWireCode
+	case e.Code != "":
+		body["code"] = e.Code
+	}
+	if e.Data != nil {
+		body["data"] = e.Data
+	}
+	return body
+}
+
+// Error writes err as the API's error envelope. Errors that are not a
+// *cms.Error are internal: the caller sees "Internal error." and the details
+// go to the log with the request's method and path.
+func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
+	if status == http.StatusInternalServerError {
+		s.Logger.Error("internal error", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
+	}
+	writeJSON(w, status, errorBody(err))
+}

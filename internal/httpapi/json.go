@@ -1,0 +1,105 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+)
+
+// writeJSON writes v as the JSON response body with the given status.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		http.Error(w, `{"message":"Internal error."}`, http.StatusInternalServerError)
+		return
+	}
+	writeRawJSON(w, status, buf.Bytes())
+}
+
+// writeRawJSON writes an already encoded JSON body.
+func writeRawJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// readBody reads the request body, which the server has already limited in
+// size. An empty body reads as nil.
+func readBody(r *http.Request) ([]byte, error) {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json") && mt != "text/plain") {
+			return nil, cms.Errorf(cms.EUnsupportedMediaType, "Send the body as application/json (got %q).", ct)
+		}
+	}
+	b, err := io.ReadAll(r.Body)
+	var tooBig *http.MaxBytesError
+	if errors.As(err, &tooBig) {
+		return nil, cms.Errorf(cms.ETooLarge, "The request body is larger than %d bytes.", tooBig.Limit)
+	} else if err != nil {
+		return nil, cms.Errorf(cms.EInvalid, "Could not read the request body: %v.", err)
+	}
+	return bytes.TrimSpace(b), nil
+}
+
+// decodeJSON reads a JSON body into v. A missing body decodes as {}.
+// Malformed JSON is answered 400 invalid_json; a value of the wrong type for
+// a key is answered 422 with the key named.
+func decodeJSON(r *http.Request, v any) error {
+	b, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	if len(b) == 0 {
+		b = []byte("{}")
+	}
+	return unmarshal(b, v)
+}
+
+// unmarshal decodes b into v, translating decoding errors into API errors.
+func unmarshal(b []byte, v any) error {
+	err := json.Unmarshal(b, v)
+	if err == nil {
+		return nil
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syn):
+		return cms.Errorf(codeInvalidJSON, "The body is not valid JSON: %s (at byte %d).", syn.Error(), syn.Offset)
+	case errors.As(err, &typ):
+		field := typ.Field
+		if field == "" {
+			return cms.Errorf(cms.EInvalid, "The body must be a JSON %s, not %s.", jsonKind(typ.Type.Kind().String()), typ.Value)
+		}
+		return cms.Errorf(cms.EInvalid, "Invalid value for '%s': expected %s, got %s.", field, jsonKind(typ.Type.Kind().String()), typ.Value)
+	default:
+		return cms.Errorf(codeInvalidJSON, "The body is not valid JSON: %v.", err)
+	}
+}
+
+// jsonKind names a Go kind the way a JSON user thinks of it.
+func jsonKind(kind string) string {
+	switch kind {
+	case "struct", "map":
+		return "object"
+	case "slice", "array":
+		return "array"
+	case "bool":
+		return "boolean"
+	case "string":
+		return "string"
+	case "int", "int64", "int32", "uint", "uint64", "uint32", "float64", "float32":
+		return "number"
+	}
+	return fmt.Sprint(kind)
+}

@@ -1,0 +1,75 @@
+package httpapi
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// List paging defaults (DESIGN §6).
+const (
+	defaultPerPage = 25
+	maxPerPage     = 100
+)
+
+// pageParams reads the `page` (1-based) and `per_page` query parameters.
+// per_page above the maximum is clamped; a value that is not a positive
+// number is refused so that a typo does not silently return page one.
+func pageParams(r *http.Request) (page, perPage int, err error) {
+	q := r.URL.Query()
+	page, perPage = 1, defaultPerPage
+	if v := q.Get("page"); v != "" {
+		if page, err = strconv.Atoi(v); err != nil || page < 1 {
+			return 0, 0, cms.Errorf(cms.EInvalid, "Invalid page %q: use a number from 1.", v)
+		}
+	}
+	if v := q.Get("per_page"); v != "" {
+		if perPage, err = strconv.Atoi(v); err != nil || perPage < 1 {
+			return 0, 0, cms.Errorf(cms.EInvalid, "Invalid per_page %q: use a number from 1 to %d.", v, maxPerPage)
+		}
+		perPage = min(perPage, maxPerPage)
+	}
+	return page, perPage, nil
+}
+
+// listOptions turns paging parameters into a store window.
+func listOptions(page, perPage int) store.ListOptions {
+	return store.ListOptions{Offset: (page - 1) * perPage, Limit: perPage}
+}
+
+// writeList writes a bare JSON array with the paging headers of DESIGN §6.
+func writeList(w http.ResponseWriter, r *http.Request, items any, total, page, perPage int) {
+	pages := (total + perPage - 1) / perPage
+	h := w.Header()
+	h.Set("X-Total-Count", strconv.Itoa(total))
+	h.Set("X-Total-Pages", strconv.Itoa(pages))
+	if page < pages {
+		next := *r.URL
+		q := next.Query()
+		q.Set("page", strconv.Itoa(page+1))
+		q.Set("per_page", strconv.Itoa(perPage))
+		next.RawQuery = q.Encode()
+		h.Set("Link", fmt.Sprintf(`<%s>; rel="next"`, requestURL(r, &next)))
+	}
+	writeJSON(w, http.StatusOK, items)
+}
+
+// requestURL returns u as an absolute URL on the host the request came to.
+func requestURL(r *http.Request, u *url.URL) string {
+	scheme := "http"
+	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
+		scheme = "https"
+	}
+	abs := *u
+	abs.Scheme, abs.Host = scheme, r.Host
+	return abs.String()
+}
+
+// writeCount answers a `/count` route.
+func writeCount(w http.ResponseWriter, n int) {
+	writeJSON(w, http.StatusOK, map[string]int{"count": n})
+}

@@ -1,0 +1,243 @@
+// Package httpapi serves the JSON API under /api/: routing, authentication,
+// the error envelope, paging, CORS, and request limits. Handlers translate
+// HTTP to service calls and back; business rules live in the services.
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strings"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/sites"
+	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/themes"
+)
+
+// DefaultMaxBodyBytes limits request bodies of routes that take no files.
+const DefaultMaxBodyBytes = 1 << 20
+
+// Server is the HTTP front of Tessera. Set its fields, then call Handler.
+type Server struct {
+	Store  store.Store
+	Auth   *auth.Service
+	Sites  *sites.Service
+	Themes *themes.Service
+	Logger *slog.Logger
+	// Registry receives the server's metrics; nil uses a private registry.
+	Registry *prometheus.Registry
+	// MaxBodyBytes limits JSON bodies; zero means DefaultMaxBodyBytes.
+	MaxBodyBytes int64
+	// Public serves every path outside /api/ (the public site); nil answers 404.
+	Public http.Handler
+
+	mux     *http.ServeMux
+	metrics *metrics
+}
+
+// handlerFunc is an API handler: it writes a response, or returns an error
+// that the server writes as the error envelope.
+type handlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// access says what a route needs of its caller.
+type access int
+
+const (
+	// needToken: any valid token; the site header is optional.
+	needToken access = iota
+	// needSite: a valid token acting on a site (site token, or user token
+	// with X-Service-Site naming a site the user is a member of).
+	needSite
+	// needAdmin: like needSite, with the admin role.
+	needAdmin
+)
+
+// Handler returns the root handler: the API under /api/, health and metrics,
+// and the public site for everything else.
+func (s *Server) Handler() http.Handler {
+	if s.Logger == nil {
+		s.Logger = slog.Default()
+	}
+	if s.MaxBodyBytes == 0 {
+		s.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	reg := s.Registry
+	if reg == nil {
+		reg = prometheus.NewRegistry()
+	}
+	s.metrics = newMetrics(reg)
+	s.mux = http.NewServeMux()
+	s.routes()
+	s.mux.HandleFunc("GET /healthz", s.handleHealth)
+	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	s.mux.HandleFunc("/api/", s.handleUnmatched)
+	public := s.Public
+	if public == nil {
+		public = http.NotFoundHandler()
+	}
+	s.mux.Handle("/", public)
+	return s.recoverer(s.cors(s.mux))
+}
+
+// routes registers every API route.
+func (s *Server) routes() {
+	s.handle("GET /api/user", needToken, s.handleUser)
+	s.handle("GET /api/sites", needToken, s.handleSiteList)
+	s.handle("GET /api/sites/count", needToken, s.handleSiteCount)
+	s.handle("GET /api/sites/{site}", needToken, s.handleSiteGet)
+	s.handle("GET /api/sites/{site}/settings", needToken, s.handleSiteSettings)
+
+	s.handle("GET /api/themes", needSite, s.handleThemeList)
+	s.handle("GET /api/themes/count", needSite, s.handleThemeCount)
+	s.handle("GET /api/themes/{theme}", needSite, s.handleThemeGet)
+	s.handle("GET /api/themes/{theme}/{kind}/{name}", needSite, s.handleThemeFileGet)
+	s.handle("POST /api/themes/{theme}/{kind}", needAdmin, s.handleThemeFilePut)
+	s.handle("DELETE /api/themes/{theme}/{kind}/{name}", needAdmin, s.handleThemeFileDelete)
+}
+
+// handle registers an API route: the handler runs after authentication, with
+// the request body limited, and is measured under its pattern.
+func (s *Server) handle(pattern string, need access, h handlerFunc) {
+	route := pattern[strings.IndexByte(pattern, ' ')+1:]
+	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		start := time.Now()
+		r.Body = http.MaxBytesReader(rec, r.Body, s.MaxBodyBytes)
+		r, err := s.authenticate(r, need)
+		if err == nil {
+			err = h(rec, r)
+		}
+		if err != nil {
+			s.Error(rec, r, err)
+		}
+		s.metrics.observe(r.Method, route, rec.status, time.Since(start))
+		s.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
+			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
+			slog.Int("status", rec.status), slog.Duration("took", time.Since(start)))
+	})
+}
+
+type principalKey struct{}
+
+// authenticate checks the caller's token and site access and stores the
+// principal in the context of the request it returns.
+func (s *Server) authenticate(r *http.Request, need access) (*http.Request, error) {
+	secret, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		secret, _ = strings.CutPrefix(r.Header.Get("Authorization"), "bearer ")
+	}
+	p, err := s.Auth.Authenticate(r.Context(), strings.TrimSpace(secret), strings.TrimSpace(r.Header.Get("X-Service-Site")))
+	if err != nil {
+		return r, err
+	}
+	if need >= needSite && p.Site == nil {
+		return r, cms.Errorf(cms.EInvalid, "Name the site with the X-Service-Site header (its id or short id).")
+	}
+	if need == needAdmin && !p.IsAdmin() {
+		return r, cms.Errorf(cms.EForbidden, "Only site admins may do this.")
+	}
+	return r.WithContext(context.WithValue(r.Context(), principalKey{}, p)), nil
+}
+
+// principal returns the authenticated caller of the request.
+func principal(r *http.Request) *auth.Principal {
+	p, _ := r.Context().Value(principalKey{}).(*auth.Principal)
+	return p
+}
+
+// handleUnmatched answers API paths no route matches: 405 when the path
+// exists for other methods, else 404, both in the error envelope.
+func (s *Server) handleUnmatched(w http.ResponseWriter, r *http.Request) {
+	var allowed []string
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe := r.Clone(r.Context())
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); pattern != "" && pattern != "/api/" {
+			allowed = append(allowed, m)
+		}
+	}
+	if len(allowed) > 0 && r.Method != http.MethodOptions {
+		w.Header().Set("Allow", strings.Join(allowed, ", "))
+		s.Error(w, r, cms.Errorf(cms.EMethodNotAllowed, "%s is not allowed here; use %s.", r.Method, strings.Join(allowed, " or ")))
+		return
+	}
+	s.Error(w, r, &cms.Error{Code: cms.ENotFound, Message: "Not Found"})
+}
+
+// handleHealth answers "GET /healthz": 200 when the store answers.
+func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
+	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	defer cancel()
+	if err := s.Store.View(ctx, func(store.Tx) error { return nil }); err != nil {
+		s.Logger.Warn("health check failed", slog.Any("err", err))
+		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// corsAllowHeaders are the request headers browsers may send cross-origin.
+const corsAllowHeaders = "Authorization, Content-Type, If-Match, X-Service-Site, X-Service-Client-Version, X-Service-Session-Token"
+
+// corsExposeHeaders are the response headers scripts may read. The spec
+// exposes X-Service-Content-ETag, not ETag.
+const corsExposeHeaders = "X-Service-Content-ETag, X-Total-Count, X-Total-Pages, Link"
+
+// cors lets browser clients on other origins use the API. Credentials are
+// bearer tokens in headers, never cookies, so any origin may be allowed.
+func (s *Server) cors(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, "/api/") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		h := w.Header()
+		h.Set("Access-Control-Allow-Origin", "*")
+		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+			h.Set("Access-Control-Max-Age", "86400")
+			w.WriteHeader(http.StatusNoContent)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// recoverer turns a panicking handler into a logged 500.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.Error(w, r, fmt.Errorf("panic: %v\n%s", v, debug.Stack()))
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// statusRecorder remembers the status a handler wrote, for logs and metrics.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusRecorder) WriteHeader(code int) {
+	w.status = code
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap lets http.ResponseController reach the underlying writer.
+func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

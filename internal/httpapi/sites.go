@@ -1,0 +1,125 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// siteJSON is the API shape of a site. The preview secret never leaves the server.
+type siteJSON struct {
+	ID            string   `json:"id"`
+	ShortID       string   `json:"short_id"`
+	Name          string   `json:"name"`
+	DefaultLocale string   `json:"default_locale"`
+	Locales       []string `json:"locales"`
+	Timezone      string   `json:"timezone"`
+	Domains       []string `json:"domains"`
+	DraftsEnabled bool     `json:"drafts_enabled"`
+	Theme         *string  `json:"theme"`
+	CreatedAt     string   `json:"created_at"`
+	UpdatedAt     string   `json:"updated_at"`
+}
+
+func toSiteJSON(s *store.Site) siteJSON {
+	j := siteJSON{
+		ID: s.ID, ShortID: s.ShortID, Name: s.Name, DefaultLocale: s.DefaultLocale,
+		Locales: s.Locales, Timezone: s.Timezone, Domains: s.Domains, DraftsEnabled: s.DraftsEnabled,
+		CreatedAt: cms.FormatTime(s.CreatedAt), UpdatedAt: cms.FormatTime(s.UpdatedAt),
+	}
+	if j.Domains == nil {
+		j.Domains = []string{}
+	}
+	if s.Theme != "" {
+		j.Theme = &s.Theme
+	}
+	return j
+}
+
+// handleUser handles "GET /api/user".
+func (s *Server) handleUser(w http.ResponseWriter, r *http.Request) error {
+	p := principal(r)
+	if p.User == nil {
+		return &cms.Error{Code: cms.ENotFound, Message: "A site token has no user."}
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": p.User.ID, "email": p.User.Email, "name": p.User.Name})
+	return nil
+}
+
+// visibleSites lists the sites the caller may see: a site token sees its own
+// site, a user token the sites it is a member of.
+func (s *Server) visibleSites(r *http.Request, opt store.ListOptions) ([]*store.Site, int, error) {
+	p := principal(r)
+	if p.IsSiteToken() {
+		if opt.Offset > 0 {
+			return nil, 1, nil
+		}
+		return []*store.Site{p.Site}, 1, nil
+	}
+	return s.Sites.ListForUser(r.Context(), p.User.ID, opt)
+}
+
+// handleSiteList handles "GET /api/sites".
+func (s *Server) handleSiteList(w http.ResponseWriter, r *http.Request) error {
+	page, perPage, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	list, total, err := s.visibleSites(r, listOptions(page, perPage))
+	if err != nil {
+		return err
+	}
+	out := make([]siteJSON, len(list))
+	for i, st := range list {
+		out[i] = toSiteJSON(st)
+	}
+	writeList(w, r, out, total, page, perPage)
+	return nil
+}
+
+// handleSiteCount handles "GET /api/sites/count".
+func (s *Server) handleSiteCount(w http.ResponseWriter, r *http.Request) error {
+	_, total, err := s.visibleSites(r, store.ListOptions{Limit: 1})
+	if err != nil {
+		return err
+	}
+	writeCount(w, total)
+	return nil
+}
+
+// siteFromPath returns the site named by the {site} path value (id or short
+// id) if the caller may act on it. An unknown site and a forbidden one are
+// both 403, so that probing does not reveal which sites exist.
+func (s *Server) siteFromPath(r *http.Request) (*store.Site, error) {
+	site, err := s.Sites.Get(r.Context(), r.PathValue("site"))
+	if cms.IsCode(err, cms.ENotFound) {
+		return nil, cms.Errorf(cms.EForbidden, "This token has no access to that site.")
+	} else if err != nil {
+		return nil, err
+	}
+	if _, err := s.Auth.CanAccess(r.Context(), principal(r), site.ID); err != nil {
+		return nil, err
+	}
+	return site, nil
+}
+
+// handleSiteGet handles "GET /api/sites/{site}".
+func (s *Server) handleSiteGet(w http.ResponseWriter, r *http.Request) error {
+	site, err := s.siteFromPath(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toSiteJSON(site))
+	return nil
+}
+
+// handleSiteSettings handles "GET /api/sites/{site}/settings".
+func (s *Server) handleSiteSettings(w http.ResponseWriter, r *http.Request) error {
+	site, err := s.siteFromPath(r)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"default_locale": site.DefaultLocale, "locales": site.Locales})
+	return nil
+}

@@ -1,0 +1,196 @@
+// Package sites creates and reads sites: their locales, time zone, domains
+// and the settings every other service consults.
+package sites
+
+import (
+	"context"
+	"crypto/rand"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// Service manages sites.
+type Service struct {
+	Store store.Store
+}
+
+var (
+	// shortIDPattern keeps short ids usable as a DNS label (`<short_id>.localhost`)
+	// and as the host part of service:// URIs.
+	shortIDPattern = regexp.MustCompile(`^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+	// localePattern accepts language codes with optional region or script
+	// subtags (en, nl, pt-BR, zh-Hant), the forms URL prefixes are made of.
+	localePattern = regexp.MustCompile(`^[a-z]{2,3}(?:-[A-Za-z0-9]{2,8})*$`)
+	domainPattern = regexp.MustCompile(`^(?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)*[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$`)
+)
+
+// CreateParams describe a new site. Locales lists the default locale first;
+// empty means ["en"].
+type CreateParams struct {
+	Name          string
+	ShortID       string
+	Locales       []string
+	Timezone      string
+	Domains       []string
+	DraftsEnabled bool
+	Theme         string
+}
+
+// Create validates p and stores a new site.
+// Errors: cms.EInvalid (a bad value, named in the message), cms.EConflict.
+func (s *Service) Create(ctx context.Context, p CreateParams) (*store.Site, error) {
+	p.Name = strings.TrimSpace(p.Name)
+	if p.Name == "" {
+		return nil, cms.Errorf(cms.EInvalid, "A site needs a name.")
+	}
+	if p.ShortID == "" {
+		p.ShortID = shortIDFromName(p.Name)
+	}
+	if !shortIDPattern.MatchString(p.ShortID) {
+		return nil, cms.Errorf(cms.EInvalid, "Invalid short id %q: use lowercase letters, digits and dashes (at most 63).", p.ShortID)
+	}
+	locales, err := normalizeLocales(p.Locales)
+	if err != nil {
+		return nil, err
+	}
+	if p.Timezone == "" {
+		p.Timezone = "UTC"
+	}
+	if _, err := time.LoadLocation(p.Timezone); err != nil {
+		return nil, cms.Errorf(cms.EInvalid, "Unknown time zone %q.", p.Timezone)
+	}
+	domains := make([]string, 0, len(p.Domains))
+	for _, d := range p.Domains {
+		d = strings.ToLower(strings.TrimSpace(d))
+		if !domainPattern.MatchString(d) {
+			return nil, cms.Errorf(cms.EInvalid, "Invalid domain %q.", d)
+		}
+		if !slices.Contains(domains, d) {
+			domains = append(domains, d)
+		}
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	var site *store.Site
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		site = &store.Site{
+			ID: cms.NewID(tx.Now()), ShortID: p.ShortID, Name: p.Name,
+			DefaultLocale: locales[0], Locales: locales, Timezone: p.Timezone, Domains: domains,
+			DraftsEnabled: p.DraftsEnabled, PreviewSecret: secret, Theme: p.Theme,
+			CreatedAt: tx.Now(), UpdatedAt: tx.Now(),
+		}
+		return tx.Sites().Create(site)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return site, nil
+}
+
+// normalizeLocales validates a locale list and removes duplicates, keeping
+// the first (default) locale first.
+func normalizeLocales(in []string) ([]string, error) {
+	if len(in) == 0 {
+		return []string{"en"}, nil
+	}
+	out := make([]string, 0, len(in))
+	for _, l := range in {
+		l = strings.TrimSpace(l)
+		if !localePattern.MatchString(l) {
+			return nil, cms.Errorf(cms.EInvalid, "Invalid locale %q.", l)
+		}
+		if !slices.Contains(out, l) {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}
+
+// shortIDFromName derives a short id from a site name: "My Blog!" -> "my-blog".
+func shortIDFromName(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	id := strings.TrimSuffix(b.String(), "-")
+	if len(id) > 63 {
+		id = strings.TrimSuffix(id[:63], "-")
+	}
+	if id == "" {
+		id = "site"
+	}
+	return id
+}
+
+// HasLocale reports whether locale is enabled on the site.
+func HasLocale(site *store.Site, locale string) bool { return slices.Contains(site.Locales, locale) }
+
+// Get returns a site by id or short id. ENotFound.
+func (s *Service) Get(ctx context.Context, idOrShortID string) (*store.Site, error) {
+	var site *store.Site
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		site, err = Find(tx, idOrShortID)
+		return err
+	})
+	return site, err
+}
+
+// Find finds a site by id or short id within tx. ENotFound.
+func Find(tx store.Tx, idOrShortID string) (*store.Site, error) {
+	key := strings.ToLower(idOrShortID)
+	if cms.IsID(key) {
+		s, err := tx.Sites().Get(key)
+		if !cms.IsCode(err, cms.ENotFound) {
+			return s, err
+		}
+	}
+	return tx.Sites().GetByShortID(key)
+}
+
+// List returns every site, for the command line.
+func (s *Service) List(ctx context.Context, opt store.ListOptions) (sites []*store.Site, total int, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		sites, total, err = tx.Sites().List(opt)
+		return err
+	})
+	return sites, total, err
+}
+
+// ListForUser returns the sites a user is a member of.
+func (s *Service) ListForUser(ctx context.Context, userID string, opt store.ListOptions) (sites []*store.Site, total int, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		sites, total, err = tx.Sites().ListForUser(userID, opt)
+		return err
+	})
+	return sites, total, err
+}
+
+// SetTheme makes theme the site's active theme.
+func (s *Service) SetTheme(ctx context.Context, siteID, theme string) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error {
+		site, err := tx.Sites().Get(siteID)
+		if err != nil {
+			return err
+		}
+		if site.Theme == theme {
+			return nil
+		}
+		prev := site.UpdatedAt
+		site.Theme, site.UpdatedAt = theme, cms.NextUpdatedAt(prev, tx.Now())
+		return tx.Sites().Update(site, prev)
+	})
+}

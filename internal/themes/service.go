@@ -1,0 +1,339 @@
+package themes
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// Service stores theme files and serves parsed template schemas.
+type Service struct {
+	Store store.Store
+
+	// cache holds parsed schemas keyed by template id and updated_at. Those
+	// two never change for a given content (every push bumps updated_at, also
+	// of templates whose snippets changed), so entries never go stale, and
+	// several processes sharing one database may each keep their own.
+	mu    sync.Mutex
+	cache map[cacheKey]*Template
+}
+
+type cacheKey struct {
+	id string
+	at time.Time
+}
+
+// maxCached bounds the schema cache; past it the cache starts over.
+const maxCached = 4096
+
+// File is a theme file to store.
+type File struct {
+	Kind string
+	Name string
+	Code string
+}
+
+// Kinds lists the kinds of theme files, in the order they are shown.
+var Kinds = []string{store.KindLayouts, store.KindTemplates, store.KindSnippets, store.KindAssets}
+
+// namePattern keeps names safe as URL segments and file names: no slashes,
+// no leading dot, so "../x" can never name a file.
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_. -]{0,127}$`)
+
+// ValidKind reports whether kind names a kind of theme file.
+func ValidKind(kind string) bool {
+	for _, k := range Kinds {
+		if k == kind {
+			return true
+		}
+	}
+	return false
+}
+
+func checkFile(f File) error {
+	if !ValidKind(f.Kind) {
+		return cms.Errorf(cms.EInvalid, "Unknown theme file kind %q: use layouts, templates, snippets or assets.", f.Kind)
+	}
+	if !namePattern.MatchString(f.Name) || strings.Contains(f.Name, "..") {
+		return cms.Errorf(cms.EInvalid, "Invalid %s name %q: use letters, digits, '_', '-', '.' and spaces.", f.Kind, f.Name)
+	}
+	return nil
+}
+
+// CheckThemeName validates a theme name.
+func CheckThemeName(theme string) error {
+	if !namePattern.MatchString(theme) || strings.Contains(theme, "..") {
+		return cms.Errorf(cms.EInvalid, "Invalid theme name %q.", theme)
+	}
+	return nil
+}
+
+// Push stores files in the site's theme, all or nothing. Every Liquid file
+// of the resulting theme is parsed first; a file that does not parse fails
+// the push with cms.EInvalidTemplate naming file, line and problem, and
+// nothing is stored. Templates whose own code or included snippets changed
+// get a new updated_at, so pages re-sync against them on their next save.
+// It returns the stored files that changed.
+func (s *Service) Push(ctx context.Context, siteID, theme string, files []File) ([]*store.ThemeFile, error) {
+	if err := CheckThemeName(theme); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		if err := checkFile(f); err != nil {
+			return nil, err
+		}
+	}
+	var changed []*store.ThemeFile
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		stored, err := tx.Themes().ListFiles(siteID, theme, "")
+		if err != nil {
+			return err
+		}
+		next := newFileSet(stored)
+		dirty := map[string]bool{} // kind/name of files whose code changes
+		for _, f := range files {
+			if old, ok := next.files[key(f.Kind, f.Name)]; !ok || old.Code != f.Code {
+				dirty[key(f.Kind, f.Name)] = true
+			}
+			next.put(f)
+		}
+		touched, err := next.validate(dirty)
+		if err != nil {
+			return err
+		}
+		changed, err = writeTouched(tx, siteID, theme, next, touched)
+		return err
+	})
+	return changed, err
+}
+
+// Delete removes one file. Removing a snippet that a template includes
+// fails with cms.EInvalidTemplate, like a push that breaks the template.
+func (s *Service) Delete(ctx context.Context, siteID, theme, kind, name string) error {
+	if err := checkFile(File{Kind: kind, Name: name}); err != nil {
+		return cms.ErrNotFound()
+	}
+	return s.Store.Update(ctx, func(tx store.Tx) error {
+		stored, err := tx.Themes().ListFiles(siteID, theme, "")
+		if err != nil {
+			return err
+		}
+		next := newFileSet(stored)
+		if _, ok := next.files[key(kind, name)]; !ok {
+			return cms.ErrNotFound()
+		}
+		delete(next.files, key(kind, name))
+		touched, err := next.validate(map[string]bool{key(kind, name): true})
+		if err != nil {
+			return err
+		}
+		if _, err := writeTouched(tx, siteID, theme, next, touched); err != nil {
+			return err
+		}
+		return tx.Themes().DeleteFile(siteID, theme, kind, name)
+	})
+}
+
+// writeTouched stores the files of set named in touched with a new updated_at.
+func writeTouched(tx store.Tx, siteID, theme string, set *fileSet, touched []string) ([]*store.ThemeFile, error) {
+	var out []*store.ThemeFile
+	for _, k := range touched {
+		f, ok := set.files[k]
+		if !ok {
+			continue // deleted
+		}
+		tf := &store.ThemeFile{SiteID: siteID, Theme: theme, Kind: f.Kind, Name: f.Name, Code: f.Code, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
+		if prev, ok := set.stored[k]; ok {
+			tf.ID, tf.CreatedAt = prev.ID, prev.CreatedAt
+			tf.UpdatedAt = cms.NextUpdatedAt(prev.UpdatedAt, tx.Now())
+		} else {
+			tf.ID = cms.NewID(tx.Now())
+		}
+		if err := tx.Themes().PutFile(tf); err != nil {
+			return nil, err
+		}
+		out = append(out, tf)
+	}
+	return out, nil
+}
+
+// fileSet is a theme's files as they would be after a change.
+type fileSet struct {
+	files  map[string]File
+	stored map[string]*store.ThemeFile
+}
+
+func key(kind, name string) string { return kind + "/" + name }
+
+func newFileSet(stored []*store.ThemeFile) *fileSet {
+	fs := &fileSet{files: map[string]File{}, stored: map[string]*store.ThemeFile{}}
+	for _, f := range stored {
+		k := key(f.Kind, f.Name)
+		fs.stored[k] = f
+		fs.files[k] = File{Kind: f.Kind, Name: f.Name, Code: f.Code}
+	}
+	return fs
+}
+
+func (fs *fileSet) put(f File) { fs.files[key(f.Kind, f.Name)] = f }
+
+func (fs *fileSet) include(used map[string]bool) func(string) (string, error) {
+	return func(name string) (string, error) {
+		f, ok := fs.files[key(store.KindSnippets, name)]
+		if !ok {
+			return "", fmt.Errorf("snippet %q does not exist", name)
+		}
+		used[key(store.KindSnippets, name)] = true
+		return f.Code, nil
+	}
+}
+
+// validate parses every Liquid file of the set and returns the keys of the
+// files to rewrite: the dirty ones plus the templates that include a dirty
+// snippet. Keys come back sorted so writes happen in a stable order.
+func (fs *fileSet) validate(dirty map[string]bool) ([]string, error) {
+	touched := map[string]bool{}
+	for k := range dirty {
+		touched[k] = true
+	}
+	keys := make([]string, 0, len(fs.files))
+	for k := range fs.files {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		f := fs.files[k]
+		if f.Kind == store.KindAssets {
+			continue
+		}
+		used := map[string]bool{}
+		if _, err := Parse(f.Name, f.Code, fs.include(used)); err != nil {
+			return nil, templateError(f, err)
+		}
+		if f.Kind == store.KindTemplates {
+			for u := range used {
+				if dirty[u] {
+					touched[k] = true
+				}
+			}
+		}
+	}
+	out := make([]string, 0, len(touched))
+	for k := range touched {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out, nil
+}
+
+// templateError turns a parse failure into the API error of a refused push.
+func templateError(f File, err error) error {
+	var pe *ParseError
+	if !errors.As(err, &pe) {
+		return cms.Errorf(cms.EInvalidTemplate, "%s/%s: %v", f.Kind, f.Name, err)
+	}
+	file := pe.File
+	if file == "" || file == f.Name {
+		file = f.Kind + "/" + f.Name
+	} else {
+		file = store.KindSnippets + "/" + file
+	}
+	return cms.Errorf(cms.EInvalidTemplate, "%s:%d: %s", file, pe.Line, pe.Message).
+		WithData(map[string]any{"file": file, "line": pe.Line, "problem": pe.Message, "included_from": f.Kind + "/" + f.Name})
+}
+
+// Template returns the schema of the named template (a name or an id) of
+// the site's theme, with the stored file it was parsed from. Schemas are
+// parsed once per template version and then served from memory. ENotFound.
+func (s *Service) Template(tx store.Tx, siteID, theme, nameOrID string) (*Template, *store.ThemeFile, error) {
+	f, err := tx.Themes().GetFile(siteID, theme, store.KindTemplates, nameOrID)
+	if cms.IsCode(err, cms.ENotFound) && cms.IsID(nameOrID) {
+		f, err = tx.Themes().GetFileByID(siteID, nameOrID)
+		if err == nil && (f.Kind != store.KindTemplates || f.Theme != theme) {
+			err = cms.ErrNotFound()
+		}
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	k := cacheKey{f.ID, f.UpdatedAt}
+	s.mu.Lock()
+	t, ok := s.cache[k]
+	s.mu.Unlock()
+	if ok {
+		return t, f, nil
+	}
+	t, err = Parse(f.Name, f.Code, func(name string) (string, error) {
+		sn, err := tx.Themes().GetFile(siteID, theme, store.KindSnippets, name)
+		if err != nil {
+			return "", fmt.Errorf("snippet %q: %w", name, err)
+		}
+		return sn.Code, nil
+	})
+	if err != nil {
+		// A stored template always parsed when it was pushed; failing now
+		// means a parser change, which is a server bug, not a client error.
+		return nil, nil, fmt.Errorf("themes: parse stored template %s: %w", f.Name, err)
+	}
+	s.mu.Lock()
+	if s.cache == nil || len(s.cache) >= maxCached {
+		s.cache = make(map[cacheKey]*Template)
+	}
+	s.cache[k] = t
+	s.mu.Unlock()
+	return t, f, nil
+}
+
+// Themes returns the names of the site's themes.
+func (s *Service) Themes(ctx context.Context, siteID string) (names []string, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		names, err = tx.Themes().ListThemes(siteID)
+		return err
+	})
+	return names, err
+}
+
+// Files returns the files of one theme, ordered by kind and name. ENotFound
+// when the theme has no files.
+func (s *Service) Files(ctx context.Context, siteID, theme string) (files []*store.ThemeFile, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		files, err = tx.Themes().ListFiles(siteID, theme, "")
+		if err == nil && len(files) == 0 {
+			err = cms.ErrNotFound()
+		}
+		return err
+	})
+	return files, err
+}
+
+// File returns one theme file. ENotFound.
+func (s *Service) File(ctx context.Context, siteID, theme, kind, name string) (f *store.ThemeFile, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		f, err = tx.Themes().GetFile(siteID, theme, kind, name)
+		return err
+	})
+	return f, err
+}
+
+// Put creates or replaces one file, validated like a push, and returns the
+// stored file and whether it was new.
+func (s *Service) Put(ctx context.Context, siteID, theme string, f File) (*store.ThemeFile, bool, error) {
+	_, err := s.File(ctx, siteID, theme, f.Kind, f.Name)
+	created := cms.IsCode(err, cms.ENotFound)
+	if err != nil && !created {
+		return nil, false, err
+	}
+	if _, err := s.Push(ctx, siteID, theme, []File{f}); err != nil {
+		return nil, false, err
+	}
+	stored, err := s.File(ctx, siteID, theme, f.Kind, f.Name)
+	return stored, created, err
+}
