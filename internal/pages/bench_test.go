@@ -1,0 +1,120 @@
+package pages_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+
+	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/themes"
+)
+
+// benchPage is a page with 40 top-level items, two canvases of 20 blocks of
+// three items each, and content in two locales.
+func benchPage() (*pages.Page, *themes.Template) {
+	block := &themes.Block{Slug: "section", Editables: []*themes.Editable{
+		{Slug: "Heading", Type: themes.TypeField, Default: "Heading"},
+		{Slug: "Body", Type: themes.TypeText},
+		{Slug: "Image", Type: themes.TypeFile},
+	}}
+	tpl := &themes.Template{Name: "bench"}
+	p := testPage()
+	p.Items = nil
+	types := []string{themes.TypeField, themes.TypeText, themes.TypeSelect, themes.TypeSwitch, themes.TypeFile, themes.TypeReference}
+	for i := range 40 {
+		typ := types[i%len(types)]
+		slug := fmt.Sprintf("Item %02d", i)
+		tpl.Editables = append(tpl.Editables, &themes.Editable{Slug: slug, Type: typ, Default: "default", Reference: "pages"})
+		it := item(100+i, slug, typ)
+		switch typ {
+		case themes.TypeFile:
+			it.Files = map[string]*pages.File{"en": heroImage, "nl": heroImageNL}
+		case themes.TypeReference:
+			it.RefType, it.RefIDs = "pages", []string{refPageID}
+		default:
+			it.Content = text("en", fmt.Sprintf("<p>English content of item %d with some length to it.</p>", i),
+				"nl", fmt.Sprintf("<p>Nederlandse inhoud van item %d, ook wat langer.</p>", i))
+		}
+		p.Items = append(p.Items, it)
+	}
+	for c := range 2 {
+		slug := fmt.Sprintf("Canvas %d", c)
+		tpl.Editables = append(tpl.Editables, &themes.Editable{Slug: slug, Type: themes.TypeCanvas, Blocks: []*themes.Block{block}})
+		canvas := item(200+c, slug, themes.TypeCanvas)
+		for b := range 20 {
+			r := &pages.Repeatable{ID: id(1000 + c*100 + b), Slug: "section", Position: b + 1, CreatedAt: t0, UpdatedAt: t1}
+			h := item(2000+c*100+b, "Heading", themes.TypeField)
+			h.Content = text("en", fmt.Sprintf("Section %d", b), "nl", fmt.Sprintf("Sectie %d", b))
+			body := item(3000+c*100+b, "Body", themes.TypeText)
+			body.Content = text("en", "<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>", "nl", "<p>Nederlandse tekst.</p>")
+			img := item(4000+c*100+b, "Image", themes.TypeFile)
+			img.Files = map[string]*pages.File{"en": heroImage}
+			r.Items = []*pages.Item{h, body, img}
+			canvas.Repeatables = append(canvas.Repeatables, r)
+		}
+		p.Items = append(p.Items, canvas)
+	}
+	return p, tpl
+}
+
+func benchRender(b *testing.B, compact bool) {
+	p, tpl := benchPage()
+	v := baseView()
+	v.Template = tpl
+	v.Compact = compact
+	buf := make([]byte, 0, 256<<10)
+	var n int
+	b.ReportAllocs()
+	for b.Loop() {
+		out, err := pages.RenderPage(buf[:0], p, v)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n = len(out)
+	}
+	b.SetBytes(int64(n))
+}
+
+func BenchmarkRenderFull(b *testing.B)    { benchRender(b, false) }
+func BenchmarkRenderCompact(b *testing.B) { benchRender(b, true) }
+
+func BenchmarkApplyPutBack(b *testing.B) {
+	p, tpl := benchPage()
+	p.Template = tpl.Name
+	v := baseView()
+	v.Template = tpl
+	doc := mustRender(b, p, v)
+	opt := applyOpts()
+	opt.Template = &pages.TemplateInfo{ID: "x", UpdatedAt: t0, Schema: tpl}
+	b.ReportAllocs()
+	for b.Loop() {
+		body, err := pages.DecodeBody(doc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := pages.Apply(p, body, opt); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkStoreRoundTrip measures what a load and a save of the stored
+// document cost: one JSON unmarshal and one marshal.
+func BenchmarkStoreRoundTrip(b *testing.B) {
+	p, _ := benchPage()
+	blob, err := json.Marshal(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(blob)))
+	b.ReportAllocs()
+	for b.Loop() {
+		var q pages.Page
+		if err := json.Unmarshal(blob, &q); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := json.Marshal(&q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
