@@ -1,0 +1,54 @@
+package sqldb
+
+import (
+	"io/fs"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Dialect is what differs between the databases sqldb runs on. Statements
+// in this package are written once, in the SQL both databases accept, with
+// ? placeholders.
+type Dialect struct {
+	// DollarParams reports whether placeholders are numbered $1, $2, …
+	// (PostgreSQL) rather than ?.
+	DollarParams bool
+	// TimeValue converts a UTC millisecond timestamp to the value stored in
+	// a timestamp column; nil stores the time.Time itself. Whatever it
+	// returns must sort in time order.
+	TimeValue func(time.Time) any
+	// IsUniqueViolation reports whether err is a unique or primary key
+	// violation.
+	IsUniqueViolation func(err error) bool
+	// IsForeignKeyViolation reports whether err is a foreign key violation.
+	IsForeignKeyViolation func(err error) bool
+	// Migrations holds the numbered migration files (0001_init.sql, …) at
+	// its root.
+	Migrations fs.FS
+	// MigrationLock, when set, is run first in every migration transaction
+	// to keep two processes from migrating at once. SQLite needs none: its
+	// BEGIN IMMEDIATE already takes the database's one write lock.
+	MigrationLock string
+}
+
+// rebind rewrites ? placeholders for the dialect. Statements in this
+// package never contain a literal question mark, so a plain scan suffices.
+func (d *Dialect) rebind(query string) string {
+	if !d.DollarParams || !strings.Contains(query, "?") {
+		return query
+	}
+	var b strings.Builder
+	b.Grow(len(query) + 8)
+	n := 0
+	for i := 0; i < len(query); i++ {
+		if query[i] == '?' {
+			n++
+			b.WriteByte('$')
+			b.WriteString(strconv.Itoa(n))
+			continue
+		}
+		b.WriteByte(query[i])
+	}
+	return b.String()
+}

@@ -1,0 +1,4 @@
+package sqldb
+
+// Rebind exposes placeholder rewriting to the tests.
+func Rebind(d Dialect, query string) string { return d.rebind(query) }

@@ -1,0 +1,252 @@
+// Package sqldb implements every store aggregate once, over database/sql.
+//
+// The sqlite and postgres packages only open connections and describe their
+// database in a Dialect; the SQL, the scanning and the translation of driver
+// errors live here, so the two stores cannot drift apart. Like every store,
+// this package only saves and loads: business rules belong to the services.
+//
+// Each aggregate has its own file (sites.go, users.go, …) holding a type that
+// embeds *tx and implements the aggregate's interface from package store. To
+// add one: declare its interface and Tx method in package store, add a file
+// here with `type things struct{ *tx }` and `func (t *tx) Things()`, add a
+// numbered migration to both backends, and add its cases to storetest.Run.
+package sqldb
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// DB runs store transactions on a write pool and a read pool. It implements
+// store.Store, and Migrate.
+type DB struct {
+	write   *sql.DB
+	read    *sql.DB
+	dialect Dialect
+	clock   cms.Clock
+}
+
+// New returns a store over the given pools: Update runs on write, View on
+// read (they may be the same pool). A nil clock means cms.SystemClock. New
+// does not migrate; the caller runs Migrate.
+func New(write, read *sql.DB, d Dialect, clock cms.Clock) *DB {
+	if clock == nil {
+		clock = cms.SystemClock{}
+	}
+	return &DB{write: write, read: read, dialect: d, clock: clock}
+}
+
+// View runs fn in a read-only transaction.
+func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
+	return db.run(ctx, db.read, true, fn)
+}
+
+// Update runs fn in a read-write transaction, committed when fn returns nil
+// and rolled back when it returns an error or panics. fn must not call Update
+// itself: on SQLite the single writer connection is already taken.
+func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
+	return db.run(ctx, db.write, false, fn)
+}
+
+// Close closes both pools.
+func (db *DB) Close() error {
+	err := db.write.Close()
+	if db.read != db.write {
+		err = errors.Join(err, db.read.Close())
+	}
+	return err
+}
+
+func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(store.Tx) error) error {
+	sqlTx, err := pool.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
+	if err != nil {
+		return fmt.Errorf("sqldb: begin: %w", err)
+	}
+	// Read the clock only once the transaction holds its connection (and, on
+	// SQLite, the write lock), so later commits never carry earlier times.
+	t := &tx{
+		ctx:     ctx,
+		sqlTx:   sqlTx,
+		dialect: &db.dialect,
+		now:     db.clock.Now().UTC().Truncate(time.Millisecond),
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			_ = sqlTx.Rollback()
+			panic(p)
+		}
+	}()
+	if err := fn(t); err != nil {
+		_ = sqlTx.Rollback()
+		return err
+	}
+	if readOnly {
+		// A read-only transaction has nothing to commit.
+		if err := sqlTx.Rollback(); err != nil {
+			return fmt.Errorf("sqldb: end read: %w", err)
+		}
+		return nil
+	}
+	if err := sqlTx.Commit(); err != nil {
+		return fmt.Errorf("sqldb: commit: %w", err)
+	}
+	return nil
+}
+
+// tx implements store.Tx and carries the helpers every aggregate uses.
+type tx struct {
+	ctx     context.Context
+	sqlTx   *sql.Tx
+	dialect *Dialect
+	now     time.Time
+}
+
+var _ store.Tx = (*tx)(nil)
+
+func (t *tx) Context() context.Context { return t.ctx }
+func (t *tx) Now() time.Time           { return t.now }
+
+func (t *tx) Sites() store.Sites   { return sites{t} }
+func (t *tx) Users() store.Users   { return users{t} }
+func (t *tx) Tokens() store.Tokens { return tokens{t} }
+func (t *tx) Themes() store.Themes { return themes{t} }
+
+// exec, query and queryRow run a statement written with ? placeholders.
+func (t *tx) exec(query string, args ...any) (sql.Result, error) {
+	return t.sqlTx.ExecContext(t.ctx, t.dialect.rebind(query), args...)
+}
+
+func (t *tx) query(query string, args ...any) (*sql.Rows, error) {
+	return t.sqlTx.QueryContext(t.ctx, t.dialect.rebind(query), args...)
+}
+
+func (t *tx) queryRow(query string, args ...any) *sql.Row {
+	return t.sqlTx.QueryRowContext(t.ctx, t.dialect.rebind(query), args...)
+}
+
+// fail translates a driver error into the store's vocabulary (see package
+// store): no rows -> ENotFound, unique violation -> EConflict with the given
+// message, a reference to a missing row -> ENotFound. Anything else is
+// unexpected and wrapped with op. On PostgreSQL a failed statement aborts the
+// transaction, so callers return the error rather than carry on.
+func (t *tx) fail(err error, op, conflict string) error {
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return cms.ErrNotFound()
+	case t.dialect.IsUniqueViolation(err):
+		return &cms.Error{Code: cms.EConflict, Message: conflict}
+	case t.dialect.IsForeignKeyViolation(err):
+		return cms.ErrNotFound()
+	}
+	return fmt.Errorf("sqldb: %s: %w", op, err)
+}
+
+// mustAffect turns "zero rows changed" into ENotFound for deletes by key.
+func (t *tx) mustAffect(res sql.Result, op string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqldb: %s: %w", op, err)
+	}
+	if n == 0 {
+		return cms.ErrNotFound()
+	}
+	return nil
+}
+
+// swapped checks the result of a compare-and-swap write of the record id in
+// table: zero rows changed means the record is gone (ENotFound) or was
+// written since it was read (store.ErrStale).
+func (t *tx) swapped(res sql.Result, table, id, op string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqldb: %s: %w", op, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	var one int
+	if err := t.queryRow(`SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one); err != nil {
+		return t.fail(err, op, "")
+	}
+	return store.ErrStale
+}
+
+// time converts a timestamp to its column value, at the millisecond
+// precision every stored timestamp has, so it round-trips exactly.
+func (t *tx) time(ts time.Time) any {
+	ts = ts.UTC().Truncate(time.Millisecond)
+	if t.dialect.TimeValue != nil {
+		return t.dialect.TimeValue(ts)
+	}
+	return ts
+}
+
+// scanner is a *sql.Row or *sql.Rows.
+type scanner interface{ Scan(dest ...any) error }
+
+// scanAll runs query and scans every row with scan.
+func scanAll[T any](t *tx, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := t.query(query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, rows.Err()
+}
+
+// list returns one window of a list and the list's total. countQuery counts
+// the whole list; selectQuery, ordered and without LIMIT, selects it; both
+// take args. The total comes from its own query because a window past the
+// end has no rows to carry a window-function count.
+func list[T any](t *tx, scan func(scanner) (T, error), opt store.ListOptions, countQuery, selectQuery string, args ...any) ([]T, int, error) {
+	var total int
+	if err := t.queryRow(countQuery, args...).Scan(&total); err != nil {
+		return nil, 0, err
+	}
+	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
+	if limit <= 0 {
+		// Both databases want a LIMIT before OFFSET; this one never binds.
+		limit = 1<<63 - 1
+	}
+	items, err := scanAll(t, scan, selectQuery+" LIMIT ? OFFSET ?", append(slices.Clip(args), limit, offset)...)
+	return items, total, err
+}
+
+// timeCol scans a timestamp column: Unix milliseconds (SQLite) or a
+// timestamp (PostgreSQL), always into UTC.
+type timeCol struct{ t *time.Time }
+
+func (c timeCol) Scan(src any) error {
+	switch v := src.(type) {
+	case int64:
+		*c.t = time.UnixMilli(v).UTC()
+	case time.Time:
+		*c.t = v.UTC()
+	default:
+		return fmt.Errorf("sqldb: cannot scan %T as a timestamp", src)
+	}
+	return nil
+}
+
+// nullable stores an empty string as NULL, for optional references.
+func nullable(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}

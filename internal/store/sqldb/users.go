@@ -1,0 +1,73 @@
+package sqldb
+
+import (
+	"strings"
+
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// users stores users and their site memberships. Emails are stored lower
+// case, lowered here in Go so both databases agree on what "the same email"
+// is; the unique index on email then makes uniqueness case-insensitive.
+type users struct{ *tx }
+
+const userColumns = `id, email, name, created_at, updated_at`
+
+func scanUser(row scanner) (*store.User, error) {
+	var u store.User
+	err := row.Scan(&u.ID, &u.Email, &u.Name, timeCol{&u.CreatedAt}, timeCol{&u.UpdatedAt})
+	if err != nil {
+		return nil, err
+	}
+	return &u, nil
+}
+
+// Create stores a new user, its email lowered and written back into u.
+func (x users) Create(u *store.User) error {
+	u.Email = strings.ToLower(u.Email)
+	_, err := x.exec(`INSERT INTO users (`+userColumns+`) VALUES (?, ?, ?, ?, ?)`,
+		u.ID, u.Email, u.Name, x.time(u.CreatedAt), x.time(u.UpdatedAt))
+	if err != nil {
+		return x.fail(err, "create user "+u.ID, "A user with this email already exists.")
+	}
+	return nil
+}
+
+func (x users) Get(id string) (*store.User, error) {
+	u, err := scanUser(x.queryRow(`SELECT `+userColumns+` FROM users WHERE id = ?`, id))
+	if err != nil {
+		return nil, x.fail(err, "get user "+id, "")
+	}
+	return u, nil
+}
+
+func (x users) GetByEmail(email string) (*store.User, error) {
+	u, err := scanUser(x.queryRow(`SELECT `+userColumns+` FROM users WHERE email = ?`,
+		strings.ToLower(email)))
+	if err != nil {
+		return nil, x.fail(err, "get user by email", "")
+	}
+	return u, nil
+}
+
+// SetMembership creates or replaces the membership. ENotFound when the site
+// or the user does not exist.
+func (x users) SetMembership(m store.Membership) error {
+	_, err := x.exec(`INSERT INTO memberships (site_id, user_id, role) VALUES (?, ?, ?)
+		ON CONFLICT (site_id, user_id) DO UPDATE SET role = excluded.role`,
+		m.SiteID, m.UserID, m.Role)
+	if err != nil {
+		return x.fail(err, "set membership of user "+m.UserID+" on site "+m.SiteID, "")
+	}
+	return nil
+}
+
+func (x users) Membership(siteID, userID string) (*store.Membership, error) {
+	m := store.Membership{SiteID: siteID, UserID: userID}
+	err := x.queryRow(`SELECT role FROM memberships WHERE site_id = ? AND user_id = ?`,
+		siteID, userID).Scan(&m.Role)
+	if err != nil {
+		return nil, x.fail(err, "get membership of user "+userID+" on site "+siteID, "")
+	}
+	return &m, nil
+}

@@ -1,0 +1,128 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/store/sqlite"
+)
+
+// MustOpen opens a store at path, closed when the test ends.
+func MustOpen(tb testing.TB, path string) *sqlite.DB {
+	tb.Helper()
+	db, err := sqlite.Open(context.Background(), path, cms.SystemClock{})
+	if err != nil {
+		tb.Fatalf("Open: %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+func TestOpenCreatesDirectory(t *testing.T) {
+	// Characters that mean something in a URI must stay part of the name.
+	path := filepath.Join(t.TempDir(), "a dir", "b?c#d%20", "tessera.db")
+	MustOpen(t, path)
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("database file: got %v, want it created at %s", err, path)
+	}
+}
+
+func TestPragmas(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tessera.db")
+	MustOpen(t, path) // creates the file in WAL mode
+	for _, c := range []struct {
+		name  string
+		extra string
+		want  map[string]string
+	}{
+		{"Writer", "_txlock=immediate", map[string]string{
+			"busy_timeout": "10000", "journal_mode": "wal", "foreign_keys": "1", "synchronous": "2", "query_only": "0"}},
+		{"Reader", "_pragma=query_only(ON)", map[string]string{
+			"busy_timeout": "10000", "journal_mode": "wal", "foreign_keys": "1", "synchronous": "2", "query_only": "1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			db, err := sql.Open("sqlite", sqlite.DSN(path, c.extra))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer db.Close()
+			for pragma, want := range c.want {
+				var got string
+				if err := db.QueryRow("PRAGMA " + pragma).Scan(&got); err != nil {
+					t.Fatalf("PRAGMA %s: %v", pragma, err)
+				}
+				if got != want {
+					t.Errorf("PRAGMA %s: got %s, want %s", pragma, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestReopenAndMigrate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tessera.db")
+	db, err := sqlite.Open(context.Background(), path, nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	err = db.Update(context.Background(), func(tx store.Tx) error {
+		return tx.Users().Create(&store.User{ID: cms.NewID(tx.Now()), Email: "ann@example.com"})
+	})
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	db.Close()
+
+	db = MustOpen(t, path)
+	if err := db.Migrate(context.Background()); err != nil {
+		t.Errorf("Migrate on a migrated database: got %v, want nil", err)
+	}
+	err = db.View(context.Background(), func(tx store.Tx) error {
+		_, err := tx.Users().GetByEmail("ann@example.com")
+		return err
+	})
+	if err != nil {
+		t.Errorf("user after reopen: got %v, want it kept", err)
+	}
+}
+
+// TestTwoProcesses has two stores on one file, as when an admin command
+// runs beside the server, write at once: busy_timeout and BEGIN IMMEDIATE
+// must let every write through.
+func TestTwoProcesses(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "tessera.db")
+	dbs := []*sqlite.DB{MustOpen(t, path), MustOpen(t, path)}
+	var wg sync.WaitGroup
+	for p, db := range dbs {
+		for w := range 4 {
+			wg.Go(func() {
+				for i := range 10 {
+					err := db.Update(context.Background(), func(tx store.Tx) error {
+						return tx.Users().Create(&store.User{
+							ID: cms.NewID(tx.Now()), Email: fmt.Sprintf("p%d-w%d-%d@example.com", p, w, i)})
+					})
+					if err != nil {
+						t.Errorf("process %d writer %d update %d: %v", p, w, i, err)
+						return
+					}
+					err = db.View(context.Background(), func(tx store.Tx) error {
+						_, err := tx.Users().GetByEmail(fmt.Sprintf("p%d-w%d-%d@example.com", p, w, i))
+						return err
+					})
+					if err != nil {
+						t.Errorf("process %d writer %d read %d: %v", p, w, i, err)
+						return
+					}
+				}
+			})
+		}
+	}
+	wg.Wait()
+}
