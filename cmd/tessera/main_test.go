@@ -153,7 +153,9 @@ func TestServe(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut syncBuffer
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, []string{"serve", "--demo", "--addr", addr, "--data", t.TempDir()}, &out, &errOut) }()
+	go func() {
+		done <- run(ctx, []string{"serve", "--demo", "--addr", addr, "--data", t.TempDir()}, &out, &errOut)
+	}()
 
 	var token string
 	for i := 0; i < 200 && token == ""; i++ {
