@@ -58,7 +58,7 @@ func cmdSiteCreate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	site, err := newServices(st).sites.Create(ctx, p)
+	site, err := newServices(st, "").sites.Create(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -82,7 +82,7 @@ func cmdSiteList(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	list, _, err := newServices(st).sites.List(ctx, store.ListOptions{})
+	list, _, err := newServices(st, "").sites.List(ctx, store.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,7 @@ func cmdTokenCreate(ctx context.Context, args []string, stdout io.Writer) error 
 		return err
 	}
 	defer st.Close()
-	svc := newServices(st)
+	svc := newServices(st, "")
 	site, err := svc.sites.Get(ctx, siteRef)
 	if err != nil {
 		return fmt.Errorf("site %q: %w", siteRef, err)
@@ -159,7 +159,7 @@ func cmdThemePush(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	svc := newServices(st)
+	svc := newServices(st, "")
 	site, err := svc.sites.Get(ctx, siteRef)
 	if err != nil {
 		return fmt.Errorf("site %q: %w", siteRef, err)
@@ -194,7 +194,7 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	res, err := createDemo(ctx, newServices(st), shortID)
+	res, err := createDemo(ctx, newServices(st, ""), shortID)
 	if err != nil {
 		return err
 	}

@@ -21,6 +21,8 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/postgres"
@@ -137,15 +139,23 @@ type services struct {
 	sites  *sites.Service
 	auth   *auth.Service
 	themes *themes.Service
+	pages  *pages.Service
 }
 
-func newServices(st store.Store) *services {
-	return &services{
+// newServices builds the services on st; port is the port the public site
+// answers on, for the URLs of sites without a domain.
+func newServices(st store.Store, port string) *services {
+	svc := &services{
 		store:  st,
 		sites:  &sites.Service{Store: st},
 		auth:   &auth.Service{Store: st},
 		themes: &themes.Service{Store: st},
 	}
+	svc.pages = &pages.Service{
+		Store: st, Themes: svc.themes, Locker: &lock.Local{},
+		SiteURL: func(site *store.Site) string { return sites.BaseURL(site, port) },
+	}
+	return svc
 }
 
 // printResult prints v as JSON with --json, else as text.

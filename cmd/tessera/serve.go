@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -42,7 +43,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer st.Close()
-	svc := newServices(st)
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	svc := newServices(st, port)
 
 	if withDemo {
 		if err := demoIfEmpty(ctx, svc, addr, stdout); err != nil {
@@ -50,7 +55,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 
-	srv := &httpapi.Server{Store: st, Auth: svc.auth, Sites: svc.sites, Themes: svc.themes, Logger: logger}
+	srv := &httpapi.Server{Store: st, Auth: svc.auth, Sites: svc.sites, Themes: svc.themes, Pages: svc.pages, Logger: logger}
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),

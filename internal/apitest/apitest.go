@@ -29,6 +29,8 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/demo"
 	"github.com/tessera-cms/tessera/internal/httpapi"
+	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
@@ -44,6 +46,7 @@ type Env struct {
 	Sites  *sites.Service
 	Auth   *auth.Service
 	Themes *themes.Service
+	Pages  *pages.Service
 	Server *httpapi.Server
 
 	Site *store.Site
@@ -62,7 +65,9 @@ func New(tb testing.TB, b storetest.Backend) *Env {
 	env.Sites = &sites.Service{Store: st}
 	env.Auth = &auth.Service{Store: st}
 	env.Themes = &themes.Service{Store: st}
-	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes,
+	env.Pages = &pages.Service{Store: st, Themes: env.Themes, Locker: &lock.Local{Timeout: 2 * time.Second},
+		SiteURL: func(site *store.Site) string { return sites.BaseURL(site, "") }}
+	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	hs := httptest.NewServer(env.Server.Handler())
 	tb.Cleanup(hs.Close)

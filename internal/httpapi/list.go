@@ -43,6 +43,12 @@ func listOptions(page, perPage int) store.ListOptions {
 
 // writeList writes a bare JSON array with the paging headers of DESIGN §6.
 func writeList(w http.ResponseWriter, r *http.Request, items any, total, page, perPage int) {
+	setPaging(w, r, total, page, perPage)
+	writeJSON(w, http.StatusOK, items)
+}
+
+// setPaging sets the paging headers of a list response.
+func setPaging(w http.ResponseWriter, r *http.Request, total, page, perPage int) {
 	pages := (total + perPage - 1) / perPage
 	h := w.Header()
 	h.Set("X-Total-Count", strconv.Itoa(total))
@@ -55,7 +61,6 @@ func writeList(w http.ResponseWriter, r *http.Request, items any, total, page, p
 		next.RawQuery = q.Encode()
 		h.Set("Link", fmt.Sprintf(`<%s>; rel="next"`, requestURL(r, &next)))
 	}
-	writeJSON(w, http.StatusOK, items)
 }
 
 // requestURL returns u as an absolute URL on the host the request came to.

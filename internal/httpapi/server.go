@@ -17,6 +17,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -31,6 +32,7 @@ type Server struct {
 	Auth   *auth.Service
 	Sites  *sites.Service
 	Themes *themes.Service
+	Pages  *pages.Service
 	Logger *slog.Logger
 	// Registry receives the server's metrics; nil uses a private registry.
 	Registry *prometheus.Registry
@@ -101,16 +103,28 @@ func (s *Server) routes() {
 	s.handle("GET /api/themes/{theme}/{kind}/{name}", needSite, s.handleThemeFileGet)
 	s.handle("POST /api/themes/{theme}/{kind}", needAdmin, s.handleThemeFilePut)
 	s.handle("DELETE /api/themes/{theme}/{kind}/{name}", needAdmin, s.handleThemeFileDelete)
+
+	s.handle("GET /api/pages", needSite, s.handlePageList)
+	s.handle("GET /api/pages/count", needSite, s.handlePageCount)
+	s.handleLimit("POST /api/pages", needSite, pageBodyBytes, s.handlePageCreate)
+	for _, m := range []string{"GET", "PUT", "PATCH", "POST", "DELETE"} {
+		s.handleLimit(m+" /api/pages/{rest...}", needSite, pageBodyBytes, s.handlePageRoute)
+	}
 }
 
 // handle registers an API route: the handler runs after authentication, with
 // the request body limited, and is measured under its pattern.
 func (s *Server) handle(pattern string, need access, h handlerFunc) {
+	s.handleLimit(pattern, need, s.MaxBodyBytes, h)
+}
+
+// handleLimit is handle with a route-specific body limit.
+func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handlerFunc) {
 	route := pattern[strings.IndexByte(pattern, ' ')+1:]
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		start := time.Now()
-		r.Body = http.MaxBytesReader(rec, r.Body, s.MaxBodyBytes)
+		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
 		r, err := s.authenticate(r, need)
 		if err == nil {
 			err = h(rec, r)

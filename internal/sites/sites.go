@@ -194,3 +194,17 @@ func (s *Service) SetTheme(ctx context.Context, siteID, theme string) error {
 		return tx.Sites().Update(site, prev)
 	})
 }
+
+// BaseURL returns the public base URL of a site without trailing slash: its
+// first domain over https, else http://<short_id>.localhost on the given
+// port (the address a local server answers for it).
+func BaseURL(site *store.Site, port string) string {
+	if len(site.Domains) > 0 {
+		return "https://" + site.Domains[0]
+	}
+	u := "http://" + site.ShortID + ".localhost"
+	if port != "" && port != "80" {
+		u += ":" + port
+	}
+	return u
+}

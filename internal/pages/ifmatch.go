@@ -1,0 +1,42 @@
+package pages
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+)
+
+// ParseIfMatch parses an If-Match header value. It accepts exactly one
+// strong entity tag, quoted or not, and "*"; a weak tag (W/"…"), a list, an
+// empty value or stray quotes do not parse (ok false). Clients of the
+// original service send the bare md5, the quoted form, or the ETag header
+// as they read it.
+func ParseIfMatch(h string) (etag string, ok bool) {
+	h = strings.TrimSpace(h)
+	if h == "" || strings.HasPrefix(h, "W/") || strings.HasPrefix(h, "w/") || strings.Contains(h, ",") {
+		return "", false
+	}
+	if strings.HasPrefix(h, `"`) {
+		if len(h) < 2 || !strings.HasSuffix(h, `"`) {
+			return "", false
+		}
+		h = h[1 : len(h)-1]
+	}
+	if h == "" || strings.ContainsAny(h, "\" \t") {
+		return "", false
+	}
+	return h, true
+}
+
+// CheckIfMatch checks an If-Match header against the page's current ETag.
+// A stale, weak, listed or malformed value is the spec's 412
+// precondition_failed carrying current_etag (unquoted).
+func CheckIfMatch(header, current string) error {
+	tag, ok := ParseIfMatch(header)
+	if ok && (tag == "*" || tag == current) {
+		return nil
+	}
+	return cms.Errorf(cms.EPreconditionFailed, "Page was modified").
+		WithStatus(http.StatusPreconditionFailed).WithField("current_etag", current)
+}
