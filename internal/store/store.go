@@ -44,6 +44,7 @@ type Tx interface {
 	Users() Users
 	Tokens() Tokens
 	Themes() Themes
+	Pages() Pages
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.
@@ -184,4 +185,60 @@ type Themes interface {
 	PutFile(f *ThemeFile) error
 	// DeleteFile removes one file. ENotFound.
 	DeleteFile(siteID, theme, kind, name string) error
+}
+
+// PageRecord is a stored page: the columns pages are looked up and ordered
+// by, and the page document (JSON, owned by package pages) that is the
+// authority for everything else.
+type PageRecord struct {
+	ID        string
+	SiteID    string
+	ParentID  string // "" for a top-level page
+	Position  int
+	Published bool
+	Homepage  bool
+	Template  string
+	// SortKey orders pages in tree order (parents before children, siblings
+	// by position); the service computes it, the store only sorts by it.
+	SortKey   string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+	Doc       []byte
+}
+
+// PageFilter narrows a page list. Fullpaths are without the leading slash
+// and looked up in Locale.
+type PageFilter struct {
+	Locale         string
+	Fullpath       string // exact match, when not ""
+	FullpathPrefix string // the fullpath starts with this, when not ""
+}
+
+// Pages stores pages and the (site, locale, fullpath) table that resolves
+// translated paths to page ids. Every method is scoped to one site.
+type Pages interface {
+	// Create stores a new page. EConflict if the id exists.
+	Create(p *PageRecord) error
+	// Get returns one page with its document. ENotFound.
+	Get(siteID, id string) (*PageRecord, error)
+	// Stamp returns a page's updated_at without loading its document, for
+	// cache validation. ENotFound.
+	Stamp(siteID, id string) (time.Time, error)
+	// Update replaces the stored page if its updated_at still equals
+	// prevUpdatedAt. ErrStale, ENotFound.
+	Update(p *PageRecord, prevUpdatedAt time.Time) error
+	// Delete removes the pages with the given ids, and their paths.
+	Delete(siteID string, ids []string) error
+	// Children returns the direct children of a page ("" for top-level
+	// pages), ordered by position then id.
+	Children(siteID, parentID string) ([]*PageRecord, error)
+	// List returns the site's pages matching f, in SortKey order, and the
+	// number that match.
+	List(siteID string, f PageFilter, opt ListOptions) ([]*PageRecord, int, error)
+	// IDByPath returns the id of the page whose fullpath in locale is
+	// fullpath. ENotFound.
+	IDByPath(siteID, locale, fullpath string) (string, error)
+	// SetPaths replaces the page's fullpaths, one per locale. EConflict when
+	// another page of the site has one of them in the same locale.
+	SetPaths(siteID, pageID string, paths map[string]string) error
 }

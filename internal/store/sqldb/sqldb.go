@@ -117,6 +117,7 @@ func (t *tx) Sites() store.Sites   { return sites{t} }
 func (t *tx) Users() store.Users   { return users{t} }
 func (t *tx) Tokens() store.Tokens { return tokens{t} }
 func (t *tx) Themes() store.Themes { return themes{t} }
+func (t *tx) Pages() store.Pages   { return pages{t} }
 
 // exec, query and queryRow run a statement written with ? placeholders.
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {

@@ -114,3 +114,26 @@ func TestMigrateBadNames(t *testing.T) {
 		})
 	}
 }
+
+func TestPrefixEnd(t *testing.T) {
+	for _, c := range []struct {
+		prefix, want string
+		ok           bool
+	}{
+		{"", "", false},
+		{"about", "abouu", true},
+		{"a/", "a0", true},
+		{"100%", "100&", true},
+		{"\x7f", "\u0080", true},
+		{"caf\u00e9", "caf\u00ea", true},
+		{"x\ud7ff", "x\ue000", true}, // skips the surrogates
+		{"x\U0010FFFF", "y", true},
+		{"x\U0010FFFF\U0010FFFF", "y", true},
+		{"\U0010FFFF", "", false},
+	} {
+		got, ok := sqldb.PrefixEnd(c.prefix)
+		if got != c.want || ok != c.ok {
+			t.Errorf("PrefixEnd(%+q): got %+q, %v; want %+q, %v", c.prefix, got, ok, c.want, c.ok)
+		}
+	}
+}

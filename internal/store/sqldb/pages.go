@@ -1,0 +1,263 @@
+package sqldb
+
+import (
+	"database/sql"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// pages stores pages in the pages table and their fullpaths in page_paths.
+// Every statement filters on site_id; page_paths references pages by
+// (site_id, page_id), so the database itself keeps a path on a page of its
+// own site. A top-level page's parent_id is NULL; no template is an empty
+// string.
+type pages struct{ *tx }
+
+const pageColumns = `id, site_id, parent_id, position, published, homepage, template, sort_key,
+	created_at, updated_at, doc`
+
+func scanPage(row scanner) (*store.PageRecord, error) {
+	var p store.PageRecord
+	var parentID sql.NullString
+	err := row.Scan(&p.ID, &p.SiteID, &parentID, &p.Position, &p.Published, &p.Homepage, &p.Template,
+		&p.SortKey, timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, &p.Doc)
+	if err != nil {
+		return nil, err
+	}
+	p.ParentID = parentID.String
+	return &p, nil
+}
+
+// docValue is a page document as bound: never nil, which both drivers
+// would store as NULL.
+func docValue(doc []byte) []byte {
+	if doc == nil {
+		return []byte{}
+	}
+	return doc
+}
+
+func (x pages) Create(p *store.PageRecord) error {
+	_, err := x.exec(`INSERT INTO pages (`+pageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		p.ID, p.SiteID, nullable(p.ParentID), p.Position, p.Published, p.Homepage, p.Template,
+		p.SortKey, x.time(p.CreatedAt), x.time(p.UpdatedAt), docValue(p.Doc))
+	if err != nil {
+		return x.fail(err, "create page "+p.ID+" of site "+p.SiteID,
+			fmt.Sprintf("A page with id %q already exists.", p.ID))
+	}
+	return nil
+}
+
+func (x pages) Get(siteID, id string) (*store.PageRecord, error) {
+	p, err := scanPage(x.queryRow(`SELECT `+pageColumns+` FROM pages WHERE site_id = ? AND id = ?`,
+		siteID, id))
+	if err != nil {
+		return nil, x.fail(err, "get page "+id+" of site "+siteID, "")
+	}
+	return p, nil
+}
+
+func (x pages) Stamp(siteID, id string) (time.Time, error) {
+	var ts time.Time
+	err := x.queryRow(`SELECT updated_at FROM pages WHERE site_id = ? AND id = ?`, siteID, id).
+		Scan(timeCol{&ts})
+	if err != nil {
+		return time.Time{}, x.fail(err, "stamp page "+id+" of site "+siteID, "")
+	}
+	return ts, nil
+}
+
+// Update replaces every column but id, site_id and created_at. The sqldb
+// helper swapped looks records up by id alone; a page must be looked up
+// through its site, so a page of another site reads as missing, not stale.
+func (x pages) Update(p *store.PageRecord, prevUpdatedAt time.Time) error {
+	op := "update page " + p.ID + " of site " + p.SiteID
+	res, err := x.exec(`UPDATE pages SET parent_id = ?, position = ?, published = ?, homepage = ?,
+		template = ?, sort_key = ?, updated_at = ?, doc = ?
+		WHERE site_id = ? AND id = ? AND updated_at = ?`,
+		nullable(p.ParentID), p.Position, p.Published, p.Homepage, p.Template, p.SortKey,
+		x.time(p.UpdatedAt), docValue(p.Doc), p.SiteID, p.ID, x.time(prevUpdatedAt))
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqldb: %s: %w", op, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	if _, err := x.Stamp(p.SiteID, p.ID); err != nil {
+		return err
+	}
+	return store.ErrStale
+}
+
+// Delete removes the pages in batches; their paths go with them (ON DELETE
+// CASCADE). Ids that are not pages of the site are ignored.
+func (x pages) Delete(siteID string, ids []string) error {
+	const batch = 500 // well under either database's limit on parameters
+	for len(ids) > 0 {
+		n := min(len(ids), batch)
+		args := make([]any, 0, n+1)
+		args = append(args, siteID)
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		ids = ids[n:]
+		_, err := x.exec(`DELETE FROM pages WHERE site_id = ? AND id IN (?`+strings.Repeat(", ?", n-1)+`)`,
+			args...)
+		if err != nil {
+			return x.fail(err, "delete pages of site "+siteID, "")
+		}
+	}
+	return nil
+}
+
+func (x pages) Children(siteID, parentID string) ([]*store.PageRecord, error) {
+	query, args := `SELECT `+pageColumns+` FROM pages WHERE site_id = ? AND parent_id IS NULL
+		ORDER BY position, id`, []any{siteID}
+	if parentID != "" {
+		query, args = `SELECT `+pageColumns+` FROM pages WHERE site_id = ? AND parent_id = ?
+			ORDER BY position, id`, []any{siteID, parentID}
+	}
+	list, err := scanAll(x.tx, scanPage, query, args...)
+	if err != nil {
+		return nil, x.fail(err, "list children of page "+parentID+" of site "+siteID, "")
+	}
+	return list, nil
+}
+
+// List filters on fullpaths with a subquery on page_paths, which holds at
+// most one path per page and locale. A prefix is matched as the range of
+// strings that start with it, so no character of it is a wildcard, and the
+// primary key of page_paths serves the look-up.
+func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([]*store.PageRecord, int, error) {
+	where, args := ` WHERE site_id = ?`, []any{siteID}
+	if f.Fullpath != "" || f.FullpathPrefix != "" {
+		if !storable(f.Locale) || !storable(f.Fullpath) || !storable(f.FullpathPrefix) {
+			return nil, 0, nil // no stored path can match
+		}
+		cond := `site_id = ? AND locale = ?`
+		args = append(args, siteID, f.Locale)
+		if f.Fullpath != "" {
+			cond += ` AND fullpath = ?`
+			args = append(args, f.Fullpath)
+		}
+		if f.FullpathPrefix != "" {
+			cond += ` AND fullpath >= ?`
+			args = append(args, f.FullpathPrefix)
+			if end, ok := prefixEnd(f.FullpathPrefix); ok {
+				cond += ` AND fullpath < ?`
+				args = append(args, end)
+			}
+		}
+		where += ` AND id IN (SELECT page_id FROM page_paths WHERE ` + cond + `)`
+	}
+	items, total, err := list(x.tx, scanPage, opt,
+		`SELECT COUNT(*) FROM pages`+where,
+		`SELECT `+pageColumns+` FROM pages`+where+` ORDER BY sort_key, id`,
+		args...)
+	if err != nil {
+		return nil, 0, x.fail(err, "list pages of site "+siteID, "")
+	}
+	return items, total, nil
+}
+
+func (x pages) IDByPath(siteID, locale, fullpath string) (string, error) {
+	if !storable(locale) || !storable(fullpath) {
+		return "", cms.ErrNotFound()
+	}
+	var id string
+	err := x.queryRow(`SELECT page_id FROM page_paths WHERE site_id = ? AND locale = ? AND fullpath = ?`,
+		siteID, locale, fullpath).Scan(&id)
+	if err != nil {
+		return "", x.fail(err, "get page by path "+locale+":"+fullpath+" of site "+siteID, "")
+	}
+	return id, nil
+}
+
+// SetPaths first looks for a path another page holds, so that a conflict
+// changes nothing and, on PostgreSQL, leaves the transaction usable; only
+// then does it delete the page's paths and insert the new ones. A
+// concurrent writer that takes a path in between still meets the primary
+// key (EConflict). A page that is not the site's gets ENotFound from the
+// reference to pages when a path is inserted.
+func (x pages) SetPaths(siteID, pageID string, paths map[string]string) error {
+	op := "set paths of page " + pageID + " of site " + siteID
+	locales := slices.Sorted(maps.Keys(paths)) // a deterministic first conflict
+	for _, l := range locales {
+		if !storable(l) || !storable(paths[l]) {
+			return fmt.Errorf("sqldb: %s: locale %q, fullpath %q: not storable text (invalid UTF-8 or NUL)",
+				op, l, paths[l])
+		}
+	}
+	if len(locales) > 0 {
+		args := []any{siteID, pageID}
+		for _, l := range locales {
+			args = append(args, l, paths[l])
+		}
+		var locale, fullpath string
+		err := x.queryRow(`SELECT locale, fullpath FROM page_paths WHERE site_id = ? AND page_id <> ?
+			AND ((locale = ? AND fullpath = ?)`+strings.Repeat(` OR (locale = ? AND fullpath = ?)`, len(locales)-1)+`)
+			ORDER BY locale LIMIT 1`, args...).Scan(&locale, &fullpath)
+		switch {
+		case err == nil:
+			return &cms.Error{Code: cms.EConflict, Message: pathTaken(locale, fullpath)}
+		case !errors.Is(err, sql.ErrNoRows):
+			return x.fail(err, op, "")
+		}
+	}
+	if _, err := x.exec(`DELETE FROM page_paths WHERE site_id = ? AND page_id = ?`, siteID, pageID); err != nil {
+		return x.fail(err, op, "")
+	}
+	for _, l := range locales {
+		_, err := x.exec(`INSERT INTO page_paths (site_id, locale, fullpath, page_id) VALUES (?, ?, ?, ?)`,
+			siteID, l, paths[l], pageID)
+		if err != nil {
+			return x.fail(err, op, pathTaken(l, paths[l]))
+		}
+	}
+	return nil
+}
+
+func pathTaken(locale, fullpath string) string {
+	return fmt.Sprintf("The path %q is already used by another page in locale %q.", "/"+fullpath, locale)
+}
+
+// storable reports whether s can be stored as text by both databases:
+// PostgreSQL rejects invalid UTF-8 and NUL, which SQLite would keep. Look-ups
+// of such strings match nothing on either.
+func storable(s string) bool {
+	return utf8.ValidString(s) && strings.IndexByte(s, 0) < 0
+}
+
+// prefixEnd returns the least string above every string that starts with
+// the valid UTF-8 string p, in code point order (which is UTF-8 byte order,
+// and the order of both databases' bytewise comparison): p with its last
+// character incremented, after dropping trailing U+10FFFF. It reports false
+// when there is no such string (p is empty or all U+10FFFF).
+func prefixEnd(p string) (string, bool) {
+	for p != "" {
+		r, n := utf8.DecodeLastRuneInString(p)
+		p = p[:len(p)-n]
+		switch r {
+		case utf8.MaxRune:
+			continue
+		case 0xD7FF: // the next code points are surrogates, never encoded
+			r = 0xE000
+		default:
+			r++
+		}
+		return p + string(r), true
+	}
+	return "", false
+}
