@@ -15,6 +15,23 @@ type metrics struct {
 	duration *prometheus.HistogramVec
 }
 
+// registerPageCache exports the page render cache's hit and miss counts.
+func registerPageCache(reg *prometheus.Registry, stats func() (hits, misses int64)) {
+	for _, result := range []string{"hit", "miss"} {
+		reg.MustRegister(prometheus.NewCounterFunc(prometheus.CounterOpts{
+			Name:        "tessera_page_render_cache_total",
+			Help:        "Page reads served from the render cache (hit) or rendered (miss).",
+			ConstLabels: prometheus.Labels{"result": result},
+		}, func() float64 {
+			h, m := stats()
+			if result == "hit" {
+				return float64(h)
+			}
+			return float64(m)
+		}))
+	}
+}
+
 func newMetrics(reg *prometheus.Registry) *metrics {
 	m := &metrics{
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{

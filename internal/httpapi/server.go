@@ -76,6 +76,9 @@ func (s *Server) Handler() http.Handler {
 		reg = prometheus.NewRegistry()
 	}
 	s.metrics = newMetrics(reg)
+	if s.Pages != nil {
+		registerPageCache(reg, s.Pages.CacheStats)
+	}
 	s.mux = http.NewServeMux()
 	s.routes()
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)

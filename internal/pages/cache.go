@@ -3,6 +3,7 @@ package pages
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -16,6 +17,8 @@ import (
 // when several processes share one database. The cache is an LRU bounded by
 // the bytes it holds.
 type renderCache struct {
+	hits, misses atomic.Int64
+
 	mu       sync.Mutex
 	maxBytes int
 	bytes    int

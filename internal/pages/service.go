@@ -101,8 +101,10 @@ func (s *Service) Read(ctx context.Context, site *store.Site, ref string, opt Re
 func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Time, rec *store.PageRecord, opt ReadOptions) (*Rendered, error) {
 	key := renderKey{pageID: id, updatedAt: stamp, view: opt.key()}
 	if e := s.cache.get(key); e != nil && refsUnchanged(tx, site.ID, e.refs) {
+		s.cache.hits.Add(1)
 		return &Rendered{Body: e.body, ETag: e.etag}, nil
 	}
+	s.cache.misses.Add(1)
 	if rec == nil {
 		var err error
 		if rec, err = tx.Pages().Get(site.ID, id); err != nil {
@@ -129,6 +131,12 @@ func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Ti
 		s.cache.put(e)
 	}
 	return &Rendered{Body: body, ETag: e.etag}, nil
+}
+
+// CacheStats reports how many page reads were served from the render
+// cache and how many were rendered.
+func (s *Service) CacheStats() (hits, misses int64) {
+	return s.cache.hits.Load(), s.cache.misses.Load()
 }
 
 // refsUnchanged reports whether every referenced page still has the
