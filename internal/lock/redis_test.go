@@ -1,0 +1,347 @@
+package lock_test
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"io"
+	"net"
+	"net/url"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tessera-cms/tessera/internal/lock"
+)
+
+// redisURL is the Redis the tests use; its keys are all under one prefix
+// per test, removed when the test ends.
+func redisURL() string {
+	if u := os.Getenv("TESSERA_TEST_REDIS_URL"); u != "" {
+		return u
+	}
+	return "redis://127.0.0.1:6379/15"
+}
+
+// mustRedisClient returns a plain client on the test Redis, skipping the test
+// when Redis is unreachable (failing it if TESSERA_REQUIRE_REDIS=1). It
+// deletes the keys under prefix when the test ends.
+func mustRedisClient(tb testing.TB, prefix string) *redis.Client {
+	tb.Helper()
+	opt, err := redis.ParseURL(redisURL())
+	if err != nil {
+		tb.Fatalf("TESSERA_TEST_REDIS_URL: %v", err)
+	}
+	opt.DialerRetries, opt.MaxRetries = 1, -1 // a down Redis skips at once
+	c := redis.NewClient(opt)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := c.Ping(ctx).Err(); err != nil {
+		c.Close()
+		if os.Getenv("TESSERA_REQUIRE_REDIS") == "1" {
+			tb.Fatalf("redis at %s: %v", redisURL(), err)
+		}
+		tb.Skipf("redis at %s unreachable: %v", redisURL(), err)
+	}
+	tb.Cleanup(func() {
+		ctx := context.Background()
+		iter := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
+		for iter.Next(ctx) {
+			c.Del(ctx, iter.Val())
+		}
+		c.Close()
+	})
+	return c
+}
+
+// testPrefix returns a key prefix no other test or test run uses.
+func testPrefix() string { return "tessera-test:" + rand.Text() + ":" }
+
+// mustOpenRedis returns a Redis locker on its own client (as a separate
+// process would have), closed when the test ends.
+func mustOpenRedis(tb testing.TB, rawURL string, opt lock.RedisOptions) *lock.Redis {
+	tb.Helper()
+	l, err := lock.OpenRedis(rawURL, opt)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { l.Close() })
+	return l
+}
+
+func TestRedis(t *testing.T) {
+	t.Parallel()
+	prefix := testPrefix()
+	mustRedisClient(t, prefix)
+	testLocker(t, mustOpenRedis(t, redisURL(), lock.RedisOptions{Timeout: time.Second, Prefix: prefix}))
+}
+
+func TestRedisProcessesExclude(t *testing.T) {
+	t.Parallel()
+	prefix := testPrefix()
+	mustRedisClient(t, prefix)
+	opt := lock.RedisOptions{Timeout: 2 * time.Second, Prefix: prefix}
+	lockers := []*lock.Redis{mustOpenRedis(t, redisURL(), opt), mustOpenRedis(t, redisURL(), opt)}
+	ctx := context.Background()
+
+	t.Run("HeldElsewhere", func(t *testing.T) {
+		unlock, err := lockers[0].Lock(ctx, "page:p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		short := mustOpenRedis(t, redisURL(), lock.RedisOptions{Timeout: 100 * time.Millisecond, Prefix: prefix})
+		if _, err := short.Lock(ctx, "page:p"); !errors.Is(err, lock.ErrTimeout) {
+			t.Errorf("lock held by another process: got %v, want ErrTimeout", err)
+		}
+		unlock()
+		unlock, err = short.Lock(ctx, "page:p")
+		if err != nil {
+			t.Fatalf("after the other process unlocked: got %v, want nil", err)
+		}
+		unlock()
+	})
+	t.Run("Concurrent", func(t *testing.T) {
+		var mu sync.Mutex
+		inside, maxInside := 0, 0
+		var wg sync.WaitGroup
+		for i := range 4 {
+			l := lockers[i%2]
+			wg.Go(func() {
+				for range 10 {
+					unlock, err := l.Lock(ctx, "page:c")
+					if err != nil {
+						t.Errorf("lock: %v", err)
+						return
+					}
+					mu.Lock()
+					inside++
+					maxInside = max(maxInside, inside)
+					mu.Unlock()
+					time.Sleep(time.Millisecond)
+					mu.Lock()
+					inside--
+					mu.Unlock()
+					unlock()
+				}
+			})
+		}
+		wg.Wait()
+		if maxInside != 1 {
+			t.Errorf("holders at once: got %d, want 1", maxInside)
+		}
+	})
+}
+
+// A holder whose lease is gone must not delete the lock its successor took.
+func TestRedisReleaseChecksToken(t *testing.T) {
+	t.Parallel()
+	prefix := testPrefix()
+	raw := mustRedisClient(t, prefix)
+	opt := lock.RedisOptions{Timeout: 100 * time.Millisecond, Prefix: prefix}
+	first := mustOpenRedis(t, redisURL(), opt)
+	second := mustOpenRedis(t, redisURL(), opt)
+	ctx := context.Background()
+
+	unlockFirst, err := first.Lock(ctx, "page:r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first holder's lease expires (as after a long pause).
+	if err := raw.Del(ctx, prefix+"page:r").Err(); err != nil {
+		t.Fatal(err)
+	}
+	unlockSecond, err := second.Lock(ctx, "page:r")
+	if err != nil {
+		t.Fatalf("after the first lease expired: got %v, want nil", err)
+	}
+	unlockFirst()
+	if _, err := first.Lock(ctx, "page:r"); !errors.Is(err, lock.ErrTimeout) {
+		t.Errorf("after the expired holder unlocked: got %v, want ErrTimeout (second still holds)", err)
+	}
+	unlockSecond()
+	unlock, err := first.Lock(ctx, "page:r")
+	if err != nil {
+		t.Fatalf("after the second holder unlocked: got %v, want nil", err)
+	}
+	unlock()
+}
+
+func TestRedisRenewsLease(t *testing.T) {
+	t.Parallel()
+	prefix := testPrefix()
+	mustRedisClient(t, prefix)
+	// The lease is short, but not so short that a loaded test machine (Redis
+	// round trips of 200ms have been seen under -race) misses a renewal.
+	const ttl = 500 * time.Millisecond
+	holder := mustOpenRedis(t, redisURL(), lock.RedisOptions{TTL: ttl, Prefix: prefix})
+	waiter := mustOpenRedis(t, redisURL(), lock.RedisOptions{Timeout: 3 * ttl, Prefix: prefix})
+	ctx := context.Background()
+
+	unlock, err := holder.Lock(ctx, "page:n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, err := waiter.Lock(ctx, "page:n"); !errors.Is(err, lock.ErrTimeout) {
+		t.Errorf("lock held for three leases: got %v, want ErrTimeout", err)
+		if err == nil {
+			u()
+		}
+	}
+	unlock()
+	unlock, err = waiter.Lock(ctx, "page:n")
+	if err != nil {
+		t.Fatalf("after unlock: got %v, want nil", err)
+	}
+	unlock()
+}
+
+// A holder that dies without unlocking blocks the key for one lease at most.
+func TestRedisLeaseExpires(t *testing.T) {
+	t.Parallel()
+	prefix := testPrefix()
+	mustRedisClient(t, prefix)
+	crashed, err := lock.OpenRedis(redisURL(), lock.RedisOptions{TTL: time.Second, Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := crashed.Lock(ctx, "page:e"); err != nil {
+		t.Fatal(err)
+	}
+	crashed.Close() // stops renewing; the unlock function is never called
+
+	impatient := mustOpenRedis(t, redisURL(), lock.RedisOptions{Timeout: 10 * time.Millisecond, Prefix: prefix})
+	if _, err := impatient.Lock(ctx, "page:e"); !errors.Is(err, lock.ErrTimeout) {
+		t.Errorf("right after the crash: got %v, want ErrTimeout", err)
+	}
+	patient := mustOpenRedis(t, redisURL(), lock.RedisOptions{Timeout: 5 * time.Second, Prefix: prefix})
+	unlock, err := patient.Lock(ctx, "page:e")
+	if err != nil {
+		t.Fatalf("after the lease: got %v, want nil", err)
+	}
+	unlock()
+}
+
+func TestRedisUnavailable(t *testing.T) {
+	t.Parallel()
+	// Nothing listens on port 1. The long timeout shows that Lock fails
+	// because of Redis, not after waiting for the lock.
+	const timeout = time.Minute
+	l := mustOpenRedis(t, "redis://127.0.0.1:1/0", lock.RedisOptions{Timeout: timeout})
+	start := time.Now()
+	_, err := l.Lock(context.Background(), "page:u")
+	if !errors.Is(err, lock.ErrUnavailable) {
+		t.Fatalf("redis down: got %v, want ErrUnavailable", err)
+	}
+	t.Logf("redis down: %v after %v", err, time.Since(start))
+	if d := time.Since(start); d > timeout/4 {
+		t.Errorf("redis down: failed after %v, want well under the %v lock timeout", d, timeout)
+	}
+	if err := l.Ping(context.Background()); !errors.Is(err, lock.ErrUnavailable) {
+		t.Errorf("ping: got %v, want ErrUnavailable", err)
+	}
+}
+
+// Once Redis is back, locking works again without a new locker.
+func TestRedisRecovers(t *testing.T) {
+	t.Parallel()
+	prefix := testPrefix()
+	mustRedisClient(t, prefix)
+	u, err := url.Parse(redisURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startProxy(t, "127.0.0.1:0", u.Host)
+	addr := p.addr()
+	u.Host = addr
+	l := mustOpenRedis(t, u.String(), lock.RedisOptions{Timeout: 100 * time.Millisecond, Prefix: prefix})
+	ctx := context.Background()
+
+	unlock, err := l.Lock(ctx, "page:v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	unlock()
+	p.stop()
+	if _, err := l.Lock(ctx, "page:v"); !errors.Is(err, lock.ErrUnavailable) {
+		t.Fatalf("redis gone: got %v, want ErrUnavailable", err)
+	}
+	startProxy(t, addr, p.target)
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		unlock, err := l.Lock(ctx, "page:v")
+		if err == nil {
+			unlock()
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis back: got %v, want nil", err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// proxy forwards TCP connections to target; stopping it cuts every
+// connection, as a Redis restart or network failure would.
+type proxy struct {
+	ln      net.Listener
+	target  string
+	mu      sync.Mutex
+	stopped bool
+	conns   []net.Conn
+	wg      sync.WaitGroup
+}
+
+func startProxy(tb testing.TB, listen, target string) *proxy {
+	tb.Helper()
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	p := &proxy{ln: ln, target: target}
+	p.wg.Go(p.serve)
+	tb.Cleanup(p.stop)
+	return p
+}
+
+func (p *proxy) addr() string { return p.ln.Addr().String() }
+
+func (p *proxy) serve() {
+	for {
+		c, err := p.ln.Accept()
+		if err != nil {
+			return
+		}
+		up, err := net.Dial("tcp", p.target)
+		if err != nil {
+			c.Close()
+			continue
+		}
+		p.mu.Lock()
+		if p.stopped {
+			p.mu.Unlock()
+			c.Close()
+			up.Close()
+			return
+		}
+		p.conns = append(p.conns, c, up)
+		p.mu.Unlock()
+		p.wg.Go(func() { io.Copy(up, c); up.Close() })
+		p.wg.Go(func() { io.Copy(c, up); c.Close() })
+	}
+}
+
+func (p *proxy) stop() {
+	p.ln.Close()
+	p.mu.Lock()
+	p.stopped = true
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+	p.mu.Unlock()
+	p.wg.Wait()
+}
