@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 	_ "time/tzdata" // site time zones must resolve on hosts without a zoneinfo database
 
 	"github.com/tessera-cms/tessera/internal/auth"
@@ -88,6 +89,15 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 func env(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok {
 		return v
+	}
+	return def
+}
+
+// envDuration returns the environment variable as a duration, or def when
+// it is unset or not a duration.
+func envDuration(name string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return d
 	}
 	return def
 }

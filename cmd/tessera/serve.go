@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/httpapi"
+	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -24,7 +25,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var c config
 	var addr, logFormat string
 	var withDemo bool
+	var redisURL string
+	var lockTimeout time.Duration
 	fs := newFlags("serve", &c)
+	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for the page write lock shared by several processes; empty locks in-process [TESSERA_REDIS_URL]")
+	fs.DurationVar(&lockTimeout, "lock-timeout", envDuration("TESSERA_LOCK_TIMEOUT", lock.DefaultTimeout), "how long a write waits for a page's lock [TESSERA_LOCK_TIMEOUT]")
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
@@ -48,6 +53,20 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("--addr %q: %w", addr, err)
 	}
 	svc := newServices(st, port)
+	if redisURL != "" {
+		rl, err := lock.OpenRedis(redisURL, lock.RedisOptions{Timeout: lockTimeout})
+		if err != nil {
+			return fmt.Errorf("--redis: %w", err)
+		}
+		defer rl.Close()
+		if err := rl.Ping(ctx); err != nil {
+			// Not fatal: writes answer 503 until Redis is reachable, reads work.
+			logger.Warn("redis is not reachable; page writes will fail until it is", slog.Any("err", err))
+		}
+		svc.pages.Locker = rl
+	} else {
+		svc.pages.Locker = &lock.Local{Timeout: lockTimeout}
+	}
 
 	if withDemo {
 		if err := demoIfEmpty(ctx, svc, addr, stdout); err != nil {
