@@ -214,15 +214,22 @@ func (fs *fileSet) validate(dirty map[string]bool) ([]string, error) {
 		if f.Kind == store.KindAssets {
 			continue
 		}
+		if f.Kind != store.KindTemplates {
+			// Layouts and snippets are checked as Liquid only: a snippet may
+			// hold repeatables that make sense only where a canvas includes it,
+			// and the templates that include it are parsed in full below.
+			if err := CheckSyntax(f.Name, f.Code); err != nil {
+				return nil, templateError(f, err)
+			}
+			continue
+		}
 		used := map[string]bool{}
 		if _, err := Parse(f.Name, f.Code, fs.include(used)); err != nil {
 			return nil, templateError(f, err)
 		}
-		if f.Kind == store.KindTemplates {
-			for u := range used {
-				if dirty[u] {
-					touched[k] = true
-				}
+		for u := range used {
+			if dirty[u] {
+				touched[k] = true
 			}
 		}
 	}
