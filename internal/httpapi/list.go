@@ -23,8 +23,9 @@ func pageParams(r *http.Request) (page, perPage int, err error) {
 	q := r.URL.Query()
 	page, perPage = 1, defaultPerPage
 	if v := q.Get("page"); v != "" {
-		if page, err = strconv.Atoi(v); err != nil || page < 1 {
-			return 0, 0, cms.Errorf(cms.EInvalid, "Invalid page %q: use a number from 1.", v)
+		// The upper bound keeps the offset (page-1)*per_page far from overflow.
+		if page, err = strconv.Atoi(v); err != nil || page < 1 || page > 1e9 {
+			return 0, 0, cms.Errorf(cms.EInvalid, "Invalid page %q: use a number from 1 to 1000000000.", v)
 		}
 	}
 	if v := q.Get("per_page"); v != "" {

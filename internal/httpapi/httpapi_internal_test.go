@@ -1,0 +1,60 @@
+package httpapi
+
+import (
+	"errors"
+	"net/http/httptest"
+	"reflect"
+	"testing"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+)
+
+func TestErrorBody(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		err    error
+		status int
+		body   map[string]any
+	}{
+		{"NotFoundIsCode101", cms.ErrNotFound(), 404, map[string]any{"message": "Not Found", "code": 101}},
+		{"CodeAndData", cms.Errorf(cms.EEditableNotInTheme, "nope").WithData(map[string]any{"editables": []string{"X"}}), 422,
+			map[string]any{"message": "nope", "code": "editable_not_in_theme", "data": map[string]any{"editables": []string{"X"}}}},
+		{"ExtraField", cms.Errorf(cms.EPreconditionFailed, "Page was modified").WithField("current_etag", "abc"), 412,
+			map[string]any{"message": "Page was modified", "code": "precondition_failed", "current_etag": "abc"}},
+		{"MessageOnly", &cms.Error{Message: "Page drafts are not enabled", Status: 403}, 403, map[string]any{"message": "Page drafts are not enabled"}},
+		{"StatusOverride", cms.Errorf(cms.EConcurrentMod, "busy").WithStatus(422), 422, map[string]any{"message": "busy", "code": "concurrent_modification"}},
+		{"UnknownCodeIs422", cms.Errorf("invalid_slug", "bad"), 422, map[string]any{"message": "bad", "code": "invalid_slug"}},
+		{"InternalHidesCause", errors.New("disk on fire"), 500, map[string]any{"message": "Internal error."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := statusOf(tc.err); got != tc.status {
+				t.Errorf("status: got %d, want %d", got, tc.status)
+			}
+			if got := errorBody(tc.err); !reflect.DeepEqual(got, tc.body) {
+				t.Errorf("body: got %v, want %v", got, tc.body)
+			}
+		})
+	}
+}
+
+// FuzzPageParams: any page/per_page query either parses to a valid window
+// or is a 422, never a panic or a window the store cannot serve.
+func FuzzPageParams(f *testing.F) {
+	for _, s := range []string{"page=1&per_page=25", "page=0", "per_page=1000", "page=-1", "page=abc", "page=99999999999999999999"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		r := httptest.NewRequest("GET", "/api/sites", nil)
+		r.URL.RawQuery = q
+		page, perPage, err := pageParams(r)
+		if err != nil {
+			if cms.ErrorCode(err) != cms.EInvalid {
+				t.Errorf("%q: got %v, want invalid_request", q, err)
+			}
+			return
+		}
+		if page < 1 || perPage < 1 || perPage > maxPerPage || listOptions(page, perPage).Offset < 0 {
+			t.Errorf("%q: got page %d per_page %d", q, page, perPage)
+		}
+	})
+}
