@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net"
 	"net/http"
 	"os"
@@ -188,6 +189,24 @@ func TestServe(t *testing.T) {
 	res.Body.Close()
 	if res.StatusCode != 200 || settings["default_locale"] != "en" {
 		t.Errorf("settings: got %d %v, want 200 with default_locale en", res.StatusCode, settings)
+	}
+	// The demo pages are a tree in two locales.
+	req, _ := http.NewRequest("GET", "http://"+addr+"/api/pages?fields=fullpath,parent_path", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("X-Service-Site", "demo")
+	if res, err = http.DefaultClient.Do(req); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	var list []map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&list)
+	res.Body.Close()
+	var paths []string
+	for _, p := range list {
+		paths = append(paths, fmt.Sprint(p["fullpath"]))
+	}
+	if got, want := strings.Join(paths, " "), "/home /about /about/team /blog"; got != want {
+		t.Errorf("demo pages in tree order: got %q, want %q", got, want)
 	}
 	cancel()
 	select {

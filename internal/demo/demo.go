@@ -10,6 +10,7 @@ import (
 	"io/fs"
 
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -29,6 +30,9 @@ type Services struct {
 	Sites  *sites.Service
 	Themes *themes.Service
 	Auth   *auth.Service
+	// Pages creates the demo pages; nil leaves the site without pages (tests
+	// that build their own pages start from an empty site).
+	Pages *pages.Service
 }
 
 // Result is what a caller needs to use the demo site.
@@ -62,6 +66,11 @@ func Create(ctx context.Context, svc Services, shortID string) (*Result, error) 
 	if _, err := svc.Themes.Push(ctx, site.ID, ThemeName, Theme()); err != nil {
 		return nil, fmt.Errorf("demo: push theme: %w", err)
 	}
+	if svc.Pages != nil {
+		if err := createPages(ctx, svc.Pages, site); err != nil {
+			return nil, fmt.Errorf("demo: create pages: %w", err)
+		}
+	}
 	token, err := svc.Auth.CreateToken(ctx, auth.TokenRequest{
 		SiteID: site.ID, Email: AdminEmail, Name: "Demo admin", Role: store.RoleAdmin, Label: "demo",
 	})
@@ -69,4 +78,45 @@ func Create(ctx context.Context, svc Services, shortID string) (*Result, error) 
 		return nil, fmt.Errorf("demo: create token: %w", err)
 	}
 	return &Result{Site: site, Token: token}, nil
+}
+
+// demoPages is the demo's page tree: each page's body, and its parent's
+// fullpath. The home page fills every kind of editable, in both locales.
+var demoPages = []struct {
+	parent string
+	body   string
+	nl     string
+}{
+	{"", `{"title": "Home", "slug": "home", "template": "home", "homepage": true,
+	  "items": {"Hero title": "Welcome to Tessera", "Style": "solid", "Show banner": "true",
+	    "Intro": "<p>Pages, canvases and blocks, served by one binary.</p>",
+	    "Body": [
+	      {"slug": "hero", "items": {"Heading": "Blocks you can reorder", "Align": "center"}},
+	      {"slug": "columns", "items": {"Columns": [
+	        {"slug": "column", "items": {"Text": "<p>Left column</p>"}},
+	        {"slug": "column", "items": {"Text": "<p>Right column</p>"}}]}},
+	      {"slug": "quote", "items": {"Quote": "<p>Content first.</p>", "Author": "The Tessera team"}}]}}`,
+		`{"title": "Welkom", "slug": "thuis", "items": {"Hero title": "Welkom bij Tessera"}}`},
+	{"", `{"title": "About", "template": "page", "items": {"Body": "<p>Who we are.</p>"}}`, `{"title": "Over ons", "slug": "over-ons"}`},
+	{"about", `{"title": "Team", "template": "page", "items": {"Body": "<p>The people behind it.</p>"}}`, ""},
+	{"", `{"title": "Blog", "template": "page", "seo_title": "Tessera blog"}`, ""},
+}
+
+func createPages(ctx context.Context, svc *pages.Service, site *store.Site) error {
+	for _, dp := range demoPages {
+		body := dp.body
+		if dp.parent != "" {
+			body = `{"parent": "` + dp.parent + `", ` + body[1:]
+		}
+		p, err := svc.Create(ctx, site, []byte(body), pages.WriteOptions{})
+		if err != nil {
+			return err
+		}
+		if dp.nl != "" {
+			if _, err := svc.Update(ctx, site, p.ID, []byte(dp.nl), pages.WriteOptions{Locale: "nl"}); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -103,7 +103,7 @@ func (s *Server) writePage(w http.ResponseWriter, r *http.Request, p *pages.Page
 
 // handlePageRoute handles every route under "/api/pages/{page_id}". A page
 // id may be a fullpath with slashes, so the route is told apart by the path's
-// tail: "/schema" and "/items/…" follow a single segment (the spec's rule),
+// tail: "/schema", "/batch" and "/items/…" follow a single segment (the spec's rule),
 // "/publish" and "/unpublish" end the path; anything else names a page.
 func (s *Server) handlePageRoute(w http.ResponseWriter, r *http.Request) error {
 	rest := strings.TrimPrefix(r.URL.EscapedPath(), "/api/pages/")
@@ -112,6 +112,8 @@ func (s *Server) handlePageRoute(w http.ResponseWriter, r *http.Request) error {
 	switch {
 	case len(segs) == 2 && last == "schema" && r.Method == http.MethodGet:
 		return s.handlePageSchema(w, r, segs[0])
+	case len(segs) == 2 && last == "batch" && r.Method == http.MethodPost:
+		return s.handlePageBatch(w, r, segs[0])
 	case len(segs) >= 3 && segs[1] == "items" && r.Method == http.MethodGet:
 		return s.handlePageItem(w, r, segs[0], strings.Join(segs[2:], "/"))
 	case len(segs) >= 2 && (last == "publish" || last == "unpublish") && r.Method == http.MethodPost:

@@ -1,0 +1,66 @@
+package httpapi
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages"
+)
+
+// batchBody is the live batch response: {results, etag, updated_at}, plus
+// dry_run/valid/error for a dry run and page for include=result.
+type batchBody struct {
+	DryRun    bool             `json:"dry_run,omitempty"`
+	Valid     *bool            `json:"valid,omitempty"`
+	Results   []pages.OpResult `json:"results"`
+	ETag      string           `json:"etag"`
+	UpdatedAt string           `json:"updated_at"`
+	Error     *batchError      `json:"error,omitempty"`
+	Page      json.RawMessage  `json:"page,omitempty"`
+}
+
+type batchError struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// handlePageBatch handles "POST /api/pages/{page_id}/batch".
+func (s *Server) handlePageBatch(w http.ResponseWriter, r *http.Request, escapedRef string) error {
+	ref, err := unescapeRef(escapedRef)
+	if err != nil {
+		return err
+	}
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	req := pages.BatchRequest{
+		Atomic: flag(r, "atomic"), DryRun: flag(r, "dry_run"),
+		Locale: r.URL.Query().Get("content_locale"), IfMatch: r.Header.Get("If-Match"),
+	}
+	site := principal(r).Site
+	out, err := s.Pages.Batch(r.Context(), site, ref, body, req)
+	if err != nil {
+		return err
+	}
+	resp := batchBody{Results: out.Results, ETag: out.ETag, UpdatedAt: cms.FormatTime(out.UpdatedAt)}
+	if req.DryRun {
+		resp.DryRun, resp.Valid = true, &out.Valid
+		if out.ValidationError != nil {
+			resp.Error = &batchError{Code: cms.EValidationFailed, Message: cms.ErrorMessage(out.ValidationError)}
+		}
+	}
+	if r.URL.Query().Get("include") == "result" {
+		opt := readOptions(r)
+		opt.Compact, opt.Fields = false, nil
+		rendered, err := s.Pages.RenderSaved(r.Context(), site, out.Page, opt)
+		if err != nil {
+			return err
+		}
+		resp.Page = rendered.Body
+	}
+	w.Header().Set("ETag", pages.FormatETag(out.ETag))
+	writeJSON(w, http.StatusOK, resp)
+	return nil
+}
