@@ -13,6 +13,7 @@ import (
 // on batch).
 const (
 	EInvalid              = "invalid_request"
+	EInvalidJSON          = "invalid_json"
 	ENotFound             = "not_found"
 	EConflict             = "conflict"
 	EUnauthorized         = "unauthorized"

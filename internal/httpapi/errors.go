@@ -29,11 +29,8 @@ var codes = map[string]int{
 	cms.ERepeatableNotInTheme: http.StatusUnprocessableEntity,
 	cms.EInvalidTemplate:      http.StatusUnprocessableEntity,
 	cms.EMethodNotAllowed:     http.StatusMethodNotAllowed,
-	codeInvalidJSON:           http.StatusBadRequest,
+	cms.EInvalidJSON:          http.StatusBadRequest,
 }
-
-// codeInvalidJSON answers a body that is not JSON at all.
-const codeInvalidJSON = "invalid_json"
 
 // notFoundWireCode is what clients of the original service test for on a
 // 404 of a missing record.

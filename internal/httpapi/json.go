@@ -75,7 +75,7 @@ func unmarshal(b []byte, v any) error {
 	var typ *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &syn):
-		return cms.Errorf(codeInvalidJSON, "The body is not valid JSON: %s (at byte %d).", syn.Error(), syn.Offset)
+		return cms.Errorf(cms.EInvalidJSON, "The body is not valid JSON: %s (at byte %d).", syn.Error(), syn.Offset)
 	case errors.As(err, &typ):
 		field := typ.Field
 		if field == "" {
@@ -83,7 +83,7 @@ func unmarshal(b []byte, v any) error {
 		}
 		return cms.Errorf(cms.EInvalid, "Invalid value for '%s': expected %s, got %s.", field, jsonKind(typ.Type.Kind().String()), typ.Value)
 	default:
-		return cms.Errorf(codeInvalidJSON, "The body is not valid JSON: %v.", err)
+		return cms.Errorf(cms.EInvalidJSON, "The body is not valid JSON: %v.", err)
 	}
 }
 

@@ -189,6 +189,10 @@ func (s *Server) handlePagePublish(w http.ResponseWriter, r *http.Request, escap
 	if !principal(r).IsAdmin() {
 		return cms.Errorf(cms.EForbidden, "Only site admins may publish or unpublish pages.")
 	}
+	// The response is read in content_locale: check it before changing anything.
+	if err := pages.CheckContentLocale(r.URL.Query().Get("content_locale"), principal(r).Site.Locales); err != nil {
+		return err
+	}
 	ref, err := unescapeRef(escapedRef)
 	if err != nil {
 		return err

@@ -13,9 +13,9 @@ import (
 
 // BatchRequest holds the query flags and If-Match header of a live batch.
 type BatchRequest struct {
-	Atomic     bool
-	DryRun     bool
-	Locale     string // content_locale
+	Atomic  bool
+	DryRun  bool
+	Locale  string // content_locale
 	IfMatch string
 }
 

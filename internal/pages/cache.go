@@ -11,11 +11,12 @@ import (
 // has not changed since the last read re-parses and re-serializes nothing.
 //
 // Keys hold the page's updated_at (every write moves it) and the read
-// options; an entry also remembers the updated_at of every page its
-// references showed, and is used only while those are unchanged. Entries
-// are therefore never stale, which is what makes a per-process cache safe
-// when several processes share one database. The cache is an LRU bounded by
-// the bytes it holds.
+// options. An entry also remembers the updated_at of every page its
+// references showed and the template version it was rendered with (a theme
+// push changes fallback contents without writing the page), and is used
+// only while those are unchanged. Entries are therefore never stale, which
+// is what makes a per-process cache safe when several processes share one
+// database. The cache is an LRU bounded by the bytes it holds.
 type renderCache struct {
 	hits, misses atomic.Int64
 
@@ -39,6 +40,10 @@ type renderEntry struct {
 	// refs are the referenced pages the body shows, with their updated_at
 	// at render time (zero for a target that did not exist).
 	refs map[string]time.Time
+	// theme, template and templateAt identify the template version the body
+	// was rendered with (fallback contents come from it); "" for none.
+	theme, template string
+	templateAt      time.Time
 }
 
 // defaultCacheBytes bounds the render cache of one process.

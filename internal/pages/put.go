@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -82,11 +83,13 @@ func DecodeBody(data []byte) (map[string]any, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
 	var v any
+	// Malformed JSON is 400 invalid_json, as on every other route; valid
+	// JSON that is not an object is the 422 of a body of the wrong shape.
 	if err := dec.Decode(&v); err != nil {
-		return nil, err422(cms.EInvalid, "Invalid JSON body: %v", err)
+		return nil, cms.Errorf(cms.EInvalidJSON, "The body is not valid JSON: %v", err).WithStatus(http.StatusBadRequest)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, err422(cms.EInvalid, "Invalid JSON body: data after the object")
+		return nil, cms.Errorf(cms.EInvalidJSON, "The body is not valid JSON: data after the object").WithStatus(http.StatusBadRequest)
 	}
 	m, ok := v.(map[string]any)
 	if !ok {

@@ -701,9 +701,13 @@ func TestApplyNewPage(t *testing.T) {
 }
 
 func TestDecodeBody(t *testing.T) {
-	for _, in := range []string{``, `[]`, `"x"`, `{"a":1} {}`, `{"a":`, `null`} {
+	for _, in := range []string{`[]`, `"x"`, `null`} {
 		_, err := pages.DecodeBody([]byte(in))
 		wantCode(t, err, cms.EInvalid, http.StatusUnprocessableEntity)
+	}
+	for _, in := range []string{``, `{"a":1} {}`, `{"a":`} {
+		_, err := pages.DecodeBody([]byte(in))
+		wantCode(t, err, cms.EInvalidJSON, http.StatusBadRequest)
 	}
 	m, err := pages.DecodeBody([]byte(` {"position": 3} `))
 	if err != nil || m["position"] != json.Number("3") {

@@ -100,7 +100,7 @@ func (s *Service) Read(ctx context.Context, site *store.Site, ref string, opt Re
 // the already loaded record.
 func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Time, rec *store.PageRecord, opt ReadOptions) (*Rendered, error) {
 	key := renderKey{pageID: id, updatedAt: stamp, view: opt.key()}
-	if e := s.cache.get(key); e != nil && refsUnchanged(tx, site.ID, e.refs) {
+	if e := s.cache.get(key); e != nil && s.templateUnchanged(tx, site, e) && refsUnchanged(tx, site.ID, e.refs) {
 		s.cache.hits.Add(1)
 		return &Rendered{Body: e.body, ETag: e.etag}, nil
 	}
@@ -126,7 +126,10 @@ func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Ti
 	if err != nil {
 		return nil, err
 	}
-	e := &renderEntry{key: key, body: body, etag: p.ETag(), refs: refs.seen}
+	e := &renderEntry{key: key, body: body, etag: p.ETag(), refs: refs.seen, theme: site.Theme, template: p.Template}
+	if tpl != nil {
+		e.templateAt = tpl.UpdatedAt
+	}
 	if p.UpdatedAt.Equal(stamp) {
 		s.cache.put(e)
 	}
@@ -137,6 +140,22 @@ func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Ti
 // cache and how many were rendered.
 func (s *Service) CacheStats() (hits, misses int64) {
 	return s.cache.hits.Load(), s.cache.misses.Load()
+}
+
+// templateUnchanged reports whether the site's theme still defines the
+// entry's template in the version the entry was rendered with.
+func (s *Service) templateUnchanged(tx store.Tx, site *store.Site, e *renderEntry) bool {
+	if e.theme != site.Theme {
+		return false
+	}
+	if e.template == "" || site.Theme == "" {
+		return true
+	}
+	f, err := tx.Themes().GetFile(site.ID, site.Theme, store.KindTemplates, e.template)
+	if cms.IsCode(err, cms.ENotFound) {
+		return e.templateAt.IsZero()
+	}
+	return err == nil && f.UpdatedAt.Equal(e.templateAt)
 }
 
 // refsUnchanged reports whether every referenced page still has the
