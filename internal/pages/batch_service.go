@@ -60,23 +60,8 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 	if err != nil {
 		return nil, err
 	}
-	if !req.DryRun {
-		unlock, err := s.lock(ctx, site.ID, id, http.StatusUnprocessableEntity)
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
-	}
 	var out *BatchOutcome
-	err = s.Store.Update(ctx, func(tx store.Tx) error {
-		rec, err := tx.Pages().Get(site.ID, id)
-		if err != nil {
-			return err
-		}
-		p, err := decodePage(rec)
-		if err != nil {
-			return err
-		}
+	err = s.withPage(ctx, site, id, req.DryRun, http.StatusUnprocessableEntity, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
 		if strings.TrimSpace(req.IfMatch) != "" || !req.DryRun {
 			if err := CheckIfMatch(req.IfMatch, p.ETag()); err != nil {
 				return err
@@ -113,9 +98,6 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		out.ETag, out.UpdatedAt = out.Page.ETag(), out.Page.UpdatedAt
 		return nil
 	})
-	if errors.Is(err, errDryRun) {
-		err = nil
-	}
 	if err != nil {
 		return nil, err
 	}

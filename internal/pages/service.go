@@ -328,23 +328,8 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 	if err != nil {
 		return nil, err
 	}
-	if !opt.DryRun {
-		unlock, err := s.lock(ctx, site.ID, id, http.StatusConflict)
-		if err != nil {
-			return nil, err
-		}
-		defer unlock()
-	}
 	var saved *Page
-	err = s.Store.Update(ctx, func(tx store.Tx) error {
-		rec, err := tx.Pages().Get(site.ID, id)
-		if err != nil {
-			return err
-		}
-		p, err := decodePage(rec)
-		if err != nil {
-			return err
-		}
+	err = s.withPage(ctx, site, id, opt.DryRun, http.StatusConflict, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
 		if opt.HasIfMatch && !opt.DryRun {
 			if err := CheckIfMatch(opt.IfMatch, p.ETag()); err != nil {
 				return err
@@ -370,10 +355,37 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		}
 		return nil
 	})
-	if errors.Is(err, errDryRun) {
-		err = nil
-	}
 	return saved, err
+}
+
+// withPage runs fn on page id, loaded in a read-write transaction that
+// commits when fn returns nil. Unless dryRun, it holds the page's write
+// lock throughout; a lock timeout is answered with timeoutStatus. fn
+// returns errDryRun to roll back a dry run that validated, which withPage
+// turns into success.
+func (s *Service) withPage(ctx context.Context, site *store.Site, id string, dryRun bool, timeoutStatus int, fn func(tx store.Tx, rec *store.PageRecord, p *Page) error) error {
+	if !dryRun {
+		unlock, err := s.lock(ctx, site.ID, id, timeoutStatus)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		rec, err := tx.Pages().Get(site.ID, id)
+		if err != nil {
+			return err
+		}
+		p, err := decodePage(rec)
+		if err != nil {
+			return err
+		}
+		return fn(tx, rec, p)
+	})
+	if errors.Is(err, errDryRun) {
+		return nil
+	}
+	return err
 }
 
 // Create stores a new page from a POST /pages body (or validates it, for a
@@ -614,18 +626,9 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string, opt 
 	if err != nil {
 		return err
 	}
-	unlock, err := s.lock(ctx, site.ID, id, http.StatusConflict)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	return s.Store.Update(ctx, func(tx store.Tx) error {
-		rec, err := tx.Pages().Get(site.ID, id)
-		if err != nil {
-			return err
-		}
+	return s.withPage(ctx, site, id, false, http.StatusConflict, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
 		if opt.HasIfMatch {
-			if err := CheckIfMatch(opt.IfMatch, cms.ETag(rec.ID, rec.UpdatedAt)); err != nil {
+			if err := CheckIfMatch(opt.IfMatch, p.ETag()); err != nil {
 				return err
 			}
 		}
@@ -649,21 +652,8 @@ func (s *Service) SetPublished(ctx context.Context, site *store.Site, ref string
 	if err != nil {
 		return nil, err
 	}
-	unlock, err := s.lock(ctx, site.ID, id, http.StatusConflict)
-	if err != nil {
-		return nil, err
-	}
-	defer unlock()
 	var saved *Page
-	err = s.Store.Update(ctx, func(tx store.Tx) error {
-		rec, err := tx.Pages().Get(site.ID, id)
-		if err != nil {
-			return err
-		}
-		p, err := decodePage(rec)
-		if err != nil {
-			return err
-		}
+	err = s.withPage(ctx, site, id, false, http.StatusConflict, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
 		p.Published = published
 		p.UpdatedAt = cms.NextUpdatedAt(p.UpdatedAt, tx.Now())
 		saved = p
