@@ -3,6 +3,7 @@ module github.com/tessera-cms/tessera
 go 1.26.8
 
 require (
+	github.com/golang-jwt/jwt/v5 v5.3.1
 	github.com/google/go-cmp v0.7.0
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/osteele/liquid v1.6.0
