@@ -101,6 +101,18 @@ func TestSites(t *testing.T) {
 			{Name: "ListBadPage", Path: "/sites?page=0", WantStatus: 422, WantBody: obj{"code": "invalid_request"}},
 			{Name: "ListPerPageClamped", Path: "/sites?per_page=1000", WantStatus: 200, WantHeaders: map[string]string{"X-Total-Pages": "1"}},
 			{Name: "Count", Path: "/sites/count", WantStatus: 200, WantBody: obj{"count": 2}},
+			{Name: "EditorMayNotRotatePreviewSecret", Method: "POST", Path: "/sites/demo/preview_secret", As: "editor", WantStatus: 403},
+			{Name: "OtherSiteMayNotRotate", Method: "POST", Path: "/sites/demo/preview_secret", As: "other", WantStatus: 403},
+			{Name: "AdminRotatesPreviewSecret", Method: "POST", Path: "/sites/demo/preview_secret", WantStatus: 204,
+				Check: func(t *testing.T, res *apitest.Response) {
+					site, err := env.Sites.Get(context.Background(), "demo")
+					if err != nil {
+						t.Fatal(err)
+					}
+					if string(site.PreviewSecret) == string(env.Site.PreviewSecret) {
+						t.Errorf("preview secret: unchanged after rotation")
+					}
+				}},
 			{Name: "SiteTokenListsItsSite", Path: "/sites", As: "site", WantStatus: 200, WantBody: []obj{{"short_id": "demo"}}},
 		})
 	})

@@ -99,6 +99,7 @@ func (s *Server) routes() {
 	s.handle("GET /api/sites/count", needToken, s.handleSiteCount)
 	s.handle("GET /api/sites/{site}", needToken, s.handleSiteGet)
 	s.handle("GET /api/sites/{site}/settings", needToken, s.handleSiteSettings)
+	s.handle("POST /api/sites/{site}/preview_secret", needToken, s.handleSitePreviewSecret)
 
 	s.handle("GET /api/themes", needSite, s.handleThemeList)
 	s.handle("GET /api/themes/count", needSite, s.handleThemeCount)

@@ -91,22 +91,23 @@ func (s *Server) handleSiteCount(w http.ResponseWriter, r *http.Request) error {
 // siteFromPath returns the site named by the {site} path value (id or short
 // id) if the caller may act on it. An unknown site and a forbidden one are
 // both 403, so that probing does not reveal which sites exist.
-func (s *Server) siteFromPath(r *http.Request) (*store.Site, error) {
+func (s *Server) siteFromPath(r *http.Request) (*store.Site, string, error) {
 	site, err := s.Sites.Get(r.Context(), r.PathValue("site"))
 	if cms.IsCode(err, cms.ENotFound) {
-		return nil, cms.Errorf(cms.EForbidden, "This token has no access to that site.")
+		return nil, "", cms.Errorf(cms.EForbidden, "This token has no access to that site.")
 	} else if err != nil {
-		return nil, err
+		return nil, "", err
 	}
-	if _, err := s.Auth.CanAccess(r.Context(), principal(r), site.ID); err != nil {
-		return nil, err
+	role, err := s.Auth.CanAccess(r.Context(), principal(r), site.ID)
+	if err != nil {
+		return nil, "", err
 	}
-	return site, nil
+	return site, role, nil
 }
 
 // handleSiteGet handles "GET /api/sites/{site}".
 func (s *Server) handleSiteGet(w http.ResponseWriter, r *http.Request) error {
-	site, err := s.siteFromPath(r)
+	site, _, err := s.siteFromPath(r)
 	if err != nil {
 		return err
 	}
@@ -116,10 +117,27 @@ func (s *Server) handleSiteGet(w http.ResponseWriter, r *http.Request) error {
 
 // handleSiteSettings handles "GET /api/sites/{site}/settings".
 func (s *Server) handleSiteSettings(w http.ResponseWriter, r *http.Request) error {
-	site, err := s.siteFromPath(r)
+	site, _, err := s.siteFromPath(r)
 	if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"default_locale": site.DefaultLocale, "locales": site.Locales})
+	return nil
+}
+
+// handleSitePreviewSecret handles "POST /api/sites/{site}/preview_secret":
+// an admin rotates the site's preview secret, revoking every preview token.
+func (s *Server) handleSitePreviewSecret(w http.ResponseWriter, r *http.Request) error {
+	site, role, err := s.siteFromPath(r)
+	if err != nil {
+		return err
+	}
+	if role != store.RoleAdmin {
+		return cms.Errorf(cms.EForbidden, "Only site admins may rotate the preview secret.")
+	}
+	if err := s.Sites.RotatePreviewSecret(r.Context(), site.ID); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
 	return nil
 }

@@ -208,3 +208,21 @@ func BaseURL(site *store.Site, port string) string {
 	}
 	return u
 }
+
+// RotatePreviewSecret gives the site a new preview-token secret, which
+// revokes every preview token issued so far.
+func (s *Service) RotatePreviewSecret(ctx context.Context, siteID string) error {
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return err
+	}
+	return s.Store.Update(ctx, func(tx store.Tx) error {
+		site, err := tx.Sites().Get(siteID)
+		if err != nil {
+			return err
+		}
+		prev := site.UpdatedAt
+		site.PreviewSecret, site.UpdatedAt = secret, cms.NextUpdatedAt(prev, tx.Now())
+		return tx.Sites().Update(site, prev)
+	})
+}
