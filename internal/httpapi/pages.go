@@ -109,6 +109,11 @@ func (s *Server) handlePageRoute(w http.ResponseWriter, r *http.Request) error {
 	rest := strings.TrimPrefix(r.URL.EscapedPath(), "/api/pages/")
 	segs := strings.Split(rest, "/")
 	last := segs[len(segs)-1]
+	for i := len(segs) - 1; i >= 1; i-- {
+		if (segs[i] == "draft" || segs[i] == "versions") && draftRoute(segs, i) {
+			return s.handleDraftRoute(w, r, strings.Join(segs[:i], "/"), segs[i], segs[i+1:])
+		}
+	}
 	switch {
 	case len(segs) == 2 && last == "schema" && r.Method == http.MethodGet:
 		return s.handlePageSchema(w, r, segs[0])

@@ -96,7 +96,10 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 			return errDryRun // roll back whatever was written while validating
 		}
 		out.ETag, out.UpdatedAt = out.Page.ETag(), out.Page.UpdatedAt
-		return nil
+		if !res.Changed {
+			return nil
+		}
+		return s.archive(tx, site, out.Page, VersionLiveSave)
 	})
 	if err != nil {
 		return nil, err

@@ -353,7 +353,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		if opt.DryRun {
 			return errDryRun
 		}
-		return nil
+		return s.archive(tx, site, res.Page, VersionLiveSave)
 	})
 	return saved, err
 }

@@ -45,6 +45,8 @@ type Tx interface {
 	Tokens() Tokens
 	Themes() Themes
 	Pages() Pages
+	Drafts() Drafts
+	Versions() Versions
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.
@@ -241,4 +243,52 @@ type Pages interface {
 	// SetPaths replaces the page's fullpaths, one per locale. EConflict when
 	// another page of the site has one of them in the same locale.
 	SetPaths(siteID, pageID string, paths map[string]string) error
+}
+
+// Draft is the unpublished state of a page: a content snapshot (JSON, owned
+// by package pages) and the live updated_at it was based on.
+type Draft struct {
+	ID        string
+	SiteID    string
+	PageID    string
+	BasedOn   time.Time
+	Content   []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Drafts stores at most one draft per page. A page's draft is removed with
+// the page.
+type Drafts interface {
+	// Get returns the page's draft. ENotFound.
+	Get(siteID, pageID string) (*Draft, error)
+	// Put creates the page's draft or replaces it (keeping the stored id and
+	// created_at, written back into d). ENotFound when the page does not exist.
+	Put(d *Draft) error
+	// Delete removes the page's draft. ENotFound.
+	Delete(siteID, pageID string) error
+}
+
+// Version is an archived snapshot of a page.
+type Version struct {
+	ID           string
+	SiteID       string
+	PageID       string
+	SourceAction string // live_save, draft_publish, restore_publish
+	CreatedAt    time.Time
+	Snapshot     []byte
+}
+
+// Versions stores page versions. A page's versions are removed with the page.
+type Versions interface {
+	// Create stores a version. ENotFound when the page does not exist.
+	Create(v *Version) error
+	// Get returns one version of a page. ENotFound.
+	Get(siteID, pageID, id string) (*Version, error)
+	// List returns a page's versions newest first (created_at, then id,
+	// descending), without their snapshots, and their total.
+	List(siteID, pageID string, opt ListOptions) ([]*Version, int, error)
+	// Prune deletes the page's versions that are neither among its newest
+	// keep nor created at or after since, and returns how many it deleted.
+	Prune(siteID, pageID string, keep int, since time.Time) (int, error)
 }

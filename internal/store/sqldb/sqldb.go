@@ -113,11 +113,13 @@ var _ store.Tx = (*tx)(nil)
 func (t *tx) Context() context.Context { return t.ctx }
 func (t *tx) Now() time.Time           { return t.now }
 
-func (t *tx) Sites() store.Sites   { return sites{t} }
-func (t *tx) Users() store.Users   { return users{t} }
-func (t *tx) Tokens() store.Tokens { return tokens{t} }
-func (t *tx) Themes() store.Themes { return themes{t} }
-func (t *tx) Pages() store.Pages   { return pages{t} }
+func (t *tx) Sites() store.Sites       { return sites{t} }
+func (t *tx) Users() store.Users       { return users{t} }
+func (t *tx) Tokens() store.Tokens     { return tokens{t} }
+func (t *tx) Themes() store.Themes     { return themes{t} }
+func (t *tx) Pages() store.Pages       { return pages{t} }
+func (t *tx) Drafts() store.Drafts     { return drafts{t} }
+func (t *tx) Versions() store.Versions { return versions{t} }
 
 // exec, query and queryRow run a statement written with ? placeholders.
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {

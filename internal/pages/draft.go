@@ -1,0 +1,520 @@
+package pages
+
+// Drafts and versions: the pure pieces. A draft is stored as a full *Page
+// (the draft state of the page) plus the live updated_at it was based on.
+// Draft saves run Apply on the draft page with the body DraftableBody keeps,
+// draft batches run ApplyBatch on it, and PublishDraft copies the draftable
+// state onto the live page. RenderSnapshot is the draft's `content` and a
+// version's `snapshot`; RenderDraft and RenderVersion wrap it.
+//
+// Decisions where the spec is silent:
+//
+//   - A draft save takes `items` as PUT does (a hash by slug). It also takes
+//     `page_items`: an object is the same hash; an array is the snapshot
+//     shape (what a draft read returns) and is turned into the hash, each
+//     entry's `page_items` becoming `items`. Sending draft content back is
+//     therefore a no-op, like writing a GET document back with PUT. When
+//     both keys are sent, `items` wins slug by slug.
+//   - slug, and translations.<locale>.slug, go to the live page (the
+//     spec's "applied to the live page immediately"); fullpath in a
+//     translation entry is dropped. Every other non-draftable key is dropped
+//     without error.
+//   - Snapshot page_items entries carry no timestamps and no
+//     fallback_content: the snapshot is the page's content, not a
+//     template-dependent read. content is the served-locale string for
+//     field, text, select and switch (switches "true"/"false"), the file URL
+//     or null for files, and null for canvases and references. A reference
+//     entry adds reference_type and reference_id (single) or reference_ids
+//     (many, an array); it has no translations (references are not
+//     translated) and resolves no slugs or titles, so an archived snapshot
+//     never goes stale against renamed targets. A canvas entry has
+//     repeatables and no translations (containers are not translated).
+//   - Snapshot translations fall back to the default locale, as page reads
+//     do; og_image is the page read's file object (compact and
+//     X-Service-Client-Version apply).
+//   - future_page_id and reserved_fullpath belong to drafts of pages that do
+//     not exist yet; Tessera drafts always belong to an existing page, so
+//     both are null.
+//   - PublishDraft takes the draft's items together with its
+//     template_synced_at when draft and live use the same template. When the
+//     live template changed after the draft was based, the items come over
+//     unsynced (template_synced_at zero): NeedsSync then reports true and the
+//     service re-syncs them against the live template before saving, as it
+//     does for every save.
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/themes"
+)
+
+// Version source actions.
+const (
+	VersionLiveSave       = "live_save"
+	VersionDraftPublish   = "draft_publish"
+	VersionRestorePublish = "restore_publish" // internal only; the API never produces it
+)
+
+// DraftBody is a draft save body split by where its keys apply.
+type DraftBody struct {
+	// Draft holds the draftable keys (title, seo_title, seo_description,
+	// seo_keywords, og_image, items, translations without slug and
+	// fullpath, fixed_locale, locales): the body of Apply on the draft page.
+	Draft map[string]any
+	// Live holds the slugs of the body: top-level slug and translations
+	// whose entries carry a slug, as {translations: {<locale>: {slug}}}.
+	// It is a PUT body for Apply on the live page, with the same
+	// content_locale; nil when the body names no slug.
+	Live map[string]any
+}
+
+// draftableKeys are the top-level keys a draft save keeps as they are;
+// items, page_items and translations are handled on their own.
+var draftableKeys = [...]string{"title", "seo_title", "seo_description", "seo_keywords", "og_image", "fixed_locale", "locales"}
+
+// DraftableBody splits a decoded draft save body (POST, PUT or PATCH
+// /pages/{id}/draft) into the draftable keys and the slugs to apply to the
+// live page. Every other key is dropped. body is not modified; the returned
+// maps share its values, so treat them as read-only too.
+//
+// The only error is a 422 validation_failed for a page_items array entry
+// that is not an object with a slug. Values are otherwise not checked here:
+// Apply checks them.
+func DraftableBody(body map[string]any) (DraftBody, error) {
+	var d DraftBody
+	d.Draft = make(map[string]any, len(body))
+	for _, k := range draftableKeys {
+		if v, ok := body[k]; ok {
+			d.Draft[k] = v
+		}
+	}
+	if v, ok := body["slug"]; ok {
+		d.Live = map[string]any{"slug": v}
+	}
+
+	items, hasItems := body["items"]
+	if pv, ok := body["page_items"]; ok {
+		pm, err := pageItemsHash(pv, "page_items")
+		if err != nil {
+			return DraftBody{}, err
+		}
+		im, itemsObj := items.(map[string]any)
+		if pmm, ok := pm.(map[string]any); ok && itemsObj {
+			merged := make(map[string]any, len(pmm)+len(im))
+			maps.Copy(merged, pmm)
+			maps.Copy(merged, im)
+			items = merged
+		} else if !hasItems {
+			items = pm
+		}
+		hasItems = true
+	}
+	if hasItems {
+		d.Draft["items"] = items
+	}
+
+	if tv, ok := body["translations"]; ok {
+		tm, isObj := tv.(map[string]any)
+		if !isObj {
+			d.Draft["translations"] = tv // Apply reports the shape
+			return d, nil
+		}
+		draft := make(map[string]any, len(tm))
+		var live map[string]any
+		for l, ev := range tm {
+			em, ok := ev.(map[string]any)
+			if !ok {
+				draft[l] = ev
+				continue
+			}
+			kept := make(map[string]any, len(em))
+			for k, v := range em {
+				switch k {
+				case "slug":
+					if live == nil {
+						live = map[string]any{}
+					}
+					live[l] = map[string]any{"slug": v}
+				case "fullpath":
+				default:
+					kept[k] = v
+				}
+			}
+			draft[l] = kept
+		}
+		d.Draft["translations"] = draft
+		if live != nil {
+			if d.Live == nil {
+				d.Live = map[string]any{}
+			}
+			d.Live["translations"] = live
+		}
+	}
+	return d, nil
+}
+
+// pageItemsHash turns a page_items value into the items hash Apply takes:
+// an object is already one, an array is the snapshot shape. Any other value
+// is returned as is for Apply to report.
+func pageItemsHash(v any, where string) (any, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return v, nil
+	}
+	out := make(map[string]any, len(list))
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			return nil, errInvalid("%s[%d] must be an object", where, i)
+		}
+		slug, ok := m["slug"].(string)
+		if !ok || slug == "" {
+			return nil, errInvalid("%s[%d].slug must be an item slug", where, i)
+		}
+		val := make(map[string]any, len(m))
+		for k, ev := range m {
+			switch k {
+			case "slug", "type":
+			case "repeatables":
+				reps, err := snapshotRepeatables(ev, where+"["+strconv.Itoa(i)+"].repeatables")
+				if err != nil {
+					return nil, err
+				}
+				val[k] = reps
+			default:
+				val[k] = ev
+			}
+		}
+		out[slug] = val
+	}
+	return out, nil
+}
+
+// snapshotRepeatables turns snapshot repeatables ({id, slug, position,
+// page_items}) into PUT repeatables ({id, slug, position, items}).
+func snapshotRepeatables(v any, where string) (any, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return v, nil
+	}
+	out := make([]any, len(list))
+	for i, e := range list {
+		m, ok := e.(map[string]any)
+		if !ok {
+			out[i] = e
+			continue
+		}
+		rep := make(map[string]any, len(m))
+		for k, ev := range m {
+			if k != "page_items" {
+				rep[k] = ev
+			}
+		}
+		if pv, ok := m["page_items"]; ok {
+			items, err := pageItemsHash(pv, where+"["+strconv.Itoa(i)+"].page_items")
+			if err != nil {
+				return nil, err
+			}
+			if _, has := m["items"]; !has {
+				rep["items"] = items
+			}
+		}
+		out[i] = rep
+	}
+	return out, nil
+}
+
+// PublishDraft returns the live page after publishing draft onto live: a
+// copy of live with the draft's draftable state (title, seo_title,
+// seo_description, seo_keywords in every locale, og_image, items with their
+// repeatables, disabled flags and translations, fixed_locale, locales) and
+// everything else (id, slug, fullpath, parent, position, published,
+// homepage, template, channel, filter, security_mechanism,
+// caching_strategy, created_at) from live. updated_at is
+// cms.NextUpdatedAt(live.UpdatedAt, now). Neither live nor draft is
+// modified, and the result shares no memory with them.
+//
+// The service re-syncs the result when NeedsSync says so (see the
+// package's decisions on a changed template) and archives the
+// draft_publish version from it.
+func PublishDraft(live, draft *Page, now time.Time) *Page {
+	p := live.Clone()
+	p.Title = cloneText(draft.Title)
+	p.SEOTitle = cloneText(draft.SEOTitle)
+	p.SEODescription = cloneText(draft.SEODescription)
+	p.SEOKeywords = cloneText(draft.SEOKeywords)
+	p.OGImage = cloneFile(draft.OGImage)
+	p.FixedLocale = draft.FixedLocale
+	p.Locales = slices.Clone(draft.Locales)
+	p.Items = cloneItems(draft.Items)
+	if draft.Template == live.Template {
+		p.TemplateSyncedAt = draft.TemplateSyncedAt
+	} else {
+		p.TemplateSyncedAt = time.Time{}
+	}
+	p.UpdatedAt = cms.NextUpdatedAt(live.UpdatedAt, now)
+	return p
+}
+
+// RenderSnapshot appends the snapshot of p to dst: the object a draft read
+// shows as `content` and a version as `snapshot`. Its keys, in order:
+// title, seo_title, seo_description, seo_keywords (served locale), og_image,
+// fixed_locale, locales, page_items and, on multi-locale sites,
+// translations (locale -> {title, seo_title, seo_description,
+// seo_keywords}; no slug, no fullpath).
+//
+// page_items is an array of the enabled items in stored order, each
+// {slug, type, content, translations, repeatables} as the package's
+// decisions describe; repeatables are {id, slug, position, page_items},
+// enabled only, in position order. v.Compact drops type and the served
+// locale's translations entries; ids and positions stay. Of v only
+// DefaultLocale, Locales, Locale, Compact and ClientVersion are used.
+//
+// Output is deterministic. The only error is the spec's message-only 422
+// for a v.Locale the site does not enable.
+func RenderSnapshot(dst []byte, p *Page, v *View) ([]byte, error) {
+	if err := CheckContentLocale(v.Locale, v.Locales); err != nil {
+		return dst, err
+	}
+	r := newRenderer(dst, v)
+	r.snapshot(p)
+	return r.w.b, nil
+}
+
+func (r *renderer) snapshot(p *Page) {
+	w := &r.w
+	def, loc := r.def, r.locale
+	w.openObject()
+	w.k("title")
+	w.str(p.Title.Get(loc, def))
+	w.k("seo_title")
+	w.str(p.SEOTitle.Get(loc, def))
+	w.k("seo_description")
+	w.str(p.SEODescription.Get(loc, def))
+	w.k("seo_keywords")
+	w.str(p.SEOKeywords.Get(loc, def))
+	w.k("og_image")
+	r.file(p.OGImage)
+	w.k("fixed_locale")
+	w.strOrNull(p.FixedLocale)
+	w.k("locales")
+	w.strings(p.Locales)
+	w.k("page_items")
+	r.snapshotItems(p.Items)
+	if r.multi {
+		w.k("translations")
+		w.openObject()
+		for _, l := range r.v.Locales {
+			if r.v.Compact && l == loc {
+				continue
+			}
+			w.key(l)
+			w.openObject()
+			w.k("title")
+			w.str(p.Title.Get(l, def))
+			w.k("seo_title")
+			w.str(p.SEOTitle.Get(l, def))
+			w.k("seo_description")
+			w.str(p.SEODescription.Get(l, def))
+			w.k("seo_keywords")
+			w.str(p.SEOKeywords.Get(l, def))
+			w.closeObject()
+		}
+		w.closeObject()
+	}
+	w.closeObject()
+}
+
+// snapshotItems writes a page_items array: the enabled items in stored order.
+func (r *renderer) snapshotItems(items []*Item) {
+	w := &r.w
+	w.openArray()
+	for _, it := range items {
+		if it.Disabled {
+			continue
+		}
+		w.elem()
+		r.snapshotItem(it)
+	}
+	w.closeArray()
+}
+
+func (r *renderer) snapshotItem(it *Item) {
+	w := &r.w
+	w.openObject()
+	w.k("slug")
+	w.str(it.Slug)
+	if !r.v.Compact {
+		w.k("type")
+		w.str(it.Type)
+	}
+	w.k("content")
+	switch it.Type {
+	case themes.TypeCanvas:
+		w.null()
+		w.k("repeatables")
+		w.openArray()
+		for _, rep := range byPosition(it.Repeatables) {
+			if rep.Disabled {
+				continue
+			}
+			w.elem()
+			w.openObject()
+			w.k("id")
+			w.str(rep.ID)
+			w.k("slug")
+			w.str(rep.Slug)
+			w.k("position")
+			w.int(int64(rep.Position))
+			w.k("page_items")
+			r.snapshotItems(rep.Items)
+			w.closeObject()
+		}
+		w.closeArray()
+	case themes.TypeReference:
+		w.null()
+		w.k("reference_type")
+		w.strOrNull(it.RefType)
+		if it.Many {
+			w.k("reference_ids")
+			w.strings(it.RefIDs)
+		} else {
+			w.k("reference_id")
+			if len(it.RefIDs) == 0 {
+				w.null()
+			} else {
+				w.str(it.RefIDs[0])
+			}
+		}
+	case themes.TypeFile:
+		if f := it.File(r.locale, r.def); f != nil {
+			w.str(f.URL)
+		} else {
+			w.null()
+		}
+		if r.multi {
+			r.itemTranslations(it)
+		}
+	default:
+		w.str(it.Content.Get(r.locale, r.def))
+		if r.multi {
+			r.itemTranslations(it)
+		}
+	}
+	w.closeObject()
+}
+
+// byPosition returns rs in position order. Canvases keep their blocks
+// sorted, so this is rs itself unless a stored document says otherwise.
+func byPosition(rs []*Repeatable) []*Repeatable {
+	less := func(a, b *Repeatable) int { return a.Position - b.Position }
+	if slices.IsSortedFunc(rs, less) {
+		return rs
+	}
+	rs = slices.Clone(rs)
+	slices.SortStableFunc(rs, less)
+	return rs
+}
+
+// DraftInfo is what a draft document shows besides its content.
+type DraftInfo struct {
+	ID     string // the draft's id
+	PageID string // the live page's id
+	// UpdatedAt is when the draft was last saved (not the live updated_at
+	// it was based on).
+	UpdatedAt time.Time
+}
+
+// RenderDraft appends the draft document (GET, POST, PUT, PATCH
+// /pages/{id}/draft, version restore) to dst: {id, page_id,
+// future_page_id, reserved_fullpath, content, updated_at}, where content is
+// RenderSnapshot of the draft page p and future_page_id and
+// reserved_fullpath are null. Errors are RenderSnapshot's.
+func RenderDraft(dst []byte, d DraftInfo, p *Page, v *View) ([]byte, error) {
+	if err := CheckContentLocale(v.Locale, v.Locales); err != nil {
+		return dst, err
+	}
+	r := newRenderer(dst, v)
+	w := &r.w
+	w.openObject()
+	w.k("id")
+	w.str(d.ID)
+	w.k("page_id")
+	w.str(d.PageID)
+	w.k("future_page_id")
+	w.null()
+	w.k("reserved_fullpath")
+	w.null()
+	w.k("content")
+	r.snapshot(p)
+	w.k("updated_at")
+	w.time(d.UpdatedAt)
+	w.closeObject()
+	return r.w.b, nil
+}
+
+// VersionInfo is what a version list item shows.
+type VersionInfo struct {
+	ID           string
+	PageID       string
+	SourceAction string // VersionLiveSave, VersionDraftPublish or VersionRestorePublish
+	CreatedAt    time.Time
+}
+
+// RenderVersionListItem appends a version list item {id, page_id,
+// source_action, created_at} to dst.
+func RenderVersionListItem(dst []byte, info VersionInfo) []byte {
+	w := jsonWriter{b: dst}
+	w.openObject()
+	writeVersionInfo(&w, info)
+	w.closeObject()
+	return w.b
+}
+
+// RenderVersionList appends the array GET /pages/{id}/versions returns to
+// dst: one list item per version, in the order given (the service lists
+// newest first).
+func RenderVersionList(dst []byte, list []VersionInfo) []byte {
+	w := jsonWriter{b: dst}
+	w.openArray()
+	for _, info := range list {
+		w.elem()
+		w.openObject()
+		writeVersionInfo(&w, info)
+		w.closeObject()
+	}
+	w.closeArray()
+	return w.b
+}
+
+// RenderVersion appends the version detail (GET
+// /pages/{id}/versions/{version_id}) to dst: the list item plus snapshot,
+// the stored RenderSnapshot bytes embedded as they are (null when empty).
+func RenderVersion(dst []byte, info VersionInfo, snapshot []byte) []byte {
+	w := jsonWriter{b: dst}
+	w.openObject()
+	writeVersionInfo(&w, info)
+	w.k("snapshot")
+	if len(snapshot) == 0 {
+		w.null()
+	} else {
+		w.b = append(w.b, snapshot...)
+	}
+	w.closeObject()
+	return w.b
+}
+
+func writeVersionInfo(w *jsonWriter, info VersionInfo) {
+	w.k("id")
+	w.str(info.ID)
+	w.k("page_id")
+	w.str(info.PageID)
+	w.k("source_action")
+	w.str(info.SourceAction)
+	w.k("created_at")
+	w.time(info.CreatedAt)
+}
