@@ -10,8 +10,11 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages"
 )
 
-// pageBodyBytes limits page write bodies, which carry whole item trees.
-const pageBodyBytes = 8 << 20
+// pageBodyBytes limits page write bodies (PUT, batch, draft). They carry
+// whole item trees and files: one file of the spec's 25 MB maximum is about
+// 33.4 MB once base64-encoded, so a batch with one maximum-size file fits;
+// several large files go in separate batches.
+const pageBodyBytes = 40 << 20
 
 // flag reports whether a query flag is on: the spec writes them =1 or =true.
 func flag(r *http.Request, name string) bool {

@@ -157,6 +157,17 @@ func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.Page
 	return res.Page, s.archive(tx, site, res.Page, VersionLiveSave)
 }
 
+// rebasedOn is the base of a draft after its slug was applied to live: the
+// new live version when the draft was current, so that the draft's own slug
+// does not count as a live change; else the old base, so that a change
+// somebody else made to live still needs confirm to be overwritten.
+func rebasedOn(basedOn time.Time, current bool, live *Page) time.Time {
+	if current {
+		return live.UpdatedAt
+	}
+	return basedOn
+}
+
 // rebase makes the draft follow the live page's slugs and fullpaths, which
 // are not draftable.
 func rebase(draft, live *Page) {
@@ -193,10 +204,11 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 			return err
 		}
 		if parts.Live != nil {
+			current := basedOn.Equal(live.UpdatedAt)
 			if live, err = s.applySlugToLive(tx, site, rec, live, parts.Live, opt.Locale); err != nil {
 				return err
 			}
-			basedOn = live.UpdatedAt
+			basedOn = rebasedOn(basedOn, current, live)
 		}
 		rebase(draft, live)
 		tpl, err := s.templateInfo(tx, site, draft.Template)
@@ -274,10 +286,11 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 			for _, l := range res.SlugChanged {
 				slugs[l] = map[string]any{"slug": np.Slug.Get(l, site.DefaultLocale)}
 			}
+			current := basedOn.Equal(live.UpdatedAt)
 			if live, err = s.applySlugToLive(tx, site, rec, live, map[string]any{"translations": slugs}, ""); err != nil {
 				return err
 			}
-			basedOn = live.UpdatedAt
+			basedOn = rebasedOn(basedOn, current, live)
 		}
 		rebase(np, live)
 		d, err := putDraft(tx, site, np, basedOn)
