@@ -9,8 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -25,10 +28,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var c config
 	var addr, logFormat string
 	var withDemo bool
-	var redisURL string
+	var redisURL, blobURL string
 	var lockTimeout time.Duration
 	fs := newFlags("serve", &c)
 	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for the page write lock shared by several processes; empty locks in-process [TESSERA_REDIS_URL]")
+	fs.StringVar(&blobURL, "blob", env("TESSERA_BLOB_URL", ""), "where file bytes live: file:///dir or s3://bucket?endpoint=...&region=...; empty uses <data>/files [TESSERA_BLOB_URL]")
 	fs.DurationVar(&lockTimeout, "lock-timeout", envDuration("TESSERA_LOCK_TIMEOUT", lock.DefaultTimeout), "how long a write waits for a page's lock [TESSERA_LOCK_TIMEOUT]")
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
@@ -74,7 +78,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 
-	srv := &httpapi.Server{Store: st, Auth: svc.auth, Sites: svc.sites, Themes: svc.themes, Pages: svc.pages, Logger: logger}
+	blobs, err := openBlobs(ctx, blobURL, c.data, logger)
+	if err != nil {
+		return err
+	}
+	defer blobs.Close()
+	svc.pages.Files = blobs
+
+	srv := &httpapi.Server{Store: st, Auth: svc.auth, Sites: svc.sites, Themes: svc.themes, Pages: svc.pages, Files: blobs.Handler("/files/"), Logger: logger}
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),
@@ -119,4 +130,22 @@ func demoIfEmpty(ctx context.Context, svc *services, addr string, stdout io.Writ
 		return err
 	}
 	return printDemo(stdout, false, addr, res)
+}
+
+// openBlobs opens the file store: the --blob URL, or a directory beside the
+// database. TESSERA_FILES_SECRET signs private file URLs; processes sharing
+// a bucket need the same one.
+func openBlobs(ctx context.Context, blobURL, data string, logger *slog.Logger) (*files.Store, error) {
+	if blobURL == "" {
+		dir, err := filepath.Abs(filepath.Join(data, "files"))
+		if err != nil {
+			return nil, err
+		}
+		blobURL = "file://" + filepath.ToSlash(dir)
+	}
+	st, err := files.Open(ctx, blobURL, files.Options{Secret: []byte(os.Getenv("TESSERA_FILES_SECRET")), Logger: logger})
+	if err != nil {
+		return nil, fmt.Errorf("--blob: %w", err)
+	}
+	return st, nil
 }

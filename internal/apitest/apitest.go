@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -28,6 +29,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/demo"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/pages"
@@ -47,6 +49,7 @@ type Env struct {
 	Auth   *auth.Service
 	Themes *themes.Service
 	Pages  *pages.Service
+	Files  *files.Store
 	Server *httpapi.Server
 
 	Site *store.Site
@@ -67,7 +70,13 @@ func New(tb testing.TB, b storetest.Backend) *Env {
 	env.Themes = &themes.Service{Store: st}
 	env.Pages = &pages.Service{Store: st, Themes: env.Themes, Locker: &lock.Local{Timeout: 2 * time.Second},
 		SiteURL: func(site *store.Site) string { return sites.BaseURL(site, "") }}
-	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
+	blobs, err := files.Open(context.Background(), "file://"+filepath.ToSlash(tb.TempDir()), files.Options{Secret: []byte("test secret")})
+	if err != nil {
+		tb.Fatalf("open file store: %v", err)
+	}
+	tb.Cleanup(func() { blobs.Close() })
+	env.Files, env.Pages.Files = blobs, blobs
+	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages, Files: blobs.Handler("/files/"),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	hs := httptest.NewServer(env.Server.Handler())
 	tb.Cleanup(hs.Close)

@@ -61,7 +61,7 @@ func (s *Server) handleDraftRoute(w http.ResponseWriter, r *http.Request, escape
 		if err != nil {
 			return err
 		}
-		results, draft, err := s.Pages.DraftBatch(ctx, site, ref, body, r.URL.Query().Get("content_locale"))
+		results, draft, err := s.Pages.DraftBatch(ctx, site, ref, body, r.URL.Query().Get("content_locale"), caller(r))
 		if err != nil {
 			return err
 		}

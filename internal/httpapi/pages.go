@@ -41,8 +41,18 @@ func writeOptions(r *http.Request) pages.WriteOptions {
 	_, has := r.Header["If-Match"]
 	return pages.WriteOptions{
 		Locale: r.URL.Query().Get("content_locale"), Replace: flag(r, "replace"), DryRun: flag(r, "dry_run"),
-		IfMatch: r.Header.Get("If-Match"), HasIfMatch: has,
+		IfMatch: r.Header.Get("If-Match"), HasIfMatch: has, Caller: caller(r),
 	}
+}
+
+// caller describes the authenticated caller to the page service.
+func caller(r *http.Request) pages.Caller {
+	p := principal(r)
+	c := pages.Caller{Admin: p.IsAdmin(), SiteToken: p.IsSiteToken()}
+	if p.User != nil {
+		c.UserID = p.User.ID
+	}
+	return c
 }
 
 // handlePageList handles "GET /api/pages".

@@ -40,6 +40,8 @@ type Server struct {
 	MaxBodyBytes int64
 	// Public serves every path outside /api/ (the public site); nil answers 404.
 	Public http.Handler
+	// Files serves stored files under /files/; nil answers 404.
+	Files http.Handler
 
 	mux     *http.ServeMux
 	metrics *metrics
@@ -84,6 +86,9 @@ func (s *Server) Handler() http.Handler {
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	s.mux.HandleFunc("/api/", s.handleUnmatched)
+	if s.Files != nil {
+		s.mux.Handle("/files/", s.Files)
+	}
 	public := s.Public
 	if public == nil {
 		public = http.NotFoundHandler()

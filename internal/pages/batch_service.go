@@ -17,6 +17,8 @@ type BatchRequest struct {
 	DryRun  bool
 	Locale  string // content_locale
 	IfMatch string
+	// Caller decides whether FileRef copies are allowed.
+	Caller Caller
 }
 
 // BatchOutcome is what a batch did.
@@ -61,7 +63,9 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		return nil, err
 	}
 	var out *BatchOutcome
+	var fv *fileValues
 	err = s.withPage(ctx, site, id, req.DryRun, http.StatusUnprocessableEntity, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+		fv = s.fileValues(ctx, tx, site, req.Caller, req.DryRun)
 		if strings.TrimSpace(req.IfMatch) != "" || !req.DryRun {
 			if err := CheckIfMatch(req.IfMatch, p.ETag()); err != nil {
 				return err
@@ -73,7 +77,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		}
 		res, err := ApplyBatch(p, ops, BatchOptions{
 			Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: req.Locale,
-			Now: tx.Now(), Refs: &refChecker{tx: tx, site: site},
+			Now: tx.Now(), Refs: &refChecker{tx: tx, site: site}, Files: fv,
 		})
 		if err != nil {
 			return err
@@ -101,6 +105,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		}
 		return s.archive(tx, site, out.Page, VersionLiveSave)
 	})
+	fv.cleanup(err == nil && !req.DryRun)
 	if err != nil {
 		return nil, err
 	}

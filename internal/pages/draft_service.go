@@ -198,7 +198,9 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 		return nil, err
 	}
 	var out []byte
+	var fv *fileValues
 	err = s.withPage(ctx, site, id, false, http.StatusUnprocessableEntity, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+		fv = s.fileValues(ctx, tx, site, opt.Caller, false)
 		draft, basedOn, err := draftOrLive(tx, site, live)
 		if err != nil {
 			return err
@@ -216,7 +218,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 			return err
 		}
 		res, err := Apply(draft, parts.Draft, ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
-			Locale: opt.Locale, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}})
+			Locale: opt.Locale, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Files: fv})
 		if err != nil {
 			return err
 		}
@@ -227,6 +229,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 		out, err = s.renderDraft(tx, site, d, res.Page, ReadOptions{Locale: opt.Locale})
 		return err
 	})
+	fv.cleanup(err == nil)
 	return out, err
 }
 
@@ -247,7 +250,7 @@ func (s *Service) DeleteDraft(ctx context.Context, site *store.Site, ref string)
 // DraftBatch runs batch operations on the page's draft, creating it when
 // there is none: all or nothing (422 operation_failed with the results when
 // any fails). A slug set is applied to the live page at once.
-func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, body []byte, locale string) (results []OpResult, draft []byte, err error) {
+func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, body []byte, locale string, caller Caller) (results []OpResult, draft []byte, err error) {
 	if err := checkDrafts(site); err != nil {
 		return nil, nil, err
 	}
@@ -262,7 +265,9 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 	if err != nil {
 		return nil, nil, err
 	}
+	var fv *fileValues
 	err = s.withPage(ctx, site, id, false, http.StatusUnprocessableEntity, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+		fv = s.fileValues(ctx, tx, site, caller, false)
 		dp, basedOn, err := draftOrLive(tx, site, live)
 		if err != nil {
 			return err
@@ -272,7 +277,7 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 			return err
 		}
 		res, err := ApplyBatch(dp, ops, BatchOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
-			Locale: locale, Now: tx.Now(), Refs: &refChecker{tx: tx, site: site}})
+			Locale: locale, Now: tx.Now(), Refs: &refChecker{tx: tx, site: site}, Files: fv})
 		if err != nil {
 			return err
 		}
@@ -300,6 +305,7 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 		draft, err = s.renderDraft(tx, site, d, np, ReadOptions{Locale: locale})
 		return err
 	})
+	fv.cleanup(err == nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -55,6 +55,8 @@ type ApplyOptions struct {
 	// Resolver looks up templates, parents, channels and reference slugs by
 	// name. Nil only resolves nothing: any such look-up is then a 422.
 	Resolver Resolver
+	// Files stores uploaded and copied files; nil refuses them.
+	Files FileValues
 }
 
 // Result is the outcome of a successful Apply.
@@ -675,16 +677,13 @@ func (a *applier) fileForm(cur *File, v any, where string) (*File, bool, error) 
 				return nil, cur != nil, nil
 			}
 		}
-		if t, _ := v["__type"].(string); t == "FileRef" {
-			return nil, false, errUploadsUnsupported(where)
+		_, hasSource := v["source"]
+		_, hasAttachment := v["attachment"]
+		if t, _ := v["__type"].(string); t == "FileRef" || hasSource || hasAttachment {
+			return a.storeFile(cur, v, where)
 		}
-		if _, ok := v["source"]; ok {
-			return nil, false, errUploadsUnsupported(where)
-		}
-		for _, k := range [...]string{"attachment", "data"} {
-			if _, ok := v[k]; ok {
-				return nil, false, errUploadsUnsupported(where)
-			}
+		if _, ok := v["data"]; ok {
+			return nil, false, err422(EInvalidFileFormat, "%s: data is a batch form; PUT uploads send {__type: File, filename, attachment}", where)
 		}
 		if _, ok := v["url"].(string); ok {
 			return cur, false, nil
@@ -692,6 +691,28 @@ func (a *applier) fileForm(cur *File, v any, where string) (*File, bool, error) 
 		return nil, false, err422(EInvalidFileFormat, "%s: invalid file object", where)
 	}
 	return nil, false, err422(EInvalidFileFormat, "%s: invalid file value", where)
+}
+
+// storeFile handles the PUT forms that bring a new file: an upload
+// ({__type: File, filename, attachment} with raw base64) or a FileRef copy.
+// The bytes are checked like a batch file value and stored through
+// ApplyOptions.Files.
+func (a *applier) storeFile(cur *File, v map[string]any, where string) (*File, bool, error) {
+	if att, ok := v["attachment"].(string); ok && len(att) >= 5 && strings.EqualFold(att[:5], "data:") {
+		return nil, false, err422(EInvalidFileFormat, "%s: attachment is raw base64, without a data: prefix", where)
+	}
+	fv, _, err := parseFileValue(v, cur, strings.TrimPrefix(where, "items."))
+	if err != nil {
+		return nil, false, err
+	}
+	if a.opt.Files == nil {
+		return nil, false, errUploadsUnsupported(where)
+	}
+	f, err := a.opt.Files.SetFile(fv)
+	if err != nil {
+		return nil, false, err
+	}
+	return f, true, nil
 }
 
 func (a *applier) applyReference(it *Item, ed *themes.Editable, v any, where string) (bool, error) {

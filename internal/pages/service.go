@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -25,6 +26,8 @@ type Service struct {
 	Locker lock.Locker
 	// SiteURL returns a site's public base URL without a trailing slash.
 	SiteURL func(*store.Site) string
+	// Files stores the bytes of uploaded and copied files; nil refuses them.
+	Files *files.Store
 
 	cache renderCache
 }
@@ -60,6 +63,8 @@ type WriteOptions struct {
 	// IfMatch is the If-Match header; HasIfMatch reports whether it was sent.
 	IfMatch    string
 	HasIfMatch bool
+	// Caller decides whether FileRef copies are allowed.
+	Caller Caller
 }
 
 // Rendered is a page document ready to send.
@@ -329,7 +334,9 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		return nil, err
 	}
 	var saved *Page
+	var fv *fileValues
 	err = s.withPage(ctx, site, id, opt.DryRun, http.StatusConflict, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+		fv = s.fileValues(ctx, tx, site, opt.Caller, opt.DryRun)
 		if opt.HasIfMatch && !opt.DryRun {
 			if err := CheckIfMatch(opt.IfMatch, p.ETag()); err != nil {
 				return err
@@ -341,7 +348,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		}
 		res, err := Apply(p, doc, ApplyOptions{
 			Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
-			Replace: opt.Replace, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site},
+			Replace: opt.Replace, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Files: fv,
 		})
 		if err != nil {
 			return err
@@ -355,6 +362,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		}
 		return s.archive(tx, site, res.Page, VersionLiveSave)
 	})
+	fv.cleanup(err == nil && !opt.DryRun)
 	return saved, err
 }
 
@@ -399,11 +407,13 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt
 		return nil, err
 	}
 	var saved *Page
+	var fv *fileValues
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		fv = s.fileValues(ctx, tx, site, opt.Caller, opt.DryRun)
 		blank := NewPage(cms.NewID(tx.Now()), site.ID, tx.Now())
 		res, err := Apply(blank, doc, ApplyOptions{
 			DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
-			Replace: opt.Replace, Now: tx.Now(), New: true, Resolver: &writeResolver{s: s, tx: tx, site: site},
+			Replace: opt.Replace, Now: tx.Now(), New: true, Resolver: &writeResolver{s: s, tx: tx, site: site}, Files: fv,
 		})
 		if err != nil {
 			return err
@@ -430,6 +440,7 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt
 	if errors.Is(err, errDryRun) {
 		err = nil
 	}
+	fv.cleanup(err == nil && !opt.DryRun)
 	return saved, err
 }
 

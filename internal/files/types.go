@@ -1,0 +1,189 @@
+package files
+
+import (
+	"bytes"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// MaxFilenameBytes is the longest display filename CleanFilename keeps.
+const MaxFilenameBytes = 255
+
+// CleanFilename returns the display filename for a user-supplied name: its
+// base name only (after either kind of slash), without control characters,
+// bidirectional-text overrides or invalid UTF-8, without leading spaces or
+// trailing dots and spaces, at most MaxFilenameBytes long (keeping a short
+// extension). A name that ends up empty, "." or ".." becomes "file".
+// The result never contains '/', '\\' or NUL and is never empty.
+func CleanFilename(name string) string {
+	name = strings.ToValidUTF8(name, "")
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	name = strings.Map(func(r rune) rune {
+		if unicode.IsControl(r) || isBidiControl(r) {
+			return -1
+		}
+		return r
+	}, name)
+	name = trimName(name)
+	if len(name) > MaxFilenameBytes {
+		ext := path.Ext(name)
+		if len(ext) > 32 {
+			ext = ""
+		}
+		name = trimName(truncateUTF8(name[:len(name)-len(ext)], MaxFilenameBytes-len(ext)) + ext)
+	}
+	if name == "" || name == "." || name == ".." {
+		return "file"
+	}
+	return name
+}
+
+// trimName drops leading white space and trailing dots and white space:
+// Windows drops trailing dots when saving, so "evil.html." must be judged
+// as "evil.html".
+func trimName(s string) string {
+	return strings.TrimRightFunc(strings.TrimLeftFunc(s, unicode.IsSpace), func(r rune) bool {
+		return r == '.' || unicode.IsSpace(r)
+	})
+}
+
+func isBidiControl(r rune) bool {
+	return r == '\u200e' || r == '\u200f' || r == '\u061c' ||
+		(r >= '\u202a' && r <= '\u202e') || (r >= '\u2066' && r <= '\u2069')
+}
+
+// truncateUTF8 cuts s to at most n bytes without splitting a rune.
+func truncateUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// extTypes maps lower-case extensions to the stored content type. The
+// table is fixed so that every host answers alike (mime.TypeByExtension
+// reads the machine's mime.types).
+var extTypes = map[string]string{
+	".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg", ".jpe": "image/jpeg",
+	".jfif": "image/jpeg", ".gif": "image/gif", ".webp": "image/webp", ".avif": "image/avif",
+	".heic": "image/heic", ".heif": "image/heif", ".bmp": "image/bmp", ".ico": "image/x-icon",
+	".tif": "image/tiff", ".tiff": "image/tiff",
+
+	".pdf": "application/pdf", ".txt": "text/plain", ".text": "text/plain", ".log": "text/plain",
+	".csv": "text/csv", ".tsv": "text/tab-separated-values", ".md": "text/markdown",
+	".markdown": "text/markdown", ".json": "application/json", ".rtf": "application/rtf",
+	".ics": "text/calendar", ".vtt": "text/vtt", ".srt": "application/x-subrip",
+	".epub": "application/epub+zip",
+
+	".doc":  "application/msword",
+	".docx": "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+	".xls":  "application/vnd.ms-excel",
+	".xlsx": "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+	".ppt":  "application/vnd.ms-powerpoint",
+	".pptx": "application/vnd.openxmlformats-officedocument.presentationml.presentation",
+	".odt":  "application/vnd.oasis.opendocument.text",
+	".ods":  "application/vnd.oasis.opendocument.spreadsheet",
+	".odp":  "application/vnd.oasis.opendocument.presentation",
+
+	".zip": "application/zip", ".gz": "application/gzip", ".tgz": "application/gzip",
+	".tar": "application/x-tar", ".7z": "application/x-7z-compressed",
+	".rar": "application/vnd.rar",
+
+	".mp3": "audio/mpeg", ".wav": "audio/wav", ".ogg": "audio/ogg", ".oga": "audio/ogg",
+	".opus": "audio/opus", ".m4a": "audio/mp4", ".flac": "audio/flac", ".aac": "audio/aac",
+	".mp4": "video/mp4", ".m4v": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm",
+	".ogv": "video/ogg", ".avi": "video/x-msvideo", ".mkv": "video/x-matroska",
+
+	".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf", ".otf": "font/otf",
+}
+
+// forbiddenExts are the html, js, svg, xml and css extensions.
+var forbiddenExts = map[string]bool{
+	".html": true, ".htm": true, ".xhtml": true, ".xht": true, ".shtml": true, ".mht": true,
+	".mhtml": true, ".js": true, ".mjs": true, ".cjs": true, ".jsx": true, ".svg": true,
+	".svgz": true, ".xml": true, ".xsl": true, ".xslt": true, ".css": true,
+}
+
+// sniffedImages are the image types http.DetectContentType recognises.
+var sniffedImages = map[string]bool{
+	"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true,
+	"image/bmp": true, "image/x-icon": true,
+}
+
+// forbiddenType reports whether a media type is html, js, svg, xml or css.
+func forbiddenType(mt string) bool {
+	switch mt {
+	case "text/html", "application/xhtml+xml", "text/css", "image/svg+xml", "text/xml",
+		"application/xml", "text/xsl", "application/xslt+xml":
+		return true
+	}
+	return strings.HasSuffix(mt, "+xml") || strings.Contains(mt, "javascript") ||
+		strings.Contains(mt, "ecmascript")
+}
+
+// mediaType returns s's media type in lower case without parameters, or ""
+// when s is not a media type.
+func mediaType(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return ""
+	}
+	mt, _, err := mime.ParseMediaType(s)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(mt)
+}
+
+// sniffedMarkup reports whether head (the first bytes of a file) looks like
+// html, xml or svg. http.DetectContentType finds html and xml; svg without
+// an xml declaration sniffs as text, so look for its tag too.
+func sniffedMarkup(head []byte, sniffed string) bool {
+	if sniffed == "text/html" || sniffed == "text/xml" {
+		return true
+	}
+	h := bytes.TrimLeft(head, "\xef\xbb\xbf \t\r\n\f")
+	return len(h) >= 4 && bytes.EqualFold(h[:4], []byte("<svg"))
+}
+
+// contentType decides the stored content type of a file called name (a
+// CleanFilename result) with the declared media type and first bytes head
+// (at most 512). ok is false when the upload must be refused with
+// invalid_content_type; why then says why.
+func contentType(name, declared string, head []byte) (ct string, ok bool, why string) {
+	const refused = "html, js, svg, xml and css files are not accepted"
+	ext := strings.ToLower(path.Ext(name))
+	if forbiddenType(declared) || forbiddenExts[ext] {
+		return "", false, refused
+	}
+	sniffed := mediaType(http.DetectContentType(head))
+	if sniffedMarkup(head, sniffed) {
+		return "", false, refused
+	}
+	ct = extTypes[ext]
+	switch {
+	case ct != "":
+	case declared != "" && declared != "application/octet-stream":
+		ct = declared
+	default:
+		ct = sniffed
+	}
+	if sniffedImages[ct] && ct != sniffed {
+		if !sniffedImages[sniffed] {
+			return "", false, "the file content is not a " + strings.TrimPrefix(ct, "image/") + " image"
+		}
+		ct = sniffed
+	}
+	if forbiddenType(ct) {
+		return "", false, refused
+	}
+	return ct, true, ""
+}
