@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/url"
 	"os"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/lock/locktest"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
@@ -225,8 +225,8 @@ func TestBatchRedisOutage(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			p := startTCPProxy(t, "127.0.0.1:0", u.Host)
-			addr := p.addr()
+			p := locktest.StartProxy(t, "127.0.0.1:0", u.Host)
+			addr := p.Addr()
 			u.Host = addr
 			locker := openTestRedisLocker(t, u.String())
 			env := apitest.New(t, b)
@@ -239,7 +239,7 @@ func TestBatchRedisOutage(t *testing.T) {
 			mustDo(t, env, batch("Before"), 200)
 			before := mustDo(t, env, apitest.Scenario{Path: "/pages/" + id}, 200)
 
-			p.stop()
+			p.Stop()
 			unavailable := wantExactBody(obj{"code": "service_unavailable", "message": apitest.Any})
 			down := batch("During")
 			down.Name, down.WantStatus, down.Check = "BatchWhileDown", 503, unavailable
@@ -257,7 +257,7 @@ func TestBatchRedisOutage(t *testing.T) {
 					}},
 			})
 
-			startTCPProxy(t, addr, p.target)
+			locktest.StartProxy(t, addr, p.Target())
 			// The client's pooled connections died with the proxy; the
 			// first writes after may still fail while it notices.
 			deadline := time.Now().Add(10 * time.Second)
@@ -277,67 +277,4 @@ func TestBatchRedisOutage(t *testing.T) {
 			})
 		})
 	}
-}
-
-// tcpProxy forwards TCP connections to target; stopping it cuts every
-// connection, as a Redis restart or a network failure would. (Package
-// lock's tests use the same trick.)
-type tcpProxy struct {
-	ln      net.Listener
-	target  string
-	mu      sync.Mutex
-	stopped bool
-	conns   []net.Conn
-	wg      sync.WaitGroup
-}
-
-func startTCPProxy(tb testing.TB, listen, target string) *tcpProxy {
-	tb.Helper()
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p := &tcpProxy{ln: ln, target: target}
-	p.wg.Go(p.serve)
-	tb.Cleanup(p.stop)
-	return p
-}
-
-func (p *tcpProxy) addr() string { return p.ln.Addr().String() }
-
-func (p *tcpProxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		if p.stopped {
-			p.mu.Unlock()
-			c.Close()
-			up.Close()
-			return
-		}
-		p.conns = append(p.conns, c, up)
-		p.mu.Unlock()
-		p.wg.Go(func() { io.Copy(up, c); up.Close() })
-		p.wg.Go(func() { io.Copy(c, up); c.Close() })
-	}
-}
-
-func (p *tcpProxy) stop() {
-	p.ln.Close()
-	p.mu.Lock()
-	p.stopped = true
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
-	p.wg.Wait()
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"crypto/rand"
 	"errors"
-	"io"
-	"net"
 	"net/url"
 	"os"
 	"sync"
@@ -15,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/lock/locktest"
 )
 
 // redisURL is the Redis the tests use; its keys are all under one prefix
@@ -254,8 +253,8 @@ func TestRedisRecovers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := startProxy(t, "127.0.0.1:0", u.Host)
-	addr := p.addr()
+	p := locktest.StartProxy(t, "127.0.0.1:0", u.Host)
+	addr := p.Addr()
 	u.Host = addr
 	l := mustOpenRedis(t, u.String(), lock.RedisOptions{Timeout: 100 * time.Millisecond, Prefix: prefix})
 	ctx := context.Background()
@@ -265,11 +264,11 @@ func TestRedisRecovers(t *testing.T) {
 		t.Fatal(err)
 	}
 	unlock()
-	p.stop()
+	p.Stop()
 	if _, err := l.Lock(ctx, "page:v"); !errors.Is(err, lock.ErrUnavailable) {
 		t.Fatalf("redis gone: got %v, want ErrUnavailable", err)
 	}
-	startProxy(t, addr, p.target)
+	locktest.StartProxy(t, addr, p.Target())
 	deadline := time.Now().Add(5 * time.Second)
 	for {
 		unlock, err := l.Lock(ctx, "page:v")
@@ -282,66 +281,4 @@ func TestRedisRecovers(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
-}
-
-// proxy forwards TCP connections to target; stopping it cuts every
-// connection, as a Redis restart or network failure would.
-type proxy struct {
-	ln      net.Listener
-	target  string
-	mu      sync.Mutex
-	stopped bool
-	conns   []net.Conn
-	wg      sync.WaitGroup
-}
-
-func startProxy(tb testing.TB, listen, target string) *proxy {
-	tb.Helper()
-	ln, err := net.Listen("tcp", listen)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	p := &proxy{ln: ln, target: target}
-	p.wg.Go(p.serve)
-	tb.Cleanup(p.stop)
-	return p
-}
-
-func (p *proxy) addr() string { return p.ln.Addr().String() }
-
-func (p *proxy) serve() {
-	for {
-		c, err := p.ln.Accept()
-		if err != nil {
-			return
-		}
-		up, err := net.Dial("tcp", p.target)
-		if err != nil {
-			c.Close()
-			continue
-		}
-		p.mu.Lock()
-		if p.stopped {
-			p.mu.Unlock()
-			c.Close()
-			up.Close()
-			return
-		}
-		p.conns = append(p.conns, c, up)
-		p.mu.Unlock()
-		p.wg.Go(func() { io.Copy(up, c); up.Close() })
-		p.wg.Go(func() { io.Copy(c, up); c.Close() })
-	}
-}
-
-func (p *proxy) stop() {
-	p.ln.Close()
-	p.mu.Lock()
-	p.stopped = true
-	for _, c := range p.conns {
-		c.Close()
-	}
-	p.conns = nil
-	p.mu.Unlock()
-	p.wg.Wait()
 }
