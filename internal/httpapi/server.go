@@ -119,6 +119,12 @@ func (s *Server) routes() {
 	for _, m := range []string{"GET", "PUT", "PATCH", "POST", "DELETE"} {
 		s.handleLimit(m+" /api/pages/{rest...}", needSite, pageBodyBytes, s.handlePageRoute)
 	}
+
+	s.handle("GET /api/uploads", needSite, s.handleUploadList)
+	s.handle("GET /api/uploads/count", needSite, s.handleUploadCount)
+	s.handleLimit("POST /api/uploads", needSite, pageBodyBytes, s.handleUploadCreate)
+	s.handle("GET /api/uploads/{id}", needSite, s.handleUploadGet)
+	s.handle("DELETE /api/uploads/{id}", needSite, s.handleUploadDelete)
 }
 
 // handle registers an API route: the handler runs after authentication, with

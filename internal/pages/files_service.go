@@ -133,6 +133,8 @@ func (fv *fileValues) source(ref FileRef) (*File, error) {
 	}
 	switch ref.Resource {
 	case "pages":
+	case "uploads", "tmp":
+		return fv.uploadSource(src, ref)
 	case "products":
 		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "This server has no products")
 	default:

@@ -47,6 +47,7 @@ type Tx interface {
 	Pages() Pages
 	Drafts() Drafts
 	Versions() Versions
+	Uploads() Uploads
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.
@@ -291,4 +292,35 @@ type Versions interface {
 	// Prune deletes the page's versions that are neither among its newest
 	// keep nor created at or after since, and returns how many it deleted.
 	Prune(siteID, pageID string, keep int, since time.Time) (int, error)
+}
+
+// Upload is a file stored on its own, to be copied into records by FileRef.
+// A tmp upload expires at ExpiresAt (zero for a lasting upload).
+type Upload struct {
+	ID          string
+	SiteID      string
+	Key         string // the blob key
+	Filename    string
+	ContentType string
+	Size        int64
+	Checksum    string
+	Width       int
+	Height      int
+	Tmp         bool
+	ExpiresAt   time.Time
+	CreatedAt   time.Time
+}
+
+// Uploads stores upload records, always scoped to one site. The blobs they
+// name are the caller's to store and delete.
+type Uploads interface {
+	// Create stores a new upload. EConflict if the id exists.
+	Create(u *Upload) error
+	// Get returns one upload. ENotFound.
+	Get(siteID, id string) (*Upload, error)
+	// List returns the site's uploads newest first (created_at, then id,
+	// descending), and their total.
+	List(siteID string, opt ListOptions) ([]*Upload, int, error)
+	// Delete removes one upload. ENotFound.
+	Delete(siteID, id string) error
 }

@@ -120,6 +120,7 @@ func (t *tx) Themes() store.Themes     { return themes{t} }
 func (t *tx) Pages() store.Pages       { return pages{t} }
 func (t *tx) Drafts() store.Drafts     { return drafts{t} }
 func (t *tx) Versions() store.Versions { return versions{t} }
+func (t *tx) Uploads() store.Uploads   { return uploads{t} }
 
 // exec, query and queryRow run a statement written with ? placeholders.
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {

@@ -1,0 +1,62 @@
+package httpapi
+
+import (
+	"net/http"
+)
+
+// handleUploadCreate handles "POST /api/uploads".
+func (s *Server) handleUploadCreate(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	u, err := s.Pages.CreateUpload(r.Context(), principal(r).Site, caller(r), body)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusCreated, u)
+	return nil
+}
+
+// handleUploadList handles "GET /api/uploads": newest first.
+func (s *Server) handleUploadList(w http.ResponseWriter, r *http.Request) error {
+	page, perPage, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := s.Pages.ListUploads(r.Context(), principal(r).Site, listOptions(page, perPage))
+	if err != nil {
+		return err
+	}
+	writeList(w, r, items, total, page, perPage)
+	return nil
+}
+
+// handleUploadCount handles "GET /api/uploads/count".
+func (s *Server) handleUploadCount(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.Pages.CountUploads(r.Context(), principal(r).Site)
+	if err != nil {
+		return err
+	}
+	writeCount(w, n)
+	return nil
+}
+
+// handleUploadGet handles "GET /api/uploads/{id}".
+func (s *Server) handleUploadGet(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.Pages.GetUpload(r.Context(), principal(r).Site, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, u)
+	return nil
+}
+
+// handleUploadDelete handles "DELETE /api/uploads/{id}".
+func (s *Server) handleUploadDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Pages.DeleteUpload(r.Context(), principal(r).Site, r.PathValue("id")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}

@@ -1,0 +1,195 @@
+package pages
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// TmpUploadTTL is how long a tmp upload can be copied from.
+const TmpUploadTTL = 24 * time.Hour
+
+// Upload is the API view of an upload. Source is the FileRef URI that
+// copies it into a record.
+type Upload struct {
+	ID        string     `json:"id"`
+	Name      string     `json:"name"`
+	URL       string     `json:"url"`
+	Size      int64      `json:"size"`
+	MimeType  string     `json:"mime_type"`
+	Source    string     `json:"source"`
+	Checksum  string     `json:"checksum"`
+	Width     int        `json:"width,omitempty"`
+	Height    int        `json:"height,omitempty"`
+	Tmp       bool       `json:"tmp"`
+	ExpiresAt *time.Time `json:"expires_at,omitempty"`
+	CreatedAt time.Time  `json:"created_at"`
+}
+
+// UploadSource is the FileRef URI of an upload of site.
+func UploadSource(site *store.Site, id string) string {
+	return "service://" + url.PathEscape(site.ShortID) + "/uploads/" + url.PathEscape(id)
+}
+
+func (s *Service) uploadView(site *store.Site, u *store.Upload) *Upload {
+	v := &Upload{
+		ID: u.ID, Name: u.Filename, URL: s.fileURL(site, u.Key), Size: u.Size, MimeType: u.ContentType,
+		Source: UploadSource(site, u.ID), Checksum: u.Checksum, Width: u.Width, Height: u.Height,
+		Tmp: u.Tmp, CreatedAt: u.CreatedAt,
+	}
+	if u.Tmp && !u.ExpiresAt.IsZero() {
+		t := u.ExpiresAt
+		v.ExpiresAt = &t
+	}
+	return v
+}
+
+// CreateUpload stores an upload from body {"source": <file upload form or
+// FileRef>, "tmp": bool}. The source follows the batch file rules (the same
+// validation, and the same FileRef permissions); a URL is not accepted, as
+// Tessera does not fetch files. A tmp upload expires after TmpUploadTTL.
+func (s *Service) CreateUpload(ctx context.Context, site *store.Site, caller Caller, body []byte) (*Upload, error) {
+	if jsonKind(body) != '{' {
+		return nil, err422(cms.EInvalid, "The body must be a JSON object {\"source\": ..., \"tmp\": false}")
+	}
+	var req map[string]json.RawMessage
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err422(cms.EInvalid, "Invalid JSON body: %v", err)
+	}
+	tmp := false
+	if raw, ok := req["tmp"]; ok && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &tmp); err != nil {
+			return nil, errInvalid("tmp must be true or false")
+		}
+	}
+	raw, ok := req["source"]
+	if !ok || jsonKind(raw) != '{' {
+		return nil, err422(EInvalidFileFormat, "source must be a File upload {__type: File, filename, attachment} or a FileRef {__type: FileRef, source}")
+	}
+	var src map[string]any
+	if err := json.Unmarshal(raw, &src); err != nil {
+		return nil, err422(cms.EInvalid, "Invalid source: %v", err)
+	}
+	v, action, err := parseFileValue(src, nil, "source")
+	if err != nil {
+		return nil, err
+	}
+	if action != fileStore || (v.Kind != FileUpload && v.Kind != FileCopy) {
+		return nil, err422(EInvalidFileFormat, "source must be a File upload {__type: File, filename, attachment} or a FileRef {__type: FileRef, source}")
+	}
+	if s.Files == nil {
+		return nil, errUploadsUnsupported("source")
+	}
+	var rec *store.Upload
+	var fv *fileValues
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		fv = s.fileValues(ctx, tx, site, caller, false)
+		f, err := fv.SetFile(v)
+		if err != nil {
+			return err
+		}
+		now := tx.Now()
+		rec = &store.Upload{
+			ID: cms.NewID(now), SiteID: site.ID, Key: f.Key, Filename: f.Filename, ContentType: f.ContentType,
+			Size: f.Size, Checksum: f.Checksum, Width: f.Width, Height: f.Height, Tmp: tmp, CreatedAt: now,
+		}
+		if tmp {
+			rec.ExpiresAt = now.Add(TmpUploadTTL)
+		}
+		return tx.Uploads().Create(rec)
+	})
+	fv.cleanup(err == nil)
+	if err != nil {
+		return nil, err
+	}
+	return s.uploadView(site, rec), nil
+}
+
+// GetUpload returns one upload of the site. ENotFound.
+func (s *Service) GetUpload(ctx context.Context, site *store.Site, id string) (*Upload, error) {
+	var u *store.Upload
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		u, err = tx.Uploads().Get(site.ID, id)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return s.uploadView(site, u), nil
+}
+
+// ListUploads returns a window of the site's uploads, newest first, and their total.
+func (s *Service) ListUploads(ctx context.Context, site *store.Site, opt store.ListOptions) ([]*Upload, int, error) {
+	var recs []*store.Upload
+	var total int
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		recs, total, err = tx.Uploads().List(site.ID, opt)
+		return err
+	})
+	if err != nil {
+		return nil, 0, err
+	}
+	out := make([]*Upload, len(recs))
+	for i, u := range recs {
+		out[i] = s.uploadView(site, u)
+	}
+	return out, total, nil
+}
+
+// CountUploads returns the number of the site's uploads.
+func (s *Service) CountUploads(ctx context.Context, site *store.Site) (n int, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		_, n, err = tx.Uploads().List(site.ID, store.ListOptions{Limit: 1})
+		return err
+	})
+	return n, err
+}
+
+// DeleteUpload removes an upload and its blob. Files copied from it are
+// independent copies and stay. ENotFound.
+func (s *Service) DeleteUpload(ctx context.Context, site *store.Site, id string) error {
+	var key string
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		u, err := tx.Uploads().Get(site.ID, id)
+		if err != nil {
+			return err
+		}
+		key = u.Key
+		return tx.Uploads().Delete(site.ID, id)
+	})
+	if err != nil {
+		return err
+	}
+	if s.Files != nil && key != "" {
+		_ = s.Files.Delete(context.WithoutCancel(ctx), key)
+	}
+	return nil
+}
+
+// uploadSource resolves a FileRef to an upload (resource uploads or tmp)
+// of src: an expired tmp upload is gone.
+func (fv *fileValues) uploadSource(src *store.Site, ref FileRef) (*File, error) {
+	u, err := fv.tx.Uploads().Get(src.ID, ref.RecordID)
+	if cms.IsCode(err, cms.ENotFound) {
+		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "No upload %s on site %q", ref.RecordID, ref.SiteShortID)
+	} else if err != nil {
+		return nil, err
+	}
+	if u.Tmp && !fv.tx.Now().Before(u.ExpiresAt) {
+		return nil, errRef(EGone, http.StatusUnprocessableEntity, "The temporary upload %s has expired", ref.RecordID)
+	}
+	ok, err := fv.s.Files.Exists(fv.ctx, u.Key)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errRef(EGone, http.StatusUnprocessableEntity, "The stored file of upload %s is gone", ref.RecordID)
+	}
+	return &File{Key: u.Key, Filename: u.Filename, ContentType: u.ContentType, Checksum: u.Checksum,
+		Size: u.Size, Width: u.Width, Height: u.Height}, nil
+}

@@ -1,0 +1,20 @@
+-- Uploads: files stored on their own, to be copied into records by FileRef
+-- (service://<site>/uploads/<id>). Temporary uploads carry expires_at.
+
+CREATE TABLE uploads (
+	-- COLLATE "C": ids break created_at ties bytewise, as on SQLite.
+	id           TEXT COLLATE "C" PRIMARY KEY,
+	site_id      TEXT NOT NULL REFERENCES sites (id) ON DELETE CASCADE,
+	blob_key     TEXT NOT NULL,
+	filename     TEXT NOT NULL,
+	content_type TEXT NOT NULL,
+	size         BIGINT NOT NULL,
+	checksum     TEXT NOT NULL,
+	width        INTEGER NOT NULL,
+	height       INTEGER NOT NULL,
+	tmp          BOOLEAN NOT NULL,
+	expires_at   TIMESTAMPTZ, -- NULL unless tmp
+	created_at   TIMESTAMPTZ NOT NULL
+);
+-- A site's uploads newest first: serves List and the cascade.
+CREATE INDEX uploads_site ON uploads (site_id, created_at DESC, id DESC);
