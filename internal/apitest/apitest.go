@@ -20,11 +20,15 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/johannesboyne/gofakes3"
+	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -59,8 +63,34 @@ type Env struct {
 	OtherSite *store.Site
 }
 
+// Option changes how New builds an Env.
+type Option func(*options)
+
+type options struct{ blobURL func(testing.TB) string }
+
+// WithFakeS3 keeps file bytes in an in-process fake S3 server instead of a
+// local directory, so the S3 path of the file store is covered without a
+// network.
+func WithFakeS3() Option {
+	return func(o *options) { o.blobURL = fakeS3 }
+}
+
+// fakeS3 starts an in-process S3 server with one bucket and returns the
+// blob URL of that bucket.
+func fakeS3(tb testing.TB) string {
+	mem := s3mem.New()
+	if err := mem.CreateBucket("tessera"); err != nil {
+		tb.Fatal(err)
+	}
+	srv := httptest.NewServer(gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
+	tb.Cleanup(srv.Close)
+	q := url.Values{"endpoint": {srv.URL}, "region": {"us-east-1"}, "use_path_style": {"true"},
+		"anonymous": {"true"}, "request_checksum_calculation": {"when_required"}}
+	return "s3://tessera?" + q.Encode()
+}
+
 // New starts a server on a fresh store of the given backend.
-func New(tb testing.TB, b storetest.Backend) *Env {
+func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	tb.Helper()
 	clock := cms.NewFixedClock(time.Date(2026, 9, 10, 14, 31, 12, 408e6, time.UTC))
 	st := b.Open(tb, &tickingClock{clock})
@@ -70,7 +100,15 @@ func New(tb testing.TB, b storetest.Backend) *Env {
 	env.Themes = &themes.Service{Store: st}
 	env.Pages = &pages.Service{Store: st, Themes: env.Themes, Locker: &lock.Local{Timeout: 2 * time.Second},
 		SiteURL: func(site *store.Site) string { return sites.BaseURL(site, "") }}
-	blobs, err := files.Open(context.Background(), "file://"+filepath.ToSlash(tb.TempDir()), files.Options{Secret: []byte("test secret")})
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	blobURL := "file://" + filepath.ToSlash(tb.TempDir())
+	if o.blobURL != nil {
+		blobURL = o.blobURL(tb)
+	}
+	blobs, err := files.Open(context.Background(), blobURL, files.Options{Secret: []byte("test secret")})
 	if err != nil {
 		tb.Fatalf("open file store: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
 // testPNG returns a w×h PNG.
@@ -54,8 +55,19 @@ func fetch(t *testing.T, env *apitest.Env, fileURL string, header map[string]str
 	return res
 }
 
+// eachBlobStore runs fn on every store backend, with file bytes in a local
+// directory and in a fake S3.
+func eachBlobStore(t *testing.T, fn func(t *testing.T, env *apitest.Env)) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			t.Run("local", func(t *testing.T) { fn(t, apitest.New(t, b)) })
+			t.Run("s3", func(t *testing.T) { fn(t, apitest.New(t, b, apitest.WithFakeS3())) })
+		})
+	}
+}
+
 func TestFileUploads(t *testing.T) {
-	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+	eachBlobStore(t, func(t *testing.T, env *apitest.Env) {
 		pic := testPNG(t, 64, 48)
 		b64 := base64.StdEncoding.EncodeToString(pic)
 		res := env.Do(t, apitest.Scenario{Method: "POST", Path: "/pages", Body: obj{"title": "Gallery", "template": "home"}})
@@ -117,7 +129,7 @@ func TestFileUploads(t *testing.T) {
 }
 
 func TestFileBatchAndCopies(t *testing.T) {
-	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+	eachBlobStore(t, func(t *testing.T, env *apitest.Env) {
 		pic := testPNG(t, 30, 40)
 		b64 := base64.StdEncoding.EncodeToString(pic)
 		mk := func(title string) string {

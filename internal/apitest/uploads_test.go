@@ -11,7 +11,7 @@ import (
 )
 
 func TestUploads(t *testing.T) {
-	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+	eachBlobStore(t, func(t *testing.T, env *apitest.Env) {
 		pic := testPNG(t, 20, 10)
 		b64 := base64.StdEncoding.EncodeToString(pic)
 		create := func(t *testing.T, name string, tmp bool) map[string]any {
