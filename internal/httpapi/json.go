@@ -41,7 +41,7 @@ func readBody(r *http.Request) ([]byte, error) {
 			return nil, cms.Errorf(cms.EUnsupportedMediaType, "Send the body as application/json (got %q).", ct)
 		}
 	}
-	b, err := io.ReadAll(r.Body)
+	b, err := readAll(r)
 	var tooBig *http.MaxBytesError
 	if errors.As(err, &tooBig) {
 		return nil, cms.Errorf(cms.ETooLarge, "The request body is larger than %d bytes.", tooBig.Limit)
@@ -49,6 +49,17 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, cms.Errorf(cms.EInvalid, "Could not read the request body: %v.", err)
 	}
 	return bytes.TrimSpace(b), nil
+}
+
+// readAll reads the body into one buffer sized from Content-Length when the
+// client sent it, so a large upload is not copied through a growing buffer.
+func readAll(r *http.Request) ([]byte, error) {
+	if n := r.ContentLength; n > 0 && n <= pageBodyBytes {
+		buf := bytes.NewBuffer(make([]byte, 0, n+1))
+		_, err := buf.ReadFrom(r.Body)
+		return buf.Bytes(), err
+	}
+	return io.ReadAll(r.Body)
 }
 
 // decodeJSON reads a JSON body into v. A missing body decodes as {}.
