@@ -306,25 +306,7 @@ func (r *renderer) snapshot(p *Page) {
 	w.k("page_items")
 	r.snapshotItems(p.Items)
 	if r.multi {
-		w.k("translations")
-		w.openObject()
-		for _, l := range r.v.Locales {
-			if r.v.Compact && l == loc {
-				continue
-			}
-			w.key(l)
-			w.openObject()
-			w.k("title")
-			w.str(p.Title.Get(l, def))
-			w.k("seo_title")
-			w.str(p.SEOTitle.Get(l, def))
-			w.k("seo_description")
-			w.str(p.SEODescription.Get(l, def))
-			w.k("seo_keywords")
-			w.str(p.SEOKeywords.Get(l, def))
-			w.closeObject()
-		}
-		w.closeObject()
+		r.pageTranslations(p, false)
 	}
 	w.closeObject()
 }

@@ -262,30 +262,42 @@ func (r *renderer) page(p *Page, mask uint32) {
 		r.items(p.Items, eds)
 	}
 	if r.multi && mask&(1<<keyTranslations) != 0 {
-		w.k("translations")
+		r.pageTranslations(p, true)
+	}
+	w.closeObject()
+}
+
+// pageTranslations writes the "translations" key of a page document or
+// snapshot: every enabled locale (but the served one in compact reads) with
+// the page's translated fields; withPaths adds slug, fullpath and
+// public_url, which snapshots leave out.
+func (r *renderer) pageTranslations(p *Page, withPaths bool) {
+	w := &r.w
+	def := r.def
+	w.k("translations")
+	w.openObject()
+	for _, l := range r.v.Locales {
+		if r.v.Compact && l == r.locale {
+			continue
+		}
+		w.key(l)
 		w.openObject()
-		for _, l := range r.v.Locales {
-			if r.v.Compact && l == loc {
-				continue
-			}
-			w.key(l)
-			w.openObject()
-			w.k("title")
-			w.str(p.Title.Get(l, def))
+		w.k("title")
+		w.str(p.Title.Get(l, def))
+		if withPaths {
 			w.k("slug")
 			w.str(p.Slug.Get(l, def))
 			w.k("fullpath")
 			w.str(readFullpath(p.Fullpath.Get(l, def)))
 			w.k("public_url")
 			w.str(r.publicURL(p, l))
-			w.k("seo_title")
-			w.str(p.SEOTitle.Get(l, def))
-			w.k("seo_description")
-			w.str(p.SEODescription.Get(l, def))
-			w.k("seo_keywords")
-			w.str(p.SEOKeywords.Get(l, def))
-			w.closeObject()
 		}
+		w.k("seo_title")
+		w.str(p.SEOTitle.Get(l, def))
+		w.k("seo_description")
+		w.str(p.SEODescription.Get(l, def))
+		w.k("seo_keywords")
+		w.str(p.SEOKeywords.Get(l, def))
 		w.closeObject()
 	}
 	w.closeObject()
