@@ -31,7 +31,7 @@ func (s *Server) handlePageBatch(w http.ResponseWriter, r *http.Request, escaped
 	if err != nil {
 		return err
 	}
-	body, err := readBody(r)
+	r, body, err := readFileBody(r)
 	if err != nil {
 		return err
 	}

@@ -48,20 +48,20 @@ func (s *Server) handleDraftRoute(w http.ResponseWriter, r *http.Request, escape
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	case kind == "draft" && action == "":
-		body, err := readBody(r)
+		r, body, err := readFileBody(r)
 		if err != nil {
 			return err
 		}
-		draft, err := s.Pages.SaveDraft(ctx, site, ref, body, writeOptions(r))
+		draft, err := s.Pages.SaveDraft(r.Context(), site, ref, body, writeOptions(r))
 		return rawOK(w, draft, err)
 	case kind == "draft" && r.Method != http.MethodPost:
 		return errMethod(r)
 	case kind == "draft" && action == "batch":
-		body, err := readBody(r)
+		r, body, err := readFileBody(r)
 		if err != nil {
 			return err
 		}
-		results, draft, err := s.Pages.DraftBatch(ctx, site, ref, body, r.URL.Query().Get("content_locale"), caller(r))
+		results, draft, err := s.Pages.DraftBatch(r.Context(), site, ref, body, r.URL.Query().Get("content_locale"), caller(r))
 		if err != nil {
 			return err
 		}

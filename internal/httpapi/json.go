@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages"
 )
 
 // writeJSON writes v as the JSON response body with the given status.
@@ -49,6 +50,18 @@ func readBody(r *http.Request) ([]byte, error) {
 		return nil, cms.Errorf(cms.EInvalid, "Could not read the request body: %v.", err)
 	}
 	return bytes.TrimSpace(b), nil
+}
+
+// readFileBody reads the body of a route that may carry uploads: large
+// base64 file data is decoded once and kept aside (pages.SpillUploads), and
+// the request returned carries it for the service.
+func readFileBody(r *http.Request) (*http.Request, []byte, error) {
+	body, err := readBody(r)
+	if err != nil {
+		return r, nil, err
+	}
+	body, ctx := pages.SpillUploads(r.Context(), body)
+	return r.WithContext(ctx), body, nil
 }
 
 // readAll reads the body into one buffer sized from Content-Length when the

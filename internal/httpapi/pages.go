@@ -85,7 +85,7 @@ func (s *Server) handlePageCount(w http.ResponseWriter, r *http.Request) error {
 
 // handlePageCreate handles "POST /api/pages".
 func (s *Server) handlePageCreate(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
+	r, body, err := readFileBody(r)
 	if err != nil {
 		return err
 	}
@@ -176,7 +176,7 @@ func (s *Server) handlePageGet(w http.ResponseWriter, r *http.Request, ref strin
 
 // handlePageUpdate handles "PUT|PATCH|POST /api/pages/{page_id}".
 func (s *Server) handlePageUpdate(w http.ResponseWriter, r *http.Request, ref string) error {
-	body, err := readBody(r)
+	r, body, err := readFileBody(r)
 	if err != nil {
 		return err
 	}

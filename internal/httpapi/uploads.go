@@ -6,7 +6,7 @@ import (
 
 // handleUploadCreate handles "POST /api/uploads".
 func (s *Server) handleUploadCreate(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
+	r, body, err := readFileBody(r)
 	if err != nil {
 		return err
 	}

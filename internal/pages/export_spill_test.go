@@ -1,0 +1,4 @@
+package pages
+
+// Unspill exposes unspill to the external tests.
+var Unspill = unspill
