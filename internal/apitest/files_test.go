@@ -122,6 +122,12 @@ func TestFileUploads(t *testing.T) {
 				WantStatus: 422, WantBody: obj{"code": "invalid_base64"}},
 			{Name: "HTMLRefused", Method: "PUT", Path: page, Body: obj{"items": obj{"Hero image": obj{"__type": "File", "filename": "x.txt", "attachment": base64.StdEncoding.EncodeToString([]byte("<html><script>alert(1)</script></html>"))}}},
 				WantStatus: 422, WantBody: obj{"code": "invalid_content_type"}},
+			{Name: "OGImageUpload", Method: "PUT", Path: page, Body: obj{"og_image": obj{"__type": "File", "filename": "og.png", "attachment": b64}},
+				WantStatus: 200, WantBody: obj{"og_image": obj{"filename": "og.png", "width": 64, "height": 48, "checksum": md5hex(pic)}}},
+			{Name: "OGImageFileRefFromItem", Method: "PUT", Path: page, Body: obj{"og_image": obj{"__type": "FileRef", "source": "service://demo/pages/" + id + "/Hero image"}},
+				WantStatus: 200, WantBody: obj{"og_image": obj{"filename": "passwd.png", "width": 64}}},
+			{Name: "OGImageRemove", Method: "PUT", Path: page, Body: obj{"og_image": obj{"__type": "File", "remove": true}},
+				WantStatus: 200, WantBody: obj{"og_image": nil}},
 			{Name: "Remove", Method: "PUT", Path: page, Body: obj{"items": obj{"Hero image": obj{"__type": "File", "remove": true}}},
 				WantStatus: 200, WantBody: obj{"items": obj{"Hero image": obj{"file": nil, "content": nil}}}},
 		})
