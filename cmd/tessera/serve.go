@@ -99,6 +99,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	logger.Info("tessera listening", slog.String("addr", ln.Addr().String()), slog.String("api", "http://"+ln.Addr().String()+"/api"))
 
+	go sweepUploads(ctx, svc, logger)
+
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
 	select {
@@ -148,4 +150,28 @@ func openBlobs(ctx context.Context, blobURL, data string, logger *slog.Logger) (
 		return nil, fmt.Errorf("--blob: %w", err)
 	}
 	return st, nil
+}
+
+// sweepInterval is how often expired temporary uploads are removed.
+const sweepInterval = 10 * time.Minute
+
+// sweepUploads removes expired temporary uploads now and every
+// sweepInterval until ctx ends. Every process may sweep: deletes are
+// idempotent.
+func sweepUploads(ctx context.Context, svc *services, logger *slog.Logger) {
+	t := time.NewTicker(sweepInterval)
+	defer t.Stop()
+	for {
+		n, err := svc.pages.SweepExpiredUploads(ctx)
+		if err != nil && ctx.Err() == nil {
+			logger.Warn("sweeping expired uploads failed", slog.Any("err", err))
+		} else if n > 0 {
+			logger.Info("swept expired uploads", slog.Int("removed", n))
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

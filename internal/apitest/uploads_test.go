@@ -1,6 +1,7 @@
 package apitest_test
 
 import (
+	"context"
 	"encoding/base64"
 	"fmt"
 	"net/http"
@@ -126,6 +127,24 @@ func TestUploads(t *testing.T) {
 		env.Run(t, []apitest.Scenario{gone,
 			{Name: "ExpiredTmpUploadFromRef", Method: "POST", Path: "/uploads", Body: obj{"source": tmpRef},
 				WantStatus: 422, WantBody: obj{"code": "gone"}},
+			{Name: "SweepRemovesExpired", Path: "/uploads/count", WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {
+				before := r.JSON.(map[string]any)["count"].(float64)
+				n, err := env.Pages.SweepExpiredUploads(context.Background())
+				if err != nil || n != 1 {
+					t.Fatalf("sweep: got %d, %v; want 1 removed", n, err)
+				}
+				after := env.Do(t, apitest.Scenario{Path: "/uploads/count"}).JSON.(map[string]any)["count"].(float64)
+				if after != before-1 {
+					t.Errorf("uploads after the sweep: got %v, want %v", after, before-1)
+				}
+				if got := fetch(t, env, tmp["url"].(string), nil); got.StatusCode != 404 {
+					t.Errorf("swept upload's url: got %d, want 404", got.StatusCode)
+				}
+				if n, _ := env.Pages.SweepExpiredUploads(context.Background()); n != 0 {
+					t.Errorf("second sweep: got %d removed, want 0", n)
+				}
+			}},
+			{Name: "SweptUploadGone", Path: "/uploads/" + tmp["id"].(string), WantStatus: 404},
 		})
 	})
 }

@@ -193,3 +193,37 @@ func (fv *fileValues) uploadSource(src *store.Site, ref FileRef) (*File, error) 
 	return &File{Key: u.Key, Filename: u.Filename, ContentType: u.ContentType, Checksum: u.Checksum,
 		Size: u.Size, Width: u.Width, Height: u.Height}, nil
 }
+
+// SweepExpiredUploads deletes temporary uploads that have expired, with
+// their bytes, in batches, and returns how many it removed. Several
+// processes may sweep at once: a record another sweeper removed first is
+// skipped.
+func (s *Service) SweepExpiredUploads(ctx context.Context) (int, error) {
+	const batch = 100
+	removed := 0
+	for {
+		var expired []*store.Upload
+		err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+			expired, err = tx.Uploads().Expired(tx.Now(), batch)
+			return err
+		})
+		if err != nil {
+			return removed, err
+		}
+		for _, u := range expired {
+			err := s.Store.Update(ctx, func(tx store.Tx) error { return tx.Uploads().Delete(u.SiteID, u.ID) })
+			if cms.IsCode(err, cms.ENotFound) {
+				continue
+			} else if err != nil {
+				return removed, err
+			}
+			if s.Files != nil {
+				_ = s.Files.Delete(ctx, u.Key)
+			}
+			removed++
+		}
+		if len(expired) < batch {
+			return removed, nil
+		}
+	}
+}

@@ -323,4 +323,7 @@ type Uploads interface {
 	List(siteID string, opt ListOptions) ([]*Upload, int, error)
 	// Delete removes one upload. ENotFound.
 	Delete(siteID, id string) error
+	// Expired returns up to limit temporary uploads, of any site, that
+	// expired at or before t, oldest first: the sweeper's work list.
+	Expired(t time.Time, limit int) ([]*Upload, error)
 }

@@ -81,3 +81,24 @@ func (x uploads) Delete(siteID, id string) error {
 	}
 	return x.mustAffect(res, op)
 }
+
+func (x uploads) Expired(t time.Time, limit int) ([]*store.Upload, error) {
+	rows, err := x.query(`SELECT `+uploadColumns+` FROM uploads WHERE expires_at IS NOT NULL AND expires_at <= ?
+		ORDER BY expires_at, id LIMIT ?`, x.time(t), limit)
+	if err != nil {
+		return nil, x.fail(err, "list expired uploads", "")
+	}
+	defer rows.Close()
+	var out []*store.Upload
+	for rows.Next() {
+		u, err := scanUpload(rows)
+		if err != nil {
+			return nil, x.fail(err, "list expired uploads", "")
+		}
+		out = append(out, u)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, x.fail(err, "list expired uploads", "")
+	}
+	return out, nil
+}

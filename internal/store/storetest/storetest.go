@@ -77,6 +77,7 @@ func Run(t *testing.T, b Backend) {
 		{"Uploads/CreateGetDelete", testUploadsCreateGetDelete},
 		{"Uploads/List", testUploadsList},
 		{"Uploads/SiteScoping", testUploadsSiteScoping},
+		{"Uploads/Expired", testUploadsExpired},
 		{"Tx/RollbackOnError", testTxRollbackOnError},
 		{"Tx/RollbackOnPanic", testTxRollbackOnPanic},
 		{"Tx/Now", testTxNow},

@@ -128,3 +128,38 @@ func testUploadsSiteScoping(t *testing.T, e *env) {
 		return nil
 	})
 }
+
+func testUploadsExpired(t *testing.T, e *env) {
+	a, b := e.createSite(t, "acme"), e.createSite(t, "bolt")
+	now := t0.Truncate(time.Millisecond)
+	tmp := func(site *store.Site, name string, expires time.Time) *store.Upload {
+		u := newUpload(now, site.ID, name)
+		u.Tmp, u.ExpiresAt = true, expires
+		return u
+	}
+	kept := newUpload(now, a.ID, "kept.png")
+	early := tmp(b, "early.png", now.Add(-2*time.Hour))
+	late := tmp(a, "late.png", now.Add(-time.Hour))
+	atNow := tmp(a, "now.png", now)
+	future := tmp(a, "future.png", now.Add(time.Millisecond))
+	e.createUploads(t, kept, early, late, atNow, future)
+	e.view(t, func(tx store.Tx) error {
+		got, err := tx.Uploads().Expired(now, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, u := range got {
+			names = append(names, u.Filename)
+		}
+		checkDiff(t, "Expired(now) across sites, oldest first", names, []string{"early.png", "late.png", "now.png"})
+		got, err = tx.Uploads().Expired(now, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 1 || got[0].Filename != "early.png" {
+			t.Errorf("Expired(now, limit 1): got %d uploads, want early.png only", len(got))
+		}
+		return nil
+	})
+}
