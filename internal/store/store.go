@@ -48,6 +48,8 @@ type Tx interface {
 	Drafts() Drafts
 	Versions() Versions
 	Uploads() Uploads
+	Channels() Channels
+	Entries() Entries
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.
@@ -326,4 +328,122 @@ type Uploads interface {
 	// Expired returns up to limit temporary uploads, of any site, that
 	// expired at or before t, oldest first: the sweeper's work list.
 	Expired(t time.Time, limit int) ([]*Upload, error)
+}
+
+// Channel is a stored channel: its site-unique slug, and its document (JSON,
+// owned by package channels: name, custom fields, …).
+type Channel struct {
+	ID        string
+	SiteID    string
+	Slug      string
+	Doc       []byte
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Channels stores channels, always scoped to one site.
+type Channels interface {
+	// Create stores a new channel. EConflict if the id exists or the slug is
+	// taken in the site.
+	Create(c *Channel) error
+	// Get returns one channel. ENotFound.
+	Get(siteID, id string) (*Channel, error)
+	// GetBySlug returns the site's channel with the given slug. ENotFound.
+	GetBySlug(siteID, slug string) (*Channel, error)
+	// Update replaces the stored channel if its updated_at still equals
+	// prevUpdatedAt. ErrStale, ENotFound, EConflict (slug taken).
+	Update(c *Channel, prevUpdatedAt time.Time) error
+	// Delete removes a channel and its entries. ENotFound.
+	Delete(siteID, id string) error
+	// List returns the site's channels ordered by slug, and their total.
+	List(siteID string, opt ListOptions) ([]*Channel, int, error)
+}
+
+// EntryValue is one indexed value of an entry's field, for where= and
+// sort=: its text, and its number when the value is one. A field may have
+// several values (multiple choices).
+type EntryValue struct {
+	Field string
+	Text  string
+	Num   *float64
+}
+
+// EntryRef is a reference from an entry's field to another record, for
+// reverse look-ups.
+type EntryRef struct {
+	Field    string
+	TargetID string
+}
+
+// Entry is a stored entry of a channel: the columns entries are looked up
+// and ordered by, its document (JSON, owned by package entries), and what is
+// derived from the document for queries: Values, Refs and the searchable
+// text per locale.
+type Entry struct {
+	ID        string
+	SiteID    string
+	ChannelID string
+	Slug      string
+	Doc       []byte
+	Values    []EntryValue
+	Refs      []EntryRef
+	Search    map[string]string // locale -> searchable text
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Names of the entry columns an EntryCond or EntrySort can name instead of
+// a value field.
+const (
+	EntrySlug      = "_slug"
+	EntryCreatedAt = "_created_at"
+	EntryUpdatedAt = "_updated_at"
+)
+
+// EntryCond matches entries with a value of Field whose text equals Value
+// (Field EntrySlug: whose slug equals Value).
+type EntryCond struct {
+	Field string
+	Value string
+}
+
+// EntrySort orders entries by a value field (its number when it has one,
+// else its text; entries without a value last) or by EntrySlug,
+// EntryCreatedAt or EntryUpdatedAt.
+type EntrySort struct {
+	Field string
+	Desc  bool
+}
+
+// EntryQuery narrows and orders an entry list. Every condition must hold.
+// Search matches entries whose text, in Locale ("" = any locale), contains
+// every word of Search as a whole word, case-insensitively.
+type EntryQuery struct {
+	Where  []EntryCond
+	Search string
+	Locale string
+	Sort   []EntrySort
+}
+
+// Entries stores entries, always scoped to one site. An entry's values,
+// references and search text are replaced with it and removed with it.
+type Entries interface {
+	// Create stores a new entry. EConflict if the id exists or the slug is
+	// taken in the channel; ENotFound if the channel is not the site's.
+	Create(e *Entry) error
+	// Get returns one entry, without its Values, Refs and Search. ENotFound.
+	Get(siteID, id string) (*Entry, error)
+	// Update replaces the stored entry (slug, document, updated_at, values,
+	// references and search text) if its updated_at still equals
+	// prevUpdatedAt. ErrStale, ENotFound, EConflict (slug taken).
+	Update(e *Entry, prevUpdatedAt time.Time) error
+	// Delete removes one entry. ENotFound.
+	Delete(siteID, id string) error
+	// List returns the channel's entries ("" = every channel of the site)
+	// matching q, in q's order then by id (by default created_at, then id),
+	// without their Values, Refs and Search, and the number that match.
+	List(siteID, channelID string, q EntryQuery, opt ListOptions) ([]*Entry, int, error)
+	// ReferencedBy returns the ids, sorted, of the site's entries that
+	// reference targetID.
+	ReferencedBy(siteID, targetID string) ([]string, error)
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io/fs"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -65,6 +66,9 @@ func Open(ctx context.Context, dsn string, clock cms.Clock) (*DB, error) {
 		IsUniqueViolation:     hasCode("23505"),
 		IsForeignKeyViolation: hasCode("23503"),
 		Migrations:            migrations,
+		// plainto_tsquery ANDs the words and ignores any operator in them.
+		SearchMatch: `tsv @@ plainto_tsquery('simple', ?)`,
+		SearchQuery: func(words []string) string { return strings.Join(words, " ") },
 		// A transaction-scoped advisory lock, keyed by schema so that
 		// separate schemas (as in tests) migrate independently.
 		MigrationLock: `SELECT pg_advisory_xact_lock(hashtext('tessera.migrate.' || coalesce(current_schema(), '')))`,

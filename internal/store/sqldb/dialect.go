@@ -23,6 +23,12 @@ type Dialect struct {
 	IsUniqueViolation func(err error) bool
 	// IsForeignKeyViolation reports whether err is a foreign key violation.
 	IsForeignKeyViolation func(err error) bool
+	// SearchMatch is the condition an entry_search row meets when its body
+	// holds every word bound to its one placeholder, each as a whole word,
+	// case-insensitively; SearchQuery turns the words (never none) into that
+	// value.
+	SearchMatch string
+	SearchQuery func(words []string) string
 	// Migrations holds the numbered migration files (0001_init.sql, …) at
 	// its root.
 	Migrations fs.FS

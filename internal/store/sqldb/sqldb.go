@@ -121,6 +121,8 @@ func (t *tx) Pages() store.Pages       { return pages{t} }
 func (t *tx) Drafts() store.Drafts     { return drafts{t} }
 func (t *tx) Versions() store.Versions { return versions{t} }
 func (t *tx) Uploads() store.Uploads   { return uploads{t} }
+func (t *tx) Channels() store.Channels { return channels{t} }
+func (t *tx) Entries() store.Entries   { return entries{t} }
 
 // exec, query and queryRow run a statement written with ? placeholders.
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {
@@ -177,6 +179,23 @@ func (t *tx) swapped(res sql.Result, table, id, op string) error {
 	}
 	var one int
 	if err := t.queryRow(`SELECT 1 FROM `+table+` WHERE id = ?`, id).Scan(&one); err != nil {
+		return t.fail(err, op, "")
+	}
+	return store.ErrStale
+}
+
+// swappedIn is swapped for a record of a site: a record of another site
+// is missing (ENotFound), never stale.
+func (t *tx) swappedIn(res sql.Result, table, siteID, id, op string) error {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return fmt.Errorf("sqldb: %s: %w", op, err)
+	}
+	if n > 0 {
+		return nil
+	}
+	var one int
+	if err := t.queryRow(`SELECT 1 FROM `+table+` WHERE site_id = ? AND id = ?`, siteID, id).Scan(&one); err != nil {
 		return t.fail(err, op, "")
 	}
 	return store.ErrStale

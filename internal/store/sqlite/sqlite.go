@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"modernc.org/sqlite"
@@ -78,6 +79,16 @@ func Open(ctx context.Context, path string, clock cms.Clock) (*DB, error) {
 		IsUniqueViolation:     hasCode(sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY),
 		IsForeignKeyViolation: hasCode(sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY),
 		Migrations:            migrations,
+		// FTS5: each word a quoted phrase (so no word is an operator), all
+		// of them ANDed.
+		SearchMatch: `entry_search MATCH ?`,
+		SearchQuery: func(words []string) string {
+			q := make([]string, len(words))
+			for i, w := range words {
+				q[i] = `"` + strings.ReplaceAll(w, `"`, `""`) + `"`
+			}
+			return strings.Join(q, " AND ")
+		},
 	}
 
 	// Migrate before any reader connects, so the readers find the file

@@ -1,0 +1,223 @@
+package sqldb
+
+import (
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// entries stores entries in the entries table, and what the service derives
+// from an entry's document in entry_values, entry_refs and entry_search.
+// Every statement on entries filters on site_id; the derived tables are
+// reached only through an entry of the site. entries references channels
+// by (site_id, channel_id), so the database itself keeps an entry in a
+// channel of its own site.
+type entries struct{ *tx }
+
+const entryColumns = `e.id, e.site_id, e.channel_id, e.slug, e.created_at, e.updated_at, e.doc`
+
+func scanEntry(row scanner) (*store.Entry, error) {
+	var e store.Entry
+	err := row.Scan(&e.ID, &e.SiteID, &e.ChannelID, &e.Slug, timeCol{&e.CreatedAt}, timeCol{&e.UpdatedAt}, &e.Doc)
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+func entryConflict(e *store.Entry) string {
+	return fmt.Sprintf("An entry with slug %q or id %q already exists in the channel.", e.Slug, e.ID)
+}
+
+func (x entries) Create(e *store.Entry) error {
+	op := "create entry " + e.ID + " of site " + e.SiteID
+	_, err := x.exec(`INSERT INTO entries (id, site_id, channel_id, slug, created_at, updated_at, doc)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`,
+		e.ID, e.SiteID, e.ChannelID, e.Slug, x.time(e.CreatedAt), x.time(e.UpdatedAt), docValue(e.Doc))
+	if err != nil {
+		return x.fail(err, op, entryConflict(e))
+	}
+	return x.putDerived(e, op)
+}
+
+// putDerived inserts the entry's values, references and search text.
+func (x entries) putDerived(e *store.Entry, op string) error {
+	for _, v := range e.Values {
+		var num any
+		if v.Num != nil {
+			num = *v.Num
+		}
+		_, err := x.exec(`INSERT INTO entry_values (entry_id, field, text, num) VALUES (?, ?, ?, ?)`,
+			e.ID, v.Field, v.Text, num)
+		if err != nil {
+			return x.fail(err, op, "")
+		}
+	}
+	for _, r := range e.Refs {
+		_, err := x.exec(`INSERT INTO entry_refs (entry_id, field, target_id) VALUES (?, ?, ?)`,
+			e.ID, r.Field, r.TargetID)
+		if err != nil {
+			return x.fail(err, op, "")
+		}
+	}
+	for _, l := range slices.Sorted(maps.Keys(e.Search)) {
+		_, err := x.exec(`INSERT INTO entry_search (entry_id, locale, body) VALUES (?, ?, ?)`,
+			e.ID, l, e.Search[l])
+		if err != nil {
+			return x.fail(err, op, "")
+		}
+	}
+	return nil
+}
+
+// deleteDerived deletes the derived rows of the site's entries that match
+// cond (on entries e). The values and references would go with the entry
+// anyway (ON DELETE CASCADE), but not SQLite's virtual search table.
+func (x entries) deleteDerived(op, cond string, args ...any) error {
+	for _, table := range []string{"entry_values", "entry_refs", "entry_search"} {
+		_, err := x.exec(`DELETE FROM `+table+` WHERE entry_id IN (SELECT e.id FROM entries e WHERE `+cond+`)`,
+			args...)
+		if err != nil {
+			return x.fail(err, op, "")
+		}
+	}
+	return nil
+}
+
+func (x entries) Get(siteID, id string) (*store.Entry, error) {
+	e, err := scanEntry(x.queryRow(`SELECT `+entryColumns+` FROM entries e WHERE e.site_id = ? AND e.id = ?`,
+		siteID, id))
+	if err != nil {
+		return nil, x.fail(err, "get entry "+id+" of site "+siteID, "")
+	}
+	return e, nil
+}
+
+// Update is a compare-and-swap on updated_at, looked up through the site
+// so that another site's entry reads as missing, not stale; only then are
+// the derived rows replaced.
+func (x entries) Update(e *store.Entry, prevUpdatedAt time.Time) error {
+	op := "update entry " + e.ID + " of site " + e.SiteID
+	res, err := x.exec(`UPDATE entries SET slug = ?, updated_at = ?, doc = ?
+		WHERE site_id = ? AND id = ? AND updated_at = ?`,
+		e.Slug, x.time(e.UpdatedAt), docValue(e.Doc), e.SiteID, e.ID, x.time(prevUpdatedAt))
+	if err != nil {
+		return x.fail(err, op, entryConflict(e))
+	}
+	if err := x.swappedIn(res, "entries", e.SiteID, e.ID, op); err != nil {
+		return err
+	}
+	if err := x.deleteDerived(op, `e.site_id = ? AND e.id = ?`, e.SiteID, e.ID); err != nil {
+		return err
+	}
+	return x.putDerived(e, op)
+}
+
+func (x entries) Delete(siteID, id string) error {
+	op := "delete entry " + id + " of site " + siteID
+	if err := x.deleteDerived(op, `e.site_id = ? AND e.id = ?`, siteID, id); err != nil {
+		return err
+	}
+	res, err := x.exec(`DELETE FROM entries WHERE site_id = ? AND id = ?`, siteID, id)
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	return x.mustAffect(res, op)
+}
+
+// List filters with EXISTS subqueries on entry_values (served by its index
+// on (field, text, entry_id)) and an IN subquery on entry_search. A value
+// field sorts by correlated subqueries, number before text, entries without
+// a value last in either direction; ties are broken by id.
+func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.ListOptions) ([]*store.Entry, int, error) {
+	op := "list entries of site " + siteID
+	where, args := ` WHERE e.site_id = ?`, []any{siteID}
+	if channelID != "" {
+		where += ` AND e.channel_id = ?`
+		args = append(args, channelID)
+	}
+	for _, c := range q.Where {
+		if !storable(c.Field) || !storable(c.Value) {
+			return nil, 0, nil // no stored value can match
+		}
+		if c.Field == store.EntrySlug {
+			where += ` AND e.slug = ?`
+			args = append(args, c.Value)
+			continue
+		}
+		where += ` AND EXISTS (SELECT 1 FROM entry_values v WHERE v.field = ? AND v.text = ? AND v.entry_id = e.id)`
+		args = append(args, c.Field, c.Value)
+	}
+	if words := strings.Fields(q.Search); len(words) > 0 {
+		if !storable(q.Search) || !storable(q.Locale) {
+			return nil, 0, nil
+		}
+		cond := x.dialect.SearchMatch
+		args = append(args, x.dialect.SearchQuery(words))
+		if q.Locale != "" {
+			cond += ` AND locale = ?`
+			args = append(args, q.Locale)
+		}
+		where += ` AND e.id IN (SELECT entry_id FROM entry_search WHERE ` + cond + `)`
+	}
+
+	var order []string
+	var orderArgs []any
+	for _, s := range q.Sort {
+		dir := ""
+		if s.Desc {
+			dir = " DESC"
+		}
+		switch s.Field {
+		case store.EntrySlug:
+			order = append(order, `e.slug`+dir)
+		case store.EntryCreatedAt:
+			order = append(order, `e.created_at`+dir)
+		case store.EntryUpdatedAt:
+			order = append(order, `e.updated_at`+dir)
+		default:
+			const num = `(SELECT MIN(v.num) FROM entry_values v WHERE v.entry_id = e.id AND v.field = ?)`
+			const text = `(SELECT MIN(v.text) FROM entry_values v WHERE v.entry_id = e.id AND v.field = ?)`
+			order = append(order, text+` IS NULL`, num+` IS NULL`, num+dir, text+dir)
+			orderArgs = append(orderArgs, s.Field, s.Field, s.Field, s.Field)
+		}
+	}
+	if len(order) == 0 {
+		order = append(order, `e.created_at`)
+	}
+	order = append(order, `e.id`)
+
+	var total int
+	if err := x.queryRow(`SELECT COUNT(*) FROM entries e`+where, args...).Scan(&total); err != nil {
+		return nil, 0, x.fail(err, op, "")
+	}
+	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
+	if limit <= 0 {
+		limit = 1<<63 - 1 // see list
+	}
+	selectArgs := append(append(slices.Clip(args), orderArgs...), limit, offset)
+	items, err := scanAll(x.tx, scanEntry,
+		`SELECT `+entryColumns+` FROM entries e`+where+` ORDER BY `+strings.Join(order, ", ")+` LIMIT ? OFFSET ?`,
+		selectArgs...)
+	if err != nil {
+		return nil, 0, x.fail(err, op, "")
+	}
+	return items, total, nil
+}
+
+func (x entries) ReferencedBy(siteID, targetID string) ([]string, error) {
+	ids, err := scanAll(x.tx, func(row scanner) (string, error) {
+		var id string
+		err := row.Scan(&id)
+		return id, err
+	}, `SELECT DISTINCT e.id FROM entries e JOIN entry_refs r ON r.entry_id = e.id
+		WHERE e.site_id = ? AND r.target_id = ? ORDER BY e.id`, siteID, targetID)
+	if err != nil {
+		return nil, x.fail(err, "list entries referencing "+targetID+" of site "+siteID, "")
+	}
+	return ids, nil
+}
