@@ -881,29 +881,14 @@ func batchRefIDs(ed *themes.Editable, v any) ([]string, error) {
 }
 
 func batchIDList(ed *themes.Editable, v any) ([]string, error) {
-	var raw []any
-	switch v := v.(type) {
-	case nil:
-		return nil, nil
-	case string:
-		raw = []any{v}
-	case []any:
-		raw = v
-	default:
+	ids, bad, why := parseIDList(v)
+	switch why {
+	case idListShape:
 		return nil, err422(EInvalidReferenceFormat, "Reference '%s' takes an id or an array of ids", ed.Slug)
-	}
-	ids := make([]string, 0, len(raw))
-	for _, e := range raw {
-		s, ok := e.(string)
-		if !ok {
-			return nil, err422(EInvalidReferenceFormat, "Reference '%s': ids are strings", ed.Slug)
-		}
-		if !cms.IsID(s) {
-			return nil, err422(EInvalidReferenceID, "Reference '%s': '%s' is not a valid id", ed.Slug, s)
-		}
-		if s = strings.ToLower(s); !slices.Contains(ids, s) {
-			ids = append(ids, s)
-		}
+	case idNotString:
+		return nil, err422(EInvalidReferenceFormat, "Reference '%s': ids are strings", ed.Slug)
+	case idInvalid:
+		return nil, err422(EInvalidReferenceID, "Reference '%s': '%v' is not a valid id", ed.Slug, bad)
 	}
 	return ids, nil
 }

@@ -767,28 +767,54 @@ func (a *applier) referenceIDs(ed *themes.Editable, v any, where string) (ids []
 }
 
 func refIDList(v any, where string) ([]string, error) {
+	ids, bad, why := parseIDList(v)
+	switch why {
+	case idListShape:
+		return nil, errInvalid("%s must be an id or an array of ids", where)
+	case idNotString, idInvalid:
+		return nil, err422(EInvalidReferenceID, "%s: %v is not a valid id", where, bad)
+	}
+	return ids, nil
+}
+
+// Why a value is not a list of ids (parseIDList).
+const (
+	idListOK    = iota
+	idListShape // neither an id, an array nor null
+	idNotString // an element is not a string
+	idInvalid   // an element is not a 24-hex id
+)
+
+// parseIDList reads a reference value that is null, one id or an array of
+// ids, returning the ids lower-cased without duplicates, or why it is not
+// such a value and the offending element. PUT and batch share it and word
+// their errors differently.
+func parseIDList(v any) (ids []string, bad any, why int) {
 	var raw []any
 	switch v := v.(type) {
 	case nil:
-		return nil, nil
+		return nil, nil, idListOK
 	case string:
 		raw = []any{v}
 	case []any:
 		raw = v
 	default:
-		return nil, errInvalid("%s must be an id or an array of ids", where)
+		return nil, v, idListShape
 	}
-	ids := make([]string, 0, len(raw))
+	ids = make([]string, 0, len(raw))
 	for _, e := range raw {
 		s, ok := e.(string)
-		if !ok || !cms.IsID(s) {
-			return nil, err422(EInvalidReferenceID, "%s: %v is not a valid id", where, e)
+		if !ok {
+			return nil, e, idNotString
+		}
+		if !cms.IsID(s) {
+			return nil, s, idInvalid
 		}
 		if s = strings.ToLower(s); !slices.Contains(ids, s) {
 			ids = append(ids, s)
 		}
 	}
-	return ids, nil
+	return ids, nil, idListOK
 }
 
 func (a *applier) refSlugs(ed *themes.Editable, v any, where string) ([]string, error) {
