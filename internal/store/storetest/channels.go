@@ -21,14 +21,7 @@ func channelID(c *store.Channel) string { return c.ID }
 // createChannels stores the channels in one transaction.
 func (e *env) createChannels(t *testing.T, cs ...*store.Channel) {
 	t.Helper()
-	e.update(t, func(tx store.Tx) error {
-		for _, c := range cs {
-			if err := tx.Channels().Create(c); err != nil {
-				return fmt.Errorf("create channel %s: %w", c.Slug, err)
-			}
-		}
-		return nil
-	})
+	createAll(t, e, "channel", cs, func(tx store.Tx, c *store.Channel) (string, error) { return c.Slug, tx.Channels().Create(c) })
 }
 
 func testChannelsCRUD(t *testing.T, e *env) {

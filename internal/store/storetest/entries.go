@@ -30,14 +30,7 @@ func num(f float64) *float64 { return &f }
 // createEntries stores the entries in one transaction.
 func (e *env) createEntries(t *testing.T, es ...*store.Entry) {
 	t.Helper()
-	e.update(t, func(tx store.Tx) error {
-		for _, en := range es {
-			if err := tx.Entries().Create(en); err != nil {
-				return fmt.Errorf("create entry %s: %w", en.Slug, err)
-			}
-		}
-		return nil
-	})
+	createAll(t, e, "entry", es, func(tx store.Tx, en *store.Entry) (string, error) { return en.Slug, tx.Entries().Create(en) })
 }
 
 // listIDs returns the ids List returns, failing the test on an error.

@@ -32,14 +32,7 @@ func newPage(now time.Time, siteID, parentID string, position int, title string)
 // createPages stores the pages in one transaction.
 func (e *env) createPages(t *testing.T, pages ...*store.PageRecord) {
 	t.Helper()
-	e.update(t, func(tx store.Tx) error {
-		for _, p := range pages {
-			if err := tx.Pages().Create(p); err != nil {
-				return fmt.Errorf("create page %s: %w", p.SortKey, err)
-			}
-		}
-		return nil
-	})
+	createAll(t, e, "page", pages, func(tx store.Tx, p *store.PageRecord) (string, error) { return p.SortKey, tx.Pages().Create(p) })
 }
 
 func (e *env) setPaths(t *testing.T, siteID, pageID string, paths map[string]string) {

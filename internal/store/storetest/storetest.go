@@ -845,3 +845,17 @@ func testConcurrentWriters(t *testing.T, e *env) {
 		return nil
 	})
 }
+
+// createAll stores records in one transaction with create, which returns
+// the label that names a record in a failure message.
+func createAll[T any](t *testing.T, e *env, what string, records []T, create func(store.Tx, T) (string, error)) {
+	t.Helper()
+	e.update(t, func(tx store.Tx) error {
+		for _, r := range records {
+			if label, err := create(tx, r); err != nil {
+				return fmt.Errorf("create %s %s: %w", what, label, err)
+			}
+		}
+		return nil
+	})
+}

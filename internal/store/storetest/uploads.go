@@ -21,14 +21,7 @@ func uploadID(u *store.Upload) string { return u.ID }
 // createUploads stores the uploads in one transaction.
 func (e *env) createUploads(t *testing.T, us ...*store.Upload) {
 	t.Helper()
-	e.update(t, func(tx store.Tx) error {
-		for _, u := range us {
-			if err := tx.Uploads().Create(u); err != nil {
-				return fmt.Errorf("create upload %s: %w", u.ID, err)
-			}
-		}
-		return nil
-	})
+	createAll(t, e, "upload", us, func(tx store.Tx, u *store.Upload) (string, error) { return u.ID, tx.Uploads().Create(u) })
 }
 
 func testUploadsCreateGetDelete(t *testing.T, e *env) {

@@ -26,14 +26,7 @@ func versionID(v *store.Version) string { return v.ID }
 // createVersions stores the versions in one transaction.
 func (e *env) createVersions(t *testing.T, vs ...*store.Version) {
 	t.Helper()
-	e.update(t, func(tx store.Tx) error {
-		for _, v := range vs {
-			if err := tx.Versions().Create(v); err != nil {
-				return fmt.Errorf("create version %s: %w", v.ID, err)
-			}
-		}
-		return nil
-	})
+	createAll(t, e, "version", vs, func(tx store.Tx, v *store.Version) (string, error) { return v.ID, tx.Versions().Create(v) })
 }
 
 // listItem is v as List returns it: without its snapshot.
