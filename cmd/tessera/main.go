@@ -22,6 +22,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/sites"
@@ -150,6 +151,9 @@ type services struct {
 	auth   *auth.Service
 	themes *themes.Service
 	pages  *pages.Service
+	// entries is wired to pages both ways: entry files are stored with the
+	// page file rules, and FileRef copies may name entry files.
+	entries *entries.Service
 }
 
 // newServices builds the services on st; port is the port the public site
@@ -165,6 +169,8 @@ func newServices(st store.Store, port string) *services {
 		Store: st, Themes: svc.themes, Locker: &lock.Local{},
 		SiteURL: func(site *store.Site) string { return sites.BaseURL(site, port) },
 	}
+	svc.entries = &entries.Service{Store: st, Pages: svc.pages, SiteURL: svc.pages.SiteURL}
+	svc.pages.EntryFile = svc.entries.EntryFile
 	return svc
 }
 

@@ -84,8 +84,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer blobs.Close()
 	svc.pages.Files = blobs
+	svc.entries.Files = blobs
 
-	srv := &httpapi.Server{Store: st, Auth: svc.auth, Sites: svc.sites, Themes: svc.themes, Pages: svc.pages, Files: blobs.Handler("/files/"), Logger: logger}
+	srv := &httpapi.Server{Store: st, Auth: svc.auth, Sites: svc.sites, Themes: svc.themes, Pages: svc.pages, Entries: svc.entries, Files: blobs.Handler("/files/"), Logger: logger}
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),

@@ -33,6 +33,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/demo"
+	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
@@ -46,15 +47,16 @@ import (
 // Env is a running server on a fresh store with one demo site (two locales,
 // drafts on, the demo theme active) and tokens of every kind.
 type Env struct {
-	URL    string
-	Store  store.Store
-	Clock  *cms.FixedClock
-	Sites  *sites.Service
-	Auth   *auth.Service
-	Themes *themes.Service
-	Pages  *pages.Service
-	Files  *files.Store
-	Server *httpapi.Server
+	URL     string
+	Store   store.Store
+	Clock   *cms.FixedClock
+	Sites   *sites.Service
+	Auth    *auth.Service
+	Themes  *themes.Service
+	Pages   *pages.Service
+	Entries *entries.Service
+	Files   *files.Store
+	Server  *httpapi.Server
 
 	Site *store.Site
 	// Tokens by role: "admin" and "editor" are user tokens (send the site
@@ -114,7 +116,10 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	}
 	tb.Cleanup(func() { blobs.Close() })
 	env.Files, env.Pages.Files = blobs, blobs
-	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages, Files: blobs.Handler("/files/"),
+	env.Entries = &entries.Service{Store: st, Pages: env.Pages, Files: blobs, SiteURL: env.Pages.SiteURL}
+	env.Pages.EntryFile = env.Entries.EntryFile
+	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
+		Entries: env.Entries, Files: blobs.Handler("/files/"),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	hs := httptest.NewServer(env.Server.Handler())
 	tb.Cleanup(hs.Close)

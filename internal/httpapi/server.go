@@ -17,6 +17,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -33,7 +34,9 @@ type Server struct {
 	Sites  *sites.Service
 	Themes *themes.Service
 	Pages  *pages.Service
-	Logger *slog.Logger
+	// Entries serves channels and entries.
+	Entries *entries.Service
+	Logger  *slog.Logger
 	// Registry receives the server's metrics; nil uses a private registry.
 	Registry *prometheus.Registry
 	// MaxBodyBytes limits JSON bodies; zero means DefaultMaxBodyBytes.
@@ -125,6 +128,24 @@ func (s *Server) routes() {
 	s.handleLimit("POST /api/uploads", needSite, pageBodyBytes, s.handleUploadCreate)
 	s.handle("GET /api/uploads/{id}", needSite, s.handleUploadGet)
 	s.handle("DELETE /api/uploads/{id}", needSite, s.handleUploadDelete)
+
+	// Channel definitions are the site's schema: changing them needs an
+	// admin; entries are content, which editors write.
+	s.handle("GET /api/channels", needSite, s.handleChannelList)
+	s.handle("GET /api/channels/count", needSite, s.handleChannelCount)
+	s.handle("POST /api/channels", needAdmin, s.handleChannelCreate)
+	s.handle("GET /api/channels/{channel}", needSite, s.handleChannelGet)
+	s.handle("PATCH /api/channels/{channel}", needAdmin, s.handleChannelUpdate)
+	s.handle("PUT /api/channels/{channel}", needAdmin, s.handleChannelUpdate)
+	s.handle("DELETE /api/channels/{channel}", needAdmin, s.handleChannelDelete)
+	s.handle("GET /api/channels/{channel}/customizations", needSite, s.handleChannelCustomizations)
+	s.handle("GET /api/channels/{channel}/entries", needSite, s.handleEntryList)
+	s.handle("GET /api/channels/{channel}/entries/count", needSite, s.handleEntryCount)
+	s.handleLimit("POST /api/channels/{channel}/entries", needSite, pageBodyBytes, s.handleEntryCreate)
+	s.handle("GET /api/channels/{channel}/entries/{entry}", needSite, s.handleEntryGet)
+	s.handleLimit("PUT /api/channels/{channel}/entries/{entry}", needSite, pageBodyBytes, s.handleEntryUpdate)
+	s.handleLimit("PATCH /api/channels/{channel}/entries/{entry}", needSite, pageBodyBytes, s.handleEntryUpdate)
+	s.handle("DELETE /api/channels/{channel}/entries/{entry}", needSite, s.handleEntryDelete)
 }
 
 // handle registers an API route: the handler runs after authentication, with

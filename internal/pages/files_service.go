@@ -31,7 +31,10 @@ type fileValues struct {
 	caller Caller
 	// dryRun checks FileRef sources without copying them (uploads are
 	// stored and removed again, so their bytes are checked in full).
-	dryRun  bool
+	dryRun bool
+	// private stores uploads and copies in private storage (entry fields
+	// marked private_storage).
+	private bool
 	created []string
 }
 
@@ -75,7 +78,7 @@ func (fv *fileValues) SetFile(v FileValue) (*File, error) {
 		// A URL is kept as the file's source; Tessera does not fetch it.
 		return &File{Filename: v.Filename, URL: v.URL, Version: nextVersion(v.Current)}, nil
 	case FileUpload:
-		meta, err := fv.s.Files.Put(fv.ctx, fv.site.ID, v.Filename, v.ContentType, bytes.NewReader(unspill(fv.ctx, v.Data)), MaxFileSize, files.PutOptions{})
+		meta, err := fv.s.Files.Put(fv.ctx, fv.site.ID, v.Filename, v.ContentType, bytes.NewReader(unspill(fv.ctx, v.Data)), MaxFileSize, files.PutOptions{Private: fv.private})
 		if err != nil {
 			return nil, err
 		}
@@ -89,7 +92,7 @@ func (fv *fileValues) SetFile(v FileValue) (*File, error) {
 		if fv.dryRun {
 			return fv.fromMeta(src.Key, src.Filename, src.ContentType, src.Checksum, src.Size, src.Width, src.Height, v.Current), nil
 		}
-		key, err := fv.s.Files.Copy(fv.ctx, src.Key, fv.site.ID, files.PutOptions{})
+		key, err := fv.s.Files.Copy(fv.ctx, src.Key, fv.site.ID, files.PutOptions{Private: fv.private})
 		if err != nil {
 			return nil, cms.Errorf("copy_failed", "The file could not be copied: %v", err).WithStatus(http.StatusUnprocessableEntity)
 		}
@@ -101,7 +104,7 @@ func (fv *fileValues) SetFile(v FileValue) (*File, error) {
 
 func (fv *fileValues) fromMeta(key, name, ctype, sum string, size int64, w, h int, cur *File) *File {
 	return &File{Key: key, Filename: name, URL: fv.s.fileURL(fv.site, key), ContentType: ctype, Checksum: sum,
-		Size: size, Width: w, Height: h, Version: nextVersion(cur)}
+		Size: size, Width: w, Height: h, Version: nextVersion(cur), Private: files.IsPrivateKey(key)}
 }
 
 func errRef(code string, status int, format string, args ...any) *cms.Error {
@@ -131,15 +134,40 @@ func (fv *fileValues) source(ref FileRef) (*File, error) {
 		}
 		src = other
 	}
+	var f *File
 	switch ref.Resource {
 	case "pages":
+		var err error
+		if f, err = fv.pageSource(src, ref); err != nil {
+			return nil, err
+		}
 	case "uploads", "tmp":
 		return fv.uploadSource(src, ref)
+	case "entries":
+		if fv.s.EntryFile == nil {
+			return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "No entry %s on site %q", ref.RecordID, ref.SiteShortID)
+		}
+		var err error
+		if f, err = fv.s.EntryFile(fv.tx, src, ref); err != nil {
+			return nil, err
+		}
 	case "products":
 		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "This server has no products")
 	default:
-		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "FileRef copies from %s are not available yet; copy from pages", ref.Resource)
+		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "FileRef copies from %s are not available", ref.Resource)
 	}
+	ok, err := fv.s.Files.Exists(fv.ctx, f.Key)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "The stored file of %s %s %q is gone", ref.Resource, ref.RecordID, ref.Field)
+	}
+	return f, nil
+}
+
+// pageSource finds the stored file a FileRef names on a page of src.
+func (fv *fileValues) pageSource(src *store.Site, ref FileRef) (*File, error) {
 	rec, err := fv.tx.Pages().Get(src.ID, ref.RecordID)
 	if cms.IsCode(err, cms.ENotFound) {
 		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "No page %s on site %q", ref.RecordID, ref.SiteShortID)
@@ -158,13 +186,6 @@ func (fv *fileValues) source(ref FileRef) (*File, error) {
 	}
 	if f == nil || f.Key == "" {
 		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "Page %s has no stored file in %q", ref.RecordID, ref.Field)
-	}
-	ok, err := fv.s.Files.Exists(fv.ctx, f.Key)
-	if err != nil {
-		return nil, err
-	}
-	if !ok {
-		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "The stored file of page %s %q is gone", ref.RecordID, ref.Field)
 	}
 	return f, nil
 }

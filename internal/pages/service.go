@@ -28,6 +28,10 @@ type Service struct {
 	SiteURL func(*store.Site) string
 	// Files stores the bytes of uploaded and copied files; nil refuses them.
 	Files *files.Store
+	// EntryFile finds the stored file a FileRef names on a channel entry
+	// of site (resource "entries"); nil answers such sources not_found.
+	// Errors are *cms.Error (not_found) or abort the write.
+	EntryFile func(tx store.Tx, site *store.Site, ref FileRef) (*File, error)
 
 	cache renderCache
 }

@@ -1,0 +1,289 @@
+package entries
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// ReadOptions are the query options and headers of an entry read.
+type ReadOptions struct {
+	// ClientVersion is set by the X-Service-Client-Version header: file and
+	// gallery fields read in their full-metadata shape.
+	ClientVersion bool
+	// IncludeSlugs adds the target's slug to references.
+	IncludeSlugs bool
+	// Resolve names the reference fields whose targets are read in full.
+	Resolve []string
+}
+
+// cacheable reports whether a read with these options depends on the entry
+// alone (no other record is looked at).
+func (o ReadOptions) cacheable() bool { return !o.IncludeSlugs && len(o.Resolve) == 0 }
+
+// member is one key of an ordered JSON object.
+type member struct {
+	k string
+	v any
+}
+
+// object is a JSON object that keeps its key order.
+type object []member
+
+// target is a referenced entry as reads show it.
+type target struct {
+	slug     string
+	resolved object // the target's fields, for resolve=
+}
+
+// reader renders entries in their read shape.
+type reader struct {
+	site *store.Site
+	loc  *time.Location
+	opt  ReadOptions
+	// fileURL is the URL a stored file is read with (signed for private
+	// files).
+	fileURL func(*pages.File) string
+	// targets are the referenced entries by id, loaded when the options
+	// ask for slugs or resolved targets.
+	targets map[string]*target
+}
+
+// entry renders e of channel ch. resolve is false for resolved targets,
+// whose own references are read in the default shape.
+func (r *reader) entry(ch *Channel, e *Entry, resolve bool) object {
+	def := r.site.DefaultLocale
+	o := make(object, 0, len(ch.Fields)+5)
+	o = append(o, member{"id", e.ID}, member{"slug", e.Slug},
+		member{"created_at", cms.FormatTime(e.CreatedAt)}, member{"updated_at", cms.FormatTime(e.UpdatedAt)})
+	for _, f := range ch.Fields {
+		o = append(o, member{f.Name, r.value(f, e.Values[f.ID], resolve)})
+	}
+	if len(r.site.Locales) > 1 {
+		tr := make(object, 0, len(r.site.Locales))
+		for _, l := range r.site.Locales {
+			fields := object{}
+			for _, f := range ch.Fields {
+				if f.Localized {
+					fields = append(fields, member{f.Name, r.value(f, e.valueOrDefault(f, l, def), resolve)})
+				}
+			}
+			tr = append(tr, member{l, fields})
+		}
+		o = append(o, member{"translations", tr})
+	}
+	return o
+}
+
+// value renders one stored value of field f; a value that does not decode
+// as the field's type (the type changed) reads as empty.
+func (r *reader) value(f *Field, raw json.RawMessage, resolve bool) any {
+	switch f.Type {
+	case TypeMultiSelect:
+		var ids []string
+		if raw != nil {
+			_ = json.Unmarshal(raw, &ids)
+		}
+		out := make([]any, 0, len(ids))
+		for _, id := range ids {
+			if f.Option(id) != nil && f.Option(id).ID == id {
+				out = append(out, id)
+			}
+		}
+		return out
+	case TypeGallery:
+		var images []*GalleryImage
+		if raw != nil {
+			_ = json.Unmarshal(raw, &images)
+		}
+		out := make([]any, 0, len(images))
+		for _, img := range images {
+			out = append(out, object{{"id", img.ID}, {"caption", img.Caption}, {"position", img.Position},
+				{"file", r.file(img.File, false)}})
+		}
+		return out
+	case TypeBelongsToMany:
+		var ids []string
+		if raw != nil {
+			_ = json.Unmarshal(raw, &ids)
+		}
+		objs := make([]any, 0, len(ids))
+		full := resolve && slices.Contains(r.opt.Resolve, f.Name)
+		for _, id := range ids {
+			if ref := r.reference(f, id, full); ref != nil {
+				objs = append(objs, ref)
+			}
+		}
+		return object{{"__type", "Relation"}, {"className", f.ClassName()}, {"objects", objs}}
+	}
+	if raw == nil {
+		return nil
+	}
+	switch f.Type {
+	case TypeTime:
+		var sec int
+		if json.Unmarshal(raw, &sec) != nil {
+			return nil
+		}
+		return FormatTimeOfDay(sec, r.loc)
+	case TypeSelect:
+		var id string
+		if json.Unmarshal(raw, &id) != nil || f.Option(id) == nil || f.Option(id).ID != id {
+			return nil
+		}
+		return id
+	case TypeBelongsTo, TypeCustomer:
+		var id string
+		if json.Unmarshal(raw, &id) != nil || id == "" {
+			return nil
+		}
+		ref := r.reference(f, id, resolve && slices.Contains(r.opt.Resolve, f.Name))
+		if ref == nil {
+			return nil
+		}
+		return ref
+	case TypeFile:
+		var file *pages.File
+		if json.Unmarshal(raw, &file) != nil || file == nil {
+			return nil
+		}
+		return r.file(file, true)
+	case TypeString, TypeText, TypeEmail, TypeDate, TypeDateTime:
+		if len(raw) == 0 || raw[0] != '"' {
+			return nil
+		}
+	case TypeInteger, TypeFloat:
+		if _, err := strconv.ParseFloat(string(raw), 64); err != nil {
+			return nil
+		}
+	case TypeBoolean:
+		if string(raw) != "true" && string(raw) != "false" {
+			return nil
+		}
+	case TypeGeo:
+		var g Geo
+		if json.Unmarshal(raw, &g) != nil {
+			return nil
+		}
+	}
+	return raw
+}
+
+// reference renders a reference to id; full reads the target's fields
+// (resolve=). A reference whose target is known to be gone reads as nil.
+func (r *reader) reference(f *Field, id string, full bool) any {
+	t := r.targets[id]
+	if r.targets != nil && t == nil && f.Type != TypeCustomer {
+		return nil
+	}
+	if full && t != nil && t.resolved != nil {
+		o := make(object, 0, len(t.resolved)+2)
+		o = append(o, member{"__type", "Object"}, member{"className", f.ClassName()})
+		return append(o, t.resolved...)
+	}
+	o := object{{"__type", "Reference"}, {"className", f.ClassName()}, {"id", id}}
+	if r.opt.IncludeSlugs && t != nil {
+		o = append(o, member{"slug", t.slug})
+	}
+	return o
+}
+
+// file renders a stored file: {filename, url, content_type}, or with the
+// client-version header the full metadata (width and height null unless
+// an image). top is false inside a gallery image, which has no __type.
+func (r *reader) file(f *pages.File, top bool) any {
+	if f == nil {
+		return nil
+	}
+	url := r.fileURL(f)
+	if !r.opt.ClientVersion {
+		return object{{"filename", f.Filename}, {"url", url}, {"content_type", f.ContentType}}
+	}
+	var w, h any
+	if f.IsImage() && f.Width > 0 {
+		w, h = f.Width, f.Height
+	}
+	o := make(object, 0, 10)
+	if top {
+		o = append(o, member{"__type", "File"})
+	}
+	o = append(o, member{"filename", f.Filename}, member{"url", url}, member{"content_type", f.ContentType},
+		member{"size", f.Size}, member{"width", w}, member{"height", h}, member{"version", f.Version},
+		member{"checksum", f.Checksum})
+	if f.Private {
+		o = append(o, member{"private", true})
+	}
+	return o
+}
+
+// hasPrivateFiles reports whether an entry shows a private file, whose
+// signed URL changes over time (so its read is not cached).
+func hasPrivateFiles(ch *Channel, e *Entry) bool {
+	for _, f := range ch.Fields {
+		if f.PrivateStorage {
+			if e.Values[f.ID] != nil {
+				return true
+			}
+			for _, m := range e.Translations {
+				if m[f.ID] != nil {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// appendJSON appends v as JSON: objects in their key order, raw values as
+// they are stored.
+func appendJSON(b []byte, v any) []byte {
+	switch v := v.(type) {
+	case nil:
+		return append(b, "null"...)
+	case object:
+		b = append(b, '{')
+		for i, m := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, m.k)
+			b = append(b, ':')
+			b = appendJSON(b, m.v)
+		}
+		return append(b, '}')
+	case []any:
+		b = append(b, '[')
+		for i, x := range v {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendJSON(b, x)
+		}
+		return append(b, ']')
+	case json.RawMessage:
+		return append(b, v...)
+	case string:
+		return appendString(b, v)
+	case bool:
+		return strconv.AppendBool(b, v)
+	case int:
+		return strconv.AppendInt(b, int64(v), 10)
+	case int64:
+		return strconv.AppendInt(b, v, 10)
+	}
+	enc, err := json.Marshal(v)
+	if err != nil {
+		return append(b, "null"...)
+	}
+	return append(b, enc...)
+}
+
+func appendString(b []byte, s string) []byte {
+	enc, _ := json.Marshal(s)
+	return append(b, enc...)
+}

@@ -1,0 +1,227 @@
+package httpapi
+
+import (
+	"bytes"
+	"net/http"
+	"strings"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/entries"
+)
+
+// writeRawList writes rendered documents as a bare JSON array with the
+// paging headers.
+func writeRawList(w http.ResponseWriter, r *http.Request, docs [][]byte, total, page, perPage int) {
+	body := append(append([]byte{'['}, bytes.Join(docs, []byte{','})...), ']', '\n')
+	setPaging(w, r, total, page, perPage)
+	writeRawJSON(w, http.StatusOK, body)
+}
+
+// handleChannelList handles "GET /api/channels".
+func (s *Server) handleChannelList(w http.ResponseWriter, r *http.Request) error {
+	page, perPage, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	docs, total, err := s.Entries.ListChannels(r.Context(), principal(r).Site, listOptions(page, perPage))
+	if err != nil {
+		return err
+	}
+	writeRawList(w, r, docs, total, page, perPage)
+	return nil
+}
+
+// handleChannelCount handles "GET /api/channels/count".
+func (s *Server) handleChannelCount(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.Entries.CountChannels(r.Context(), principal(r).Site)
+	if err != nil {
+		return err
+	}
+	writeCount(w, n)
+	return nil
+}
+
+// handleChannelCreate handles "POST /api/channels".
+func (s *Server) handleChannelCreate(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.Entries.CreateChannel(r.Context(), principal(r).Site, body)
+	if err != nil {
+		return err
+	}
+	writeRawJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+// handleChannelGet handles "GET /api/channels/{channel}".
+func (s *Server) handleChannelGet(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.Entries.Channel(r.Context(), principal(r).Site, r.PathValue("channel"))
+	if err != nil {
+		return err
+	}
+	writeRawJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// handleChannelCustomizations handles "GET /api/channels/{channel}/customizations".
+func (s *Server) handleChannelCustomizations(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.Entries.Customizations(r.Context(), principal(r).Site, r.PathValue("channel"))
+	if err != nil {
+		return err
+	}
+	writeRawJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// handleChannelUpdate handles "PATCH /api/channels/{channel}" (and PUT).
+func (s *Server) handleChannelUpdate(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.Entries.UpdateChannel(r.Context(), principal(r).Site, r.PathValue("channel"), body)
+	if err != nil {
+		return err
+	}
+	writeRawJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// handleChannelDelete handles "DELETE /api/channels/{channel}".
+func (s *Server) handleChannelDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Entries.DeleteChannel(r.Context(), principal(r).Site, r.PathValue("channel")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// entryReadOptions reads the query options and headers of an entry read.
+func entryReadOptions(r *http.Request) entries.ReadOptions {
+	opt := entries.ReadOptions{
+		ClientVersion: r.Header.Get("X-Service-Client-Version") != "",
+		IncludeSlugs:  flag(r, "include_slugs"),
+	}
+	for _, v := range r.URL.Query()["resolve"] {
+		for _, name := range strings.Split(v, ",") {
+			if name = strings.TrimSpace(name); name != "" {
+				opt.Resolve = append(opt.Resolve, name)
+			}
+		}
+	}
+	return opt
+}
+
+// entryQuery reads the filters of an entry list: where= (repeatable, every
+// condition must hold), search, content_locale and sort.
+func entryQuery(r *http.Request) (entries.Query, error) {
+	q := r.URL.Query()
+	eq := entries.Query{Search: q.Get("search"), Locale: q.Get("content_locale")}
+	for _, v := range q["where"] {
+		conds, err := entries.ParseWhere(v)
+		if err != nil {
+			return eq, cms.Errorf(cms.EInvalid, "Invalid where: %v", err).WithStatus(http.StatusBadRequest)
+		}
+		eq.Where = append(eq.Where, conds...)
+	}
+	if v := q.Get("sort"); v != "" {
+		keys, err := entries.ParseSort(v)
+		if err != nil {
+			return eq, cms.Errorf(cms.EInvalid, "Invalid sort: %v", err).WithStatus(http.StatusBadRequest)
+		}
+		eq.Sort = keys
+	}
+	return eq, nil
+}
+
+// handleEntryList handles "GET /api/channels/{channel}/entries".
+func (s *Server) handleEntryList(w http.ResponseWriter, r *http.Request) error {
+	page, perPage, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	q, err := entryQuery(r)
+	if err != nil {
+		return err
+	}
+	docs, total, err := s.Entries.List(r.Context(), principal(r).Site, r.PathValue("channel"), q,
+		entryReadOptions(r), listOptions(page, perPage))
+	if err != nil {
+		return err
+	}
+	writeRawList(w, r, docs, total, page, perPage)
+	return nil
+}
+
+// handleEntryCount handles "GET /api/channels/{channel}/entries/count".
+func (s *Server) handleEntryCount(w http.ResponseWriter, r *http.Request) error {
+	q, err := entryQuery(r)
+	if err != nil {
+		return err
+	}
+	n, err := s.Entries.Count(r.Context(), principal(r).Site, r.PathValue("channel"), q)
+	if err != nil {
+		return err
+	}
+	writeCount(w, n)
+	return nil
+}
+
+// entryWriteOptions reads the query options of an entry write.
+func entryWriteOptions(r *http.Request) entries.WriteOptions {
+	return entries.WriteOptions{Locale: r.URL.Query().Get("content_locale"), Caller: caller(r),
+		ClientVersion: r.Header.Get("X-Service-Client-Version") != ""}
+}
+
+// handleEntryCreate handles "POST /api/channels/{channel}/entries".
+func (s *Server) handleEntryCreate(w http.ResponseWriter, r *http.Request) error {
+	r, body, err := readFileBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.Entries.CreateEntry(r.Context(), principal(r).Site, r.PathValue("channel"), body, entryWriteOptions(r))
+	if err != nil {
+		return err
+	}
+	writeRawJSON(w, http.StatusCreated, out)
+	return nil
+}
+
+// handleEntryGet handles "GET /api/channels/{channel}/entries/{entry}".
+func (s *Server) handleEntryGet(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.Entries.Entry(r.Context(), principal(r).Site, r.PathValue("channel"), r.PathValue("entry"),
+		entryReadOptions(r))
+	if err != nil {
+		return err
+	}
+	writeRawJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// handleEntryUpdate handles "PUT /api/channels/{channel}/entries/{entry}"
+// (and PATCH): only the fields sent change.
+func (s *Server) handleEntryUpdate(w http.ResponseWriter, r *http.Request) error {
+	r, body, err := readFileBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.Entries.UpdateEntry(r.Context(), principal(r).Site, r.PathValue("channel"), r.PathValue("entry"),
+		body, entryWriteOptions(r))
+	if err != nil {
+		return err
+	}
+	writeRawJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// handleEntryDelete handles "DELETE /api/channels/{channel}/entries/{entry}".
+func (s *Server) handleEntryDelete(w http.ResponseWriter, r *http.Request) error {
+	err := s.Entries.DeleteEntry(r.Context(), principal(r).Site, r.PathValue("channel"), r.PathValue("entry"))
+	if err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
