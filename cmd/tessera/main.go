@@ -171,6 +171,7 @@ func newServices(st store.Store, port string) *services {
 	}
 	svc.entries = &entries.Service{Store: st, Pages: svc.pages, SiteURL: svc.pages.SiteURL}
 	svc.pages.EntryFile = svc.entries.EntryFile
+	svc.pages.EntryRefs = svc.entries.RefTargets
 	return svc
 }
 

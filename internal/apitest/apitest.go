@@ -118,6 +118,7 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	env.Files, env.Pages.Files = blobs, blobs
 	env.Entries = &entries.Service{Store: st, Pages: env.Pages, Files: blobs, SiteURL: env.Pages.SiteURL}
 	env.Pages.EntryFile = env.Entries.EntryFile
+	env.Pages.EntryRefs = env.Entries.RefTargets
 	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Entries: env.Entries, Files: blobs.Handler("/files/"),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}

@@ -1057,3 +1057,41 @@ func (c *renderCache) put(k renderKey, b []byte) {
 	}
 	c.m[k] = b
 }
+
+// RefTargets resolves references from page items to entries of the
+// channel with the given slug: each existing target's slug and title (its
+// channel's title field in locale, falling back to the default locale),
+// and the updated_at of every id looked at (zero when missing). It serves
+// pages.Service.EntryRefs.
+func (s *Service) RefTargets(tx store.Tx, site *store.Site, channel string, ids []string, locale string) (map[string]pages.RefTarget, map[string]time.Time, error) {
+	out, stamps := map[string]pages.RefTarget{}, map[string]time.Time{}
+	ch, err := findChannel(tx, site, channel)
+	if cms.IsCode(err, cms.ENotFound) {
+		return out, stamps, nil
+	} else if err != nil {
+		return nil, nil, err
+	}
+	title := ch.Field(ch.TitleField)
+	for _, id := range ids {
+		rec, err := tx.Entries().Get(site.ID, id)
+		if cms.IsCode(err, cms.ENotFound) {
+			continue
+		} else if err != nil {
+			return nil, nil, err
+		}
+		stamps[id] = rec.UpdatedAt
+		if rec.ChannelID != ch.ID {
+			continue
+		}
+		t := pages.RefTarget{Slug: rec.Slug}
+		if title != nil {
+			e, err := decodeEntry(rec)
+			if err != nil {
+				return nil, nil, err
+			}
+			_ = json.Unmarshal(e.valueOrDefault(title, locale, site.DefaultLocale), &t.Title)
+		}
+		out[id] = t
+	}
+	return out, stamps, nil
+}

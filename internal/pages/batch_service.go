@@ -139,9 +139,25 @@ type refChecker struct {
 	site *store.Site
 }
 
-// Exists implements ReferenceChecker. Only page targets exist so far;
-// channel entries come with channels.
+// Exists implements ReferenceChecker for pages and channel entries
+// ("channels.<slug>": entries of that channel).
 func (r *refChecker) Exists(refType string, ids []string) ([]string, error) {
+	if channel, ok := strings.CutPrefix(refType, "channels."); ok {
+		c, err := findChannel(r.tx, r.site, channel)
+		if c == nil {
+			return ids, err
+		}
+		var missing []string
+		for _, id := range ids {
+			rec, err := r.tx.Entries().Get(r.site.ID, id)
+			if cms.IsCode(err, cms.ENotFound) || err == nil && rec.ChannelID != c.ID {
+				missing = append(missing, id)
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		return missing, nil
+	}
 	if refType != "pages" {
 		return ids, nil
 	}

@@ -32,6 +32,10 @@ type Service struct {
 	// of site (resource "entries"); nil answers such sources not_found.
 	// Errors are *cms.Error (not_found) or abort the write.
 	EntryFile func(tx store.Tx, site *store.Site, ref FileRef) (*File, error)
+	// EntryRefs resolves references from page items to the entries of a
+	// channel (reference type "channels.<slug>"): slug and title of each
+	// existing target in locale, and its updated_at. nil shows none.
+	EntryRefs func(tx store.Tx, site *store.Site, channel string, ids []string, locale string) (map[string]RefTarget, map[string]time.Time, error)
 
 	cache renderCache
 }
@@ -128,7 +132,7 @@ func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Ti
 	if err != nil {
 		return nil, err
 	}
-	refs := &refResolver{tx: tx, site: site, seen: map[string]time.Time{}}
+	refs := s.refResolver(tx, site)
 	v := s.view(site, p, tpl, opt)
 	v.Refs = refs
 	body, err := RenderPage(nil, p, v)
@@ -171,7 +175,16 @@ func (s *Service) templateUnchanged(tx store.Tx, site *store.Site, e *renderEntr
 // updated_at it had when the entry was rendered.
 func refsUnchanged(tx store.Tx, siteID string, refs map[string]time.Time) bool {
 	for id, at := range refs {
-		got, err := tx.Pages().Stamp(siteID, id)
+		var got time.Time
+		var err error
+		if eid, ok := strings.CutPrefix(id, entryRefKey); ok {
+			var rec *store.Entry
+			if rec, err = tx.Entries().Get(siteID, eid); err == nil {
+				got = rec.UpdatedAt
+			}
+		} else {
+			got, err = tx.Pages().Stamp(siteID, id)
+		}
 		if err != nil && !cms.IsCode(err, cms.ENotFound) {
 			return false
 		}
@@ -259,21 +272,44 @@ func (s *Service) templateInfo(tx store.Tx, site *store.Site, ref string) (*Temp
 	return &TemplateInfo{ID: f.ID, UpdatedAt: f.UpdatedAt, Schema: schema}, nil
 }
 
-// refResolver resolves page references for reads and remembers what it
-// showed, so cached renders know when a target changed.
+// refResolver resolves page and entry references for reads and remembers
+// what it showed, so cached renders know when a target changed.
 type refResolver struct {
+	s    *Service
 	tx   store.Tx
 	site *store.Site
+	// seen maps the ids of shown pages, and entryRefKey+id of shown
+	// entries, to their updated_at (zero for a missing target).
 	seen map[string]time.Time
+}
+
+// entryRefKey prefixes entry ids among a render's seen references.
+const entryRefKey = "entry:"
+
+func (s *Service) refResolver(tx store.Tx, site *store.Site) *refResolver {
+	return &refResolver{s: s, tx: tx, site: site, seen: map[string]time.Time{}}
 }
 
 func (r *refResolver) ResolveRefs(refType string, ids []string, locale string) (map[string]RefTarget, error) {
 	out := map[string]RefTarget{}
-	if refType != "pages" {
-		return out, nil // entries arrive with channels
-	}
 	if locale == "" {
 		locale = r.site.DefaultLocale
+	}
+	if channel, ok := strings.CutPrefix(refType, "channels."); ok {
+		if r.s.EntryRefs == nil {
+			return out, nil
+		}
+		found, stamps, err := r.s.EntryRefs(r.tx, r.site, channel, ids, locale)
+		if err != nil {
+			return nil, err
+		}
+		for _, id := range ids {
+			r.seen[entryRefKey+id] = stamps[id]
+		}
+		return found, nil
+	}
+	if refType != "pages" {
+		return out, nil
 	}
 	for _, id := range ids {
 		rec, err := r.tx.Pages().Get(r.site.ID, id)
@@ -312,10 +348,42 @@ func (r *writeResolver) PageID(ref, locale string) (string, error) {
 	return id, err
 }
 
-// ChannelSlug resolves nothing yet: channels arrive with entries.
-func (r *writeResolver) ChannelSlug(string) (string, error) { return "", nil }
+// ChannelSlug returns the slug of the site's channel whose slug, else id,
+// is ref; "" when there is none.
+func (r *writeResolver) ChannelSlug(ref string) (string, error) {
+	c, err := findChannel(r.tx, r.site, ref)
+	if c == nil {
+		return "", err
+	}
+	return c.Slug, nil
+}
+
+// findChannel returns the site's channel whose slug, else id, is ref; nil
+// when there is none.
+func findChannel(tx store.Tx, site *store.Site, ref string) (*store.Channel, error) {
+	c, err := tx.Channels().GetBySlug(site.ID, ref)
+	if cms.IsCode(err, cms.ENotFound) && cms.IsID(ref) {
+		c, err = tx.Channels().Get(site.ID, ref)
+	}
+	if cms.IsCode(err, cms.ENotFound) {
+		return nil, nil
+	}
+	return c, err
+}
 
 func (r *writeResolver) ReferenceID(refType, slug, locale string) (string, error) {
+	if channel, ok := strings.CutPrefix(refType, "channels."); ok {
+		c, err := findChannel(r.tx, r.site, channel)
+		if c == nil {
+			return "", err
+		}
+		recs, _, err := r.tx.Entries().List(r.site.ID, c.ID,
+			store.EntryQuery{Where: []store.EntryCond{{Field: store.EntrySlug, Value: slug}}}, store.ListOptions{Limit: 1})
+		if err != nil || len(recs) == 0 {
+			return "", err
+		}
+		return recs[0].ID, nil
+	}
 	if refType != "pages" {
 		return "", nil
 	}
@@ -686,7 +754,7 @@ func (s *Service) RenderSaved(ctx context.Context, site *store.Site, p *Page, op
 			return err
 		}
 		v := s.view(site, p, tpl, opt)
-		v.Refs = &refResolver{tx: tx, site: site, seen: map[string]time.Time{}}
+		v.Refs = s.refResolver(tx, site)
 		body, err := RenderPage(nil, p, v)
 		if err != nil {
 			return err
@@ -781,7 +849,7 @@ func (s *Service) Item(ctx context.Context, site *store.Site, ref, rawPath strin
 			return err
 		}
 		v := s.view(site, p, tpl, ReadOptions{Locale: opt.Locale, Compact: opt.Compact, ClientVersion: opt.ClientVersion})
-		v.Refs = &refResolver{tx: tx, site: site, seen: map[string]time.Time{}}
+		v.Refs = s.refResolver(tx, site)
 		out, err = RenderItem(nil, p, path, v)
 		return err
 	})
