@@ -24,6 +24,9 @@ func ParseWhere(s string) ([]Cond, error) {
 	if s == "" {
 		return nil, nil
 	}
+	if !utf8.ValidString(s) {
+		return nil, fmt.Errorf("where is not valid UTF-8")
+	}
 	if s[0] == '{' {
 		var m map[string]any
 		if err := json.Unmarshal([]byte(s), &m); err != nil {

@@ -1,0 +1,128 @@
+package entries_test
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/tessera-cms/tessera/internal/entries"
+)
+
+func TestParseWhere(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []entries.Cond
+		err  string
+	}{
+		{in: ``, want: nil},
+		{in: `title:"Hello world"`, want: []entries.Cond{{"title", "Hello world"}}},
+		{in: `_slug:"a-b"`, want: []entries.Cond{{"_slug", "a-b"}}},
+		{in: `count:10`, want: []entries.Cond{{"count", "10"}}},
+		{in: `a:"x", b:true c:1.5`, want: []entries.Cond{{"a", "x"}, {"b", "true"}, {"c", "1.5"}}},
+		{in: `title: "with \"quotes\" and , commas"`, want: []entries.Cond{{"title", `with "quotes" and , commas`}}},
+		{in: `title:"caf\u00e9"`, want: []entries.Cond{{"title", "café"}}},
+		{in: `{"title":"x","count":10,"ok":false}`, want: []entries.Cond{{"count", "10"}, {"ok", "false"}, {"title", "x"}}},
+		{in: `title`, err: "field:"},
+		{in: `:x`, err: "field:"},
+		{in: `title:"open`, err: "unterminated"},
+		{in: `title:`, err: "missing value"},
+		{in: `title:null`, err: "null"},
+		{in: `{"title":[1]}`, err: "must be"},
+		{in: `{"title":`, err: "JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := entries.ParseWhere(tt.in)
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("ParseWhere(%q): got %v, %v; want error containing %q", tt.in, got, err, tt.err)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, tt.want) {
+				t.Fatalf("ParseWhere(%q): got %v, %v; want %v", tt.in, got, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestParseSort(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []entries.SortKey
+		err  bool
+	}{
+		{in: "title", want: []entries.SortKey{{Key: "title"}}},
+		{in: "-title", want: []entries.SortKey{{Key: "title", Desc: true}}},
+		{in: "title:desc, count:asc", want: []entries.SortKey{{Key: "title", Desc: true}, {Key: "count"}}},
+		{in: "created_at DESC", want: []entries.SortKey{{Key: "created_at", Desc: true}}},
+		{in: "title:sideways", err: true},
+		{in: "-", err: true},
+		{in: ",,", want: nil},
+	}
+	for _, tt := range tests {
+		got, err := entries.ParseSort(tt.in)
+		if (err != nil) != tt.err || !slices.Equal(got, tt.want) {
+			t.Errorf("ParseSort(%q): got %v, %v; want %v (error %t)", tt.in, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+// FuzzParseWhere checks that no input panics, and that every parsed
+// condition prints as key:"value" and parses back to itself.
+func FuzzParseWhere(f *testing.F) {
+	for _, s := range []string{`title:"x"`, `a:1,b:"2"`, `{"a":"b"}`, `a:"\"",b:x`, `x:"\u00e9"`, `  a : "b" `} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		conds, err := entries.ParseWhere(s)
+		if err != nil {
+			return
+		}
+		var b strings.Builder
+		for _, c := range conds {
+			b.WriteString(c.Key + ":" + quote(c.Value) + ",")
+		}
+		again, err := entries.ParseWhere(b.String())
+		if err != nil || !slices.Equal(again, conds) {
+			t.Fatalf("%q parsed to %v; printed %q parsed to %v, %v", s, conds, b.String(), again, err)
+		}
+	})
+}
+
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r < 0x20:
+			b.WriteString(`\u00`)
+			b.WriteByte("0123456789abcdef"[r>>4])
+			b.WriteByte("0123456789abcdef"[r&15])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func FuzzParseSort(f *testing.F) {
+	for _, s := range []string{"title", "-a,b:desc", "x asc", ":", "-"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		keys, err := entries.ParseSort(s)
+		if err != nil {
+			return
+		}
+		for _, k := range keys {
+			if k.Key == "" || strings.ContainsAny(k.Key, ", ") {
+				t.Fatalf("%q gave key %q", s, k.Key)
+			}
+		}
+	})
+}
