@@ -281,8 +281,10 @@ func checkChannel(c *Channel) error {
 	textual := func(f *Field) bool {
 		return f != nil && (f.Type == TypeString || f.Type == TypeText || f.Type == TypeEmail)
 	}
-	if c.TitleField == "" || c.Field(c.TitleField) == nil && c.TitleField != "slug" {
-		c.TitleField = ""
+	if c.TitleField != "" && c.Field(c.TitleField) == nil {
+		return errField("title_field", fmt.Sprintf("names no field %q", c.TitleField))
+	}
+	if c.TitleField == "" {
 		for _, f := range c.Fields {
 			if f.Type == TypeString {
 				c.TitleField = f.Name
@@ -317,16 +319,23 @@ func checkChannel(c *Channel) error {
 // so their stored values); fields not listed are removed from the channel.
 func applyFields(c *Channel, list []any, now time.Time, lookup ChannelLookup) ([]*Field, error) {
 	out := make([]*Field, 0, len(list))
-	names := map[string]bool{}
+	names, ids := map[string]bool{}, map[string]bool{}
 	for i, raw := range list {
 		m, ok := raw.(map[string]any)
 		if !ok {
 			return nil, errField(fmt.Sprintf("customizations[%d]", i), "must be an object")
 		}
+		where := fmt.Sprintf("customizations[%d]", i)
 		var cur *Field
+		newID := ""
 		if id, ok := m["id"].(string); ok && id != "" {
+			// An id that is no current field's brings back a removed
+			// field: its values are still stored under that id.
 			if cur = c.FieldByID(id); cur == nil {
-				return nil, errField(fmt.Sprintf("customizations[%d].id", i), fmt.Sprintf("names no field of this channel: %s", id))
+				if !cms.IsID(id) {
+					return nil, errField(where+".id", fmt.Sprintf("names no field of this channel: %s", id))
+				}
+				newID = id
 			}
 		} else if name, ok := m["name"].(string); ok {
 			cur = c.Field(name)
@@ -335,10 +344,16 @@ func applyFields(c *Channel, list []any, now time.Time, lookup ChannelLookup) ([
 		if cur != nil {
 			*f = *cur
 			f.SelectOptions = slices.Clone(cur.SelectOptions)
+		} else if newID != "" {
+			f.ID = newID
 		} else {
 			f.ID = cms.NewID(now)
 		}
-		if err := applyField(c, f, m, cur == nil, now, lookup); err != nil {
+		if ids[f.ID] {
+			return nil, errField(where+".id", "lists a field twice")
+		}
+		ids[f.ID] = true
+		if err := applyField(c, f, m, where, now, lookup); err != nil {
 			return nil, err
 		}
 		if names[f.Name] {
@@ -351,13 +366,13 @@ func applyFields(c *Channel, list []any, now time.Time, lookup ChannelLookup) ([
 }
 
 // applyField applies one written custom-field definition to f.
-func applyField(c *Channel, f *Field, m map[string]any, create bool, now time.Time, lookup ChannelLookup) error {
+func applyField(c *Channel, f *Field, m map[string]any, where string, now time.Time, lookup ChannelLookup) error {
 	for k := range m {
 		switch k {
 		case "id", "name", "label", "type", "required", "unique", "localized", "hint", "reference",
 			"select_options", "private_storage", "position":
 		default:
-			return errField("customizations."+k, "is not a custom-field attribute")
+			return errField(where+"."+k, "is not a custom-field attribute")
 		}
 	}
 	str := func(k string, dst *string) error {
@@ -367,7 +382,7 @@ func applyField(c *Channel, f *Field, m map[string]any, create bool, now time.Ti
 		}
 		s, ok := v.(string)
 		if !ok && v != nil {
-			return errField(f.Name+"."+k, "must be a string")
+			return errField(where+"."+k, "must be a string")
 		}
 		*dst = s
 		return nil
@@ -379,7 +394,7 @@ func applyField(c *Channel, f *Field, m map[string]any, create bool, now time.Ti
 		}
 		b, ok := v.(bool)
 		if !ok && v != nil {
-			return errField(f.Name+"."+k, "must be true or false")
+			return errField(where+"."+k, "must be true or false")
 		}
 		*dst = b
 		return nil
@@ -388,7 +403,7 @@ func applyField(c *Channel, f *Field, m map[string]any, create bool, now time.Ti
 		return err
 	}
 	if !fieldNameRE.MatchString(f.Name) || slices.Contains(reserved, f.Name) {
-		return errField("customizations.name", fmt.Sprintf("%q is not a usable field name (lower-case letters, digits and '_', starting with a letter; not a reserved key)", f.Name))
+		return errField(where+".name", fmt.Sprintf("%q is not a usable field name (lower-case letters, digits and '_', starting with a letter; not a reserved key)", f.Name))
 	}
 	for _, k := range []string{"label", "hint"} {
 		dst := &f.Label
@@ -406,7 +421,7 @@ func applyField(c *Channel, f *Field, m map[string]any, create bool, now time.Ti
 		return err
 	}
 	if !slices.Contains(Types, f.Type) {
-		return errField(f.Name+".type", fmt.Sprintf("must be one of %s", strings.Join(Types, ", ")))
+		return errField(where+".type", fmt.Sprintf("must be one of %s", strings.Join(Types, ", ")))
 	}
 	for k, dst := range map[string]*bool{"required": &f.Required, "unique": &f.Unique, "localized": &f.Localized,
 		"private_storage": &f.PrivateStorage} {
@@ -415,13 +430,13 @@ func applyField(c *Channel, f *Field, m map[string]any, create bool, now time.Ti
 		}
 	}
 	if f.Unique && !uniqueable(f) {
-		return errField(f.Name+".unique", fmt.Sprintf("a %s field cannot be unique", f.Type))
+		return errField(where+".unique", fmt.Sprintf("a %s field cannot be unique", f.Type))
 	}
 	if f.Localized && !localizable(f) {
-		return errField(f.Name+".localized", fmt.Sprintf("a %s field cannot be localized", f.Type))
+		return errField(where+".localized", fmt.Sprintf("a %s field cannot be localized", f.Type))
 	}
 	if f.PrivateStorage && f.Type != TypeFile && f.Type != TypeGallery {
-		f.PrivateStorage = false
+		return errField(where+".private_storage", fmt.Sprintf("a %s field has no files to store privately", f.Type))
 	}
 	if err := str("reference", &f.Reference); err != nil {
 		return err
@@ -429,7 +444,7 @@ func applyField(c *Channel, f *Field, m map[string]any, create bool, now time.Ti
 	switch f.Type {
 	case TypeBelongsTo, TypeBelongsToMany:
 		if f.Reference == "" {
-			return errField(f.Name+".reference", "is required: the slug of the target channel")
+			return errField(where+".reference", "is required: the slug of the target channel")
 		}
 		if f.Reference == c.Slug {
 			f.ReferenceID = c.ID
@@ -437,7 +452,7 @@ func applyField(c *Channel, f *Field, m map[string]any, create bool, now time.Ti
 		}
 		target, err := lookup(f.Reference)
 		if cms.IsCode(err, cms.ENotFound) {
-			return errField(f.Name+".reference", fmt.Sprintf("names no channel %q", f.Reference))
+			return errField(where+".reference", fmt.Sprintf("names no channel %q", f.Reference))
 		} else if err != nil {
 			return err
 		}
@@ -450,9 +465,9 @@ func applyField(c *Channel, f *Field, m map[string]any, create bool, now time.Ti
 	if v, ok := m["select_options"]; ok {
 		list, ok := v.([]any)
 		if !ok && v != nil {
-			return errField(f.Name+".select_options", "must be an array of {name}")
+			return errField(where+".select_options", "must be an array of {name}")
 		}
-		opts, err := applyOptions(f, list, now)
+		opts, err := applyOptions(f, list, where, now)
 		if err != nil {
 			return err
 		}
@@ -466,11 +481,11 @@ func applyField(c *Channel, f *Field, m map[string]any, create bool, now time.Ti
 
 // applyOptions builds a select field's option list: existing options are
 // matched by id, else by name, and keep their id (stored values are ids).
-func applyOptions(f *Field, list []any, now time.Time) ([]*SelectOption, error) {
+func applyOptions(f *Field, list []any, fieldWhere string, now time.Time) ([]*SelectOption, error) {
 	out := make([]*SelectOption, 0, len(list))
 	seen := map[string]bool{}
 	for i, raw := range list {
-		where := fmt.Sprintf("%s.select_options[%d]", f.Name, i)
+		where := fmt.Sprintf("%s.select_options[%d]", fieldWhere, i)
 		var m map[string]any
 		switch v := raw.(type) {
 		case string:

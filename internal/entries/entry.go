@@ -160,6 +160,9 @@ const maxIndexed = 1024
 // indexValues are the entry_values rows of a stored value: what where=
 // compares (text) and sort= orders by (number, else text).
 func indexValues(f *Field, raw json.RawMessage) []store.EntryValue {
+	if !fits(f, raw) {
+		return nil
+	}
 	one := func(text string, num *float64) []store.EntryValue {
 		if len(text) > maxIndexed {
 			return nil

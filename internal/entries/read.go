@@ -2,6 +2,7 @@ package entries
 
 import (
 	"encoding/json"
+	"math"
 	"slices"
 	"strconv"
 	"time"
@@ -153,12 +154,8 @@ func (r *reader) value(f *Field, raw json.RawMessage, resolve bool) any {
 			return nil
 		}
 		return r.file(file, true)
-	case TypeString, TypeText, TypeEmail, TypeDate, TypeDateTime:
-		if len(raw) == 0 || raw[0] != '"' {
-			return nil
-		}
-	case TypeInteger, TypeFloat:
-		if _, err := strconv.ParseFloat(string(raw), 64); err != nil {
+	case TypeString, TypeText, TypeEmail, TypeDate, TypeDateTime, TypeInteger, TypeFloat:
+		if !fits(f, raw) {
 			return nil
 		}
 	case TypeBoolean:
@@ -172,6 +169,34 @@ func (r *reader) value(f *Field, raw json.RawMessage, resolve bool) any {
 		}
 	}
 	return raw
+}
+
+// fits reports whether a stored scalar value has the form field f's type
+// stores (after a type change it may not).
+func fits(f *Field, raw json.RawMessage) bool {
+	switch f.Type {
+	case TypeString, TypeText, TypeEmail, TypeDate, TypeDateTime:
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return false
+		}
+		switch f.Type {
+		case TypeDate:
+			_, err := time.Parse(time.DateOnly, s)
+			return err == nil
+		case TypeDateTime:
+			_, err := cms.ParseTime(s)
+			return err == nil
+		}
+		return true
+	case TypeInteger, TypeFloat:
+		n, err := strconv.ParseFloat(string(raw), 64)
+		if err != nil {
+			return false
+		}
+		return f.Type == TypeFloat || n == math.Trunc(n) && math.Abs(n) <= 1<<53
+	}
+	return true
 }
 
 // reference renders a reference to id; full reads the target's fields

@@ -269,6 +269,11 @@ func (s *Service) UpdateChannel(ctx context.Context, site *store.Site, ref strin
 			return err
 		}
 		c.UpdatedAt = cms.NextUpdatedAt(cur.UpdatedAt, now)
+		for _, f := range c.Fields {
+			if f.ReferenceID == c.ID {
+				f.Reference = c.Slug // the channel's own references follow its slug
+			}
+		}
 		rec, err := c.record(site.ID)
 		if err != nil {
 			return err

@@ -97,17 +97,24 @@ func (w *writer) apply(e *Entry, body map[string]any, locale string) error {
 	return nil
 }
 
-// field writes one field's value in locale.
+// field writes one field's value in locale. A localized field unset in a
+// non-default locale reads as the default locale's value; written back
+// unchanged, it stays unset (and so keeps following the default), as page
+// items do. Writes to that locale start from the value it shows.
 func (w *writer) field(e *Entry, f *Field, v any, locale string) error {
 	if !f.Localized {
 		locale = w.def
 	}
 	cur := e.value(f, locale, w.def)
-	nv, err := w.value(f, v, cur)
+	shown := cur
+	if cur == nil && locale != w.def {
+		shown = e.Values[f.ID]
+	}
+	nv, err := w.value(f, v, shown)
 	if err != nil {
 		return err
 	}
-	if bytes.Equal(nv, cur) {
+	if bytes.Equal(nv, cur) || cur == nil && shown != nil && bytes.Equal(nv, shown) {
 		return nil
 	}
 	e.set(f, locale, w.def, nv)
@@ -310,7 +317,7 @@ func (w *writer) reference(f *Field, v any) (string, error) {
 			return "", nil
 		}
 	case map[string]any:
-		if t, ok := v["__type"]; ok && t != "Reference" && t != "Pointer" && t != "Object" {
+		if t, ok := v["__type"]; ok && t != "Reference" {
 			return "", errField(f.Name, "must be an id or {__type: Reference, className, id}")
 		}
 		if c, ok := v["className"]; ok && c != f.ClassName() {
@@ -455,7 +462,7 @@ func (w *writer) relationObjects(f *Field, list []any, plain bool) ([]string, er
 			}
 			ref = item
 		case map[string]any:
-			if t := item["__type"]; t != "Reference" && t != "Pointer" && t != "Object" || item["className"] != f.ClassName() {
+			if item["__type"] != "Reference" || item["className"] != f.ClassName() {
 				continue
 			}
 			if id, ok := item["id"].(string); ok && id != "" {
@@ -505,11 +512,6 @@ func (w *writer) storeFile(f *Field, where string, v any, current *pages.File) (
 	if m, ok := v.(map[string]any); ok {
 		if t, has := m["__type"]; has && t != "File" && t != "FileRef" {
 			return nil, false, errField(where, "must be {__type: File, filename, attachment}")
-		}
-		if current != nil && current.Private && m["url"] != nil && m["attachment"] == nil && m["data"] == nil {
-			// A private file reads with a signed URL that changes over time:
-			// its read object sent back keeps it.
-			return nil, true, nil
 		}
 	}
 	fv, act, err := pages.ParseFileValue(v, current, where)

@@ -16,14 +16,13 @@ const (
 	FileStore = FileAction(fileStore) // store the FileValue
 )
 
-// ParseFileValue parses a file value written to the field name (upload
-// {filename, attachment|data}, {remove: true}, the read object or its URL
-// to keep cur, another URL, a FileRef, or null) against the current file
-// cur. It is the parser page items use, shared with channel entries.
-// Errors: 422 invalid_file_format, invalid_base64, file_too_large,
-// invalid_content_type, validation_failed (bad FileRef URI).
+// ParseFileValue parses a file value written to the field name with the
+// rules of page PUT (see parsePutFile) against the current file cur:
+// channel entries take the same forms. Errors: 422 invalid_file_format,
+// invalid_base64, file_too_large, invalid_content_type, validation_failed
+// (bad FileRef URI).
 func ParseFileValue(v any, cur *File, name string) (FileValue, FileAction, error) {
-	fv, act, err := parseFileValue(v, cur, name)
+	fv, act, err := parsePutFile(cur, v, name)
 	return fv, FileAction(act), err
 }
 

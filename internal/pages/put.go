@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"path"
 	"slices"
 	"strings"
 	"time"
@@ -658,52 +659,17 @@ func isFileForm(m map[string]any) bool {
 	return false
 }
 
-// fileForm interprets a file write form against the current file cur. It
-// returns the new file and whether it changed. Reads shapes (any object with
-// a url, or the current URL as a string) change nothing; null and
-// {remove: true} clear; uploads and FileRefs are not supported yet.
+// fileForm interprets a file write form against the current file cur and
+// stores what it brings. It returns the new file and whether it changed.
 func (a *applier) fileForm(cur *File, v any, where string) (*File, bool, error) {
-	switch v := v.(type) {
-	case nil:
-		return nil, cur != nil, nil
-	case string:
-		if cur != nil && v == cur.URL {
-			return cur, false, nil
-		}
-		return nil, false, err422(EInvalidFileFormat, "%s: a file is written as a file object ({__type: File, remove: true} clears it)", where)
-	case map[string]any:
-		if rm, ok := v["remove"]; ok {
-			if b, ok := asBool(rm); ok && b {
-				return nil, cur != nil, nil
-			}
-		}
-		_, hasSource := v["source"]
-		_, hasAttachment := v["attachment"]
-		if t, _ := v["__type"].(string); t == "FileRef" || hasSource || hasAttachment {
-			return a.storeFile(cur, v, where)
-		}
-		if _, ok := v["data"]; ok {
-			return nil, false, err422(EInvalidFileFormat, "%s: data is a batch form; PUT uploads send {__type: File, filename, attachment}", where)
-		}
-		if _, ok := v["url"].(string); ok {
-			return cur, false, nil
-		}
-		return nil, false, err422(EInvalidFileFormat, "%s: invalid file object", where)
-	}
-	return nil, false, err422(EInvalidFileFormat, "%s: invalid file value", where)
-}
-
-// storeFile handles the PUT forms that bring a new file: an upload
-// ({__type: File, filename, attachment} with raw base64) or a FileRef copy.
-// The bytes are checked like a batch file value and stored through
-// ApplyOptions.Files.
-func (a *applier) storeFile(cur *File, v map[string]any, where string) (*File, bool, error) {
-	if att, ok := v["attachment"].(string); ok && len(att) >= 5 && strings.EqualFold(att[:5], "data:") {
-		return nil, false, err422(EInvalidFileFormat, "%s: attachment is raw base64, without a data: prefix", where)
-	}
-	fv, _, err := parseFileValue(v, cur, strings.TrimPrefix(where, "items."))
-	if err != nil {
+	fv, act, err := parsePutFile(cur, v, where)
+	switch {
+	case err != nil:
 		return nil, false, err
+	case act == fileClear:
+		return nil, cur != nil, nil
+	case act == fileKeep:
+		return cur, false, nil
 	}
 	if a.opt.Files == nil {
 		return nil, false, errUploadsUnsupported(where)
@@ -713,6 +679,51 @@ func (a *applier) storeFile(cur *File, v map[string]any, where string) (*File, b
 		return nil, false, err
 	}
 	return f, true, nil
+}
+
+// parsePutFile interprets a PUT file write form against the current file
+// cur: read shapes (any object with a url, or the current URL as a string)
+// keep it; null and {remove: true} clear it; an upload ({__type: File,
+// filename, attachment} with raw base64 and a filename with an extension)
+// or a FileRef is parsed and checked like a batch file value. Page PUT and
+// channel entries share these rules; the batch-only forms (data:, {data},
+// {url} of another file, bare URLs) are refused.
+func parsePutFile(cur *File, v any, where string) (FileValue, fileAction, error) {
+	switch v := v.(type) {
+	case nil:
+		return FileValue{}, fileClear, nil
+	case string:
+		if cur != nil && v == cur.URL {
+			return FileValue{}, fileKeep, nil
+		}
+		return FileValue{}, 0, err422(EInvalidFileFormat, "%s: a file is written as a file object ({__type: File, remove: true} clears it)", where)
+	case map[string]any:
+		if rm, ok := v["remove"]; ok {
+			if b, ok := asBool(rm); ok && b {
+				return FileValue{}, fileClear, nil
+			}
+		}
+		_, hasSource := v["source"]
+		_, hasAttachment := v["attachment"]
+		if t, _ := v["__type"].(string); t == "FileRef" || hasSource || hasAttachment {
+			if att, ok := v["attachment"].(string); ok && len(att) >= 5 && strings.EqualFold(att[:5], "data:") {
+				return FileValue{}, 0, err422(EInvalidFileFormat, "%s: attachment is raw base64, without a data: prefix", where)
+			}
+			if fn, ok := v["filename"].(string); hasAttachment && ok && path.Ext(fn) == "" {
+				return FileValue{}, 0, err422(EInvalidFileFormat, "%s: the filename needs an extension (it gives the content type)", where)
+			}
+			fv, _, err := parseFileValue(v, cur, strings.TrimPrefix(where, "items."))
+			return fv, fileStore, err
+		}
+		if _, ok := v["data"]; ok {
+			return FileValue{}, 0, err422(EInvalidFileFormat, "%s: data is a batch form; PUT uploads send {__type: File, filename, attachment}", where)
+		}
+		if _, ok := v["url"].(string); ok {
+			return FileValue{}, fileKeep, nil
+		}
+		return FileValue{}, 0, err422(EInvalidFileFormat, "%s: invalid file object", where)
+	}
+	return FileValue{}, 0, err422(EInvalidFileFormat, "%s: invalid file value", where)
 }
 
 func (a *applier) applyReference(it *Item, ed *themes.Editable, v any, where string) (bool, error) {
