@@ -493,6 +493,22 @@ func (s *Service) write(ctx context.Context, site *store.Site, ref, entryRef str
 	if err := pages.CheckContentLocale(locale, site.Locales); err != nil {
 		return nil, err
 	}
+	if entryRef != "" && s.Pages != nil && s.Pages.Locker != nil {
+		// Writes of one entry take its lock (the page write lock service:
+		// in-process, or Redis shared by every process), so concurrent
+		// merges apply one after the other instead of failing their
+		// compare-and-swap.
+		id, err := s.entryID(ctx, site, ref, entryRef)
+		if err != nil {
+			return nil, err
+		}
+		unlock, err := s.Pages.Locker.Lock(ctx, "entry:"+site.ID+":"+id)
+		if err != nil {
+			return nil, err
+		}
+		defer unlock()
+		entryRef = id
+	}
 	for attempt := 1; ; attempt++ {
 		out, err := s.writeOnce(ctx, site, ref, entryRef, m, locale, opt)
 		if errors.Is(err, store.ErrStale) && attempt < maxWriteAttempts {
@@ -566,6 +582,24 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 	})
 	committed = err == nil
 	return out, err
+}
+
+// entryID resolves an entry reference (id or slug) of a channel to its id.
+func (s *Service) entryID(ctx context.Context, site *store.Site, ref, entryRef string) (string, error) {
+	var id string
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		ch, err := findChannel(tx, site, ref)
+		if err != nil {
+			return err
+		}
+		rec, err := findEntry(tx, site, ch, entryRef)
+		if err != nil {
+			return err
+		}
+		id = rec.ID
+		return nil
+	})
+	return id, err
 }
 
 // entrySlugRE is what an entry slug may be: lower-case letters (of any

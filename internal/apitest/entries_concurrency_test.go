@@ -1,0 +1,66 @@
+package apitest_test
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+
+	"github.com/tessera-cms/tessera/internal/apitest"
+)
+
+// TestEntriesConcurrentMerges runs clients that each add their own entries
+// to one relation and set their own field of one entry at the same time.
+// Entry writes merge only the fields (and relation members) they name, so
+// none may be lost and none may fail, on either store.
+func TestEntriesConcurrentMerges(t *testing.T) {
+	const clients, each = 8, 6
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		fields := []obj{{"name": "title", "type": "string"}, {"name": "tags", "type": "belongs_to_many", "reference": "tags"}}
+		for i := range clients {
+			fields = append(fields, obj{"name": fmt.Sprintf("f%d", i), "type": "integer"})
+		}
+		for _, sc := range []apitest.Scenario{
+			{Method: "POST", Path: "/channels", Body: obj{"name": "Tags", "customizations": []obj{{"name": "title", "type": "string"}}}},
+			{Method: "POST", Path: "/channels", Body: obj{"name": "Posts", "customizations": fields}},
+		} {
+			if res := env.Do(t, sc); res.Status != http.StatusCreated {
+				t.Fatalf("create channel: %d %s", res.Status, res.Raw)
+			}
+		}
+		tags := make([][]string, clients)
+		for c := range clients {
+			for i := range each {
+				res := env.Do(t, apitest.Scenario{Method: "POST", Path: "/channels/tags/entries", Body: obj{"title": fmt.Sprintf("t%d-%d", c, i)}})
+				tags[c] = append(tags[c], res.JSON.(map[string]any)["id"].(string))
+			}
+		}
+		post := env.Do(t, apitest.Scenario{Method: "POST", Path: "/channels/posts/entries", Body: obj{"title": "Shared"}}).JSON.(map[string]any)["id"].(string)
+		var wg sync.WaitGroup
+		for c := range clients {
+			wg.Go(func() {
+				for i, tag := range tags[c] {
+					res := env.Do(t, apitest.Scenario{Method: "PUT", Path: "/channels/posts/entries/" + post, Body: obj{
+						fmt.Sprintf("f%d", c): i + 1,
+						"tags": obj{"__op": "AddRelation", "objects": []obj{{"__type": "Reference", "className": "tags", "id": tag}}},
+					}})
+					if res.Status != http.StatusOK {
+						t.Errorf("client %d write %d: got %d %s", c, i, res.Status, res.Raw)
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+		got := env.Do(t, apitest.Scenario{Path: "/channels/posts/entries/" + post}).JSON.(map[string]any)
+		objs := got["tags"].(map[string]any)["objects"].([]any)
+		if len(objs) != clients*each {
+			t.Errorf("relation has %d members, want %d", len(objs), clients*each)
+		}
+		for c := range clients {
+			if v := got[fmt.Sprintf("f%d", c)]; v != float64(each) {
+				t.Errorf("f%d = %v, want %d", c, v, each)
+			}
+		}
+	})
+}
