@@ -42,7 +42,7 @@ func TestEntriesConcurrentMerges(t *testing.T) {
 				for i, tag := range tags[c] {
 					res := env.Do(t, apitest.Scenario{Method: "PUT", Path: "/channels/posts/entries/" + post, Body: obj{
 						fmt.Sprintf("f%d", c): i + 1,
-						"tags": obj{"__op": "AddRelation", "objects": []obj{{"__type": "Reference", "className": "tags", "id": tag}}},
+						"tags":                obj{"__op": "AddRelation", "objects": []obj{{"__type": "Reference", "className": "tags", "id": tag}}},
 					}})
 					if res.Status != http.StatusOK {
 						t.Errorf("client %d write %d: got %d %s", c, i, res.Status, res.Raw)
