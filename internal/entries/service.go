@@ -867,6 +867,13 @@ func (s *Service) Count(ctx context.Context, site *store.Site, ref string, q Que
 	return total, err
 }
 
+// Limits of a list query: each condition and search word is one more
+// index look-up.
+const (
+	maxConds  = 20
+	maxSearch = 512
+)
+
 // errQuery is the 400 of a bad list query.
 func errQuery(format string, args ...any) *cms.Error {
 	return cms.Errorf(cms.EInvalid, format, args...).WithStatus(http.StatusBadRequest)
@@ -877,6 +884,12 @@ func errQuery(format string, args ...any) *cms.Error {
 func (s *Service) storeQuery(site *store.Site, ch *Channel, q Query) (store.EntryQuery, error) {
 	if err := pages.CheckContentLocale(q.Locale, site.Locales); err != nil {
 		return store.EntryQuery{}, err
+	}
+	if len(q.Where) > maxConds {
+		return store.EntryQuery{}, errQuery("where: at most %d conditions", maxConds)
+	}
+	if len(q.Search) > maxSearch {
+		return store.EntryQuery{}, errQuery("search: at most %d bytes", maxSearch)
 	}
 	sq := store.EntryQuery{Search: q.Search, Locale: q.Locale}
 	w := &writer{ch: ch, def: site.DefaultLocale, locales: site.Locales, loc: s.location(site)}
