@@ -436,6 +436,39 @@ func findEntry(tx store.Tx, site *store.Site, ch *Channel, ref string) (*store.E
 	return recs[0], nil
 }
 
+// channelCache loads each channel of a site at most once in a transaction.
+type channelCache struct {
+	tx   store.Tx
+	site *store.Site
+	m    map[string]*Channel
+}
+
+// newChannelCache returns a cache that already holds known (when not nil).
+func newChannelCache(tx store.Tx, site *store.Site, known *Channel) *channelCache {
+	c := &channelCache{tx: tx, site: site, m: map[string]*Channel{}}
+	if known != nil {
+		c.m[known.ID] = known
+	}
+	return c
+}
+
+// get returns the site's channel with the given id.
+func (c *channelCache) get(id string) (*Channel, error) {
+	if ch := c.m[id]; ch != nil {
+		return ch, nil
+	}
+	rec, err := c.tx.Channels().Get(c.site.ID, id)
+	if err != nil {
+		return nil, err
+	}
+	ch, err := decodeChannel(rec)
+	if err != nil {
+		return nil, err
+	}
+	c.m[id] = ch
+	return ch, nil
+}
+
 // refLookup implements RefLookup in a transaction.
 type refLookup struct {
 	tx   store.Tx
@@ -774,7 +807,7 @@ func (s *Service) render(tx store.Tx, site *store.Site, ch *Channel, recs []*sto
 // include_slugs and resolve.
 func (s *Service) loadTargets(tx store.Tx, site *store.Site, ch *Channel, es []*Entry, r *reader) error {
 	r.targets = map[string]*target{}
-	channels := map[string]*Channel{ch.ID: ch}
+	channels := newChannelCache(tx, site, ch)
 	for _, f := range ch.Fields {
 		if f.Type != TypeBelongsTo && f.Type != TypeBelongsToMany {
 			continue
@@ -796,16 +829,9 @@ func (s *Service) loadTargets(tx store.Tx, site *store.Site, ch *Channel, es []*
 				}
 				t := &target{slug: rec.Slug}
 				if full {
-					tch := channels[rec.ChannelID]
-					if tch == nil {
-						c, err := tx.Channels().Get(site.ID, rec.ChannelID)
-						if err != nil {
-							return err
-						}
-						if tch, err = decodeChannel(c); err != nil {
-							return err
-						}
-						channels[rec.ChannelID] = tch
+					tch, err := channels.get(rec.ChannelID)
+					if err != nil {
+						return err
 					}
 					te, err := decodeEntry(rec)
 					if err != nil {
@@ -987,7 +1013,7 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 		if err != nil {
 			return err
 		}
-		channels := map[string]*Channel{ch.ID: ch}
+		channels := newChannelCache(tx, site, ch)
 		for _, id := range referrers {
 			if id == rec.ID {
 				continue
@@ -996,16 +1022,9 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 			if err != nil {
 				return err
 			}
-			rch := channels[rrec.ChannelID]
-			if rch == nil {
-				c, err := tx.Channels().Get(site.ID, rrec.ChannelID)
-				if err != nil {
-					return err
-				}
-				if rch, err = decodeChannel(c); err != nil {
-					return err
-				}
-				channels[rrec.ChannelID] = rch
+			rch, err := channels.get(rrec.ChannelID)
+			if err != nil {
+				return err
 			}
 			re, err := decodeEntry(rrec)
 			if err != nil {
@@ -1040,11 +1059,7 @@ func (s *Service) EntryFile(tx store.Tx, site *store.Site, ref pages.FileRef) (*
 	} else if err != nil {
 		return nil, err
 	}
-	crec, err := tx.Channels().Get(site.ID, rec.ChannelID)
-	if err != nil {
-		return nil, err
-	}
-	ch, err := decodeChannel(crec)
+	ch, err := newChannelCache(tx, site, nil).get(rec.ChannelID)
 	if err != nil {
 		return nil, err
 	}
