@@ -180,44 +180,16 @@ func (w *writer) value(f *Field, v any, cur json.RawMessage) (json.RawMessage, e
 		}
 		return []byte(numberText(n)), nil
 	case TypeDate:
-		s, ok := v.(string)
-		if !ok {
-			return nil, errField(f.Name, "must be a date (YYYY-MM-DD)")
-		}
-		if s == "" {
-			return nil, nil
-		}
-		d, err := w.parseDate(s)
-		if err != nil {
-			return nil, errField(f.Name, "must be a date (YYYY-MM-DD)")
-		}
-		return mustJSON(d), nil
+		return parsed(f, v, "must be a date (YYYY-MM-DD)", func(s string) (any, error) { return w.parseDate(s) })
 	case TypeDateTime:
-		s, ok := v.(string)
-		if !ok {
-			return nil, errField(f.Name, "must be an ISO 8601 date and time")
-		}
-		if s == "" {
-			return nil, nil
-		}
-		t, err := w.parseDateTime(s)
-		if err != nil {
-			return nil, errField(f.Name, "must be an ISO 8601 date and time")
-		}
-		return mustJSON(cms.FormatTime(t)), nil
+		return parsed(f, v, "must be an ISO 8601 date and time", func(s string) (any, error) {
+			t, err := w.parseDateTime(s)
+			return cms.FormatTime(t), err
+		})
 	case TypeTime:
-		s, ok := v.(string)
-		if !ok {
-			return nil, errField(f.Name, "must be a time: HH:MM, HH:MM:SS or an ISO 8601 timestamp")
-		}
-		if s == "" {
-			return nil, nil
-		}
-		sec, err := ParseTimeOfDay(s, w.loc)
-		if err != nil {
-			return nil, errField(f.Name, "must be a time: HH:MM, HH:MM:SS or an ISO 8601 timestamp")
-		}
-		return mustJSON(sec), nil
+		return parsed(f, v, "must be a time: HH:MM, HH:MM:SS or an ISO 8601 timestamp", func(s string) (any, error) {
+			return ParseTimeOfDay(s, w.loc)
+		})
 	case TypeSelect:
 		s, ok := v.(string)
 		if !ok {
@@ -273,6 +245,24 @@ func (w *writer) value(f *Field, v any, cur json.RawMessage) (json.RawMessage, e
 		return mustJSON(Geo{Latitude: lat, Longitude: lng}), nil
 	}
 	return nil, errField(f.Name, "has an unknown type "+f.Type)
+}
+
+// parsed stores a value written as a string and parsed by parse: a value
+// that is not a string or does not parse is a 422 saying problem; ""
+// clears the field.
+func parsed(f *Field, v any, problem string, parse func(string) (any, error)) (json.RawMessage, error) {
+	s, ok := v.(string)
+	if !ok {
+		return nil, errField(f.Name, problem)
+	}
+	if s == "" {
+		return nil, nil
+	}
+	out, err := parse(s)
+	if err != nil {
+		return nil, errField(f.Name, problem)
+	}
+	return mustJSON(out), nil
 }
 
 // parseDate accepts YYYY-MM-DD, or a timestamp whose date in the site
