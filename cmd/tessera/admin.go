@@ -202,7 +202,8 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 }
 
 func createDemo(ctx context.Context, svc *services, shortID string) (*demo.Result, error) {
-	return demo.Create(ctx, demo.Services{Sites: svc.sites, Themes: svc.themes, Auth: svc.auth, Pages: svc.pages}, shortID)
+	return demo.Create(ctx, demo.Services{Sites: svc.sites, Themes: svc.themes, Auth: svc.auth, Pages: svc.pages,
+		Entries: svc.entries}, shortID)
 }
 
 func printDemo(w io.Writer, asJSON bool, addr string, res *demo.Result) error {

@@ -208,6 +208,21 @@ func TestServe(t *testing.T) {
 	if got, want := strings.Join(paths, " "), "/home /about /about/team /blog"; got != want {
 		t.Errorf("demo pages in tree order: got %q, want %q", got, want)
 	}
+	// The demo articles, newest first (the channel's order), referenced
+	// from the home page.
+	req, _ = http.NewRequest("GET", "http://"+addr+"/api/channels/articles/entries", nil)
+	req.Header.Set("Authorization", "Bearer "+token)
+	req.Header.Set("X-Service-Site", "demo")
+	if res, err = http.DefaultClient.Do(req); err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	var articles []map[string]any
+	_ = json.NewDecoder(res.Body).Decode(&articles)
+	res.Body.Close()
+	if len(articles) != 2 || articles[0]["slug"] != "scaling-out" || articles[1]["translations"].(map[string]any)["nl"].(map[string]any)["title"] != "Hallo, Tessera" {
+		t.Errorf("demo articles: got %v, want 2, newest first, with Dutch titles", articles)
+	}
 	cancel()
 	select {
 	case err := <-done:

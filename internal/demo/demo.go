@@ -6,10 +6,13 @@ package demo
 import (
 	"context"
 	"embed"
+	"encoding/json"
 	"fmt"
 	"io/fs"
+	"strings"
 
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -33,6 +36,9 @@ type Services struct {
 	// Pages creates the demo pages; nil leaves the site without pages (tests
 	// that build their own pages start from an empty site).
 	Pages *pages.Service
+	// Entries creates the demo's channel of articles (with Pages: the home
+	// page's Related references them); nil leaves the site without channels.
+	Entries *entries.Service
 }
 
 // Result is what a caller needs to use the demo site.
@@ -69,6 +75,11 @@ func Create(ctx context.Context, svc Services, shortID string) (*Result, error) 
 	if svc.Pages != nil {
 		if err := createPages(ctx, svc.Pages, site); err != nil {
 			return nil, fmt.Errorf("demo: create pages: %w", err)
+		}
+		if svc.Entries != nil {
+			if err := createArticles(ctx, svc, site); err != nil {
+				return nil, fmt.Errorf("demo: create articles: %w", err)
+			}
 		}
 	}
 	token, err := svc.Auth.CreateToken(ctx, auth.TokenRequest{
@@ -119,4 +130,44 @@ func createPages(ctx context.Context, svc *pages.Service, site *store.Site) erro
 		}
 	}
 	return nil
+}
+
+// demoChannel is the demo's channel of articles: the target of the home
+// template's Related reference ("channels.articles").
+const demoChannel = `{"name": "Articles", "slug": "articles", "order_by": "published_on", "order_direction": "desc",
+  "customizations": [
+    {"name": "title", "type": "string", "required": true, "localized": true},
+    {"name": "summary", "type": "text", "localized": true},
+    {"name": "published_on", "type": "date"},
+    {"name": "topics", "type": "multi_select", "select_options": [{"name": "Product"}, {"name": "Engineering"}]}]}`
+
+var demoArticles = []struct{ body, nl string }{
+	{`{"title": "Hello, Tessera", "summary": "One binary serves pages and entries.", "published_on": "2026-09-01", "topics": ["product"]}`,
+		`{"title": "Hallo, Tessera", "summary": "Eén binary voor pagina's en items."}`},
+	{`{"title": "Scaling out", "summary": "PostgreSQL, Redis and S3 when one process is not enough.", "published_on": "2026-09-08", "topics": ["engineering"]}`,
+		`{"title": "Opschalen"}`},
+}
+
+func createArticles(ctx context.Context, svc Services, site *store.Site) error {
+	if _, err := svc.Entries.CreateChannel(ctx, site, []byte(demoChannel)); err != nil {
+		return err
+	}
+	var ids []string
+	for _, a := range demoArticles {
+		out, err := svc.Entries.CreateEntry(ctx, site, "articles", []byte(a.body), entries.WriteOptions{})
+		if err != nil {
+			return err
+		}
+		var e struct{ ID string }
+		if err := json.Unmarshal(out, &e); err != nil {
+			return err
+		}
+		if _, err := svc.Entries.UpdateEntry(ctx, site, "articles", e.ID, []byte(a.nl), entries.WriteOptions{Locale: "nl"}); err != nil {
+			return err
+		}
+		ids = append(ids, `"`+e.ID+`"`)
+	}
+	related := `{"items": {"Related": [` + strings.Join(ids, ",") + `]}}`
+	_, err := svc.Pages.Update(ctx, site, "home", []byte(related), pages.WriteOptions{})
+	return err
 }
