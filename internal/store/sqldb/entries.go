@@ -131,8 +131,8 @@ func (x entries) Delete(siteID, id string) error {
 
 // List filters with EXISTS subqueries on entry_values (served by its index
 // on (field, text, entry_id)) and an IN subquery on entry_search. A value
-// field sorts by correlated subqueries, number before text, entries without
-// a value last in either direction; ties are broken by id.
+// field sorts by its number before its text, entries without a value last
+// in either direction; ties are broken by id.
 func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.ListOptions) ([]*store.Entry, int, error) {
 	op := "list entries of site " + siteID
 	where, args := ` WHERE e.site_id = ?`, []any{siteID}
@@ -165,9 +165,14 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 		where += ` AND e.id IN (SELECT entry_id FROM entry_search WHERE ` + cond + `)`
 	}
 
-	var order []string
-	var orderArgs []any
-	for _, s := range q.Sort {
+	// A value field sorts through a join with its values aggregated per
+	// entry (one pass over the field's rows). A correlated MIN() per entry
+	// would let SQLite answer each from the (field, text) index in text
+	// order, a scan of the whole field per entry: seconds on 10,000
+	// entries.
+	var order, joins []string
+	var joinArgs []any
+	for i, s := range q.Sort {
 		dir := ""
 		if s.Desc {
 			dir = " DESC"
@@ -180,10 +185,11 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 		case store.EntryUpdatedAt:
 			order = append(order, `e.updated_at`+dir)
 		default:
-			const num = `(SELECT MIN(v.num) FROM entry_values v WHERE v.entry_id = e.id AND v.field = ?)`
-			const text = `(SELECT MIN(v.text) FROM entry_values v WHERE v.entry_id = e.id AND v.field = ?)`
-			order = append(order, text+` IS NULL`, num+` IS NULL`, num+dir, text+dir)
-			orderArgs = append(orderArgs, s.Field, s.Field, s.Field, s.Field)
+			a := fmt.Sprintf("s%d", i)
+			joins = append(joins, ` LEFT JOIN (SELECT entry_id, MIN(num) AS num, MIN(text) AS text FROM entry_values
+				WHERE field = ? GROUP BY entry_id) `+a+` ON `+a+`.entry_id = e.id`)
+			joinArgs = append(joinArgs, s.Field)
+			order = append(order, a+`.text IS NULL`, a+`.num IS NULL`, a+`.num`+dir, a+`.text`+dir)
 		}
 	}
 	if len(order) == 0 {
@@ -199,9 +205,9 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	if limit <= 0 {
 		limit = 1<<63 - 1 // see list
 	}
-	selectArgs := append(append(slices.Clip(args), orderArgs...), limit, offset)
+	selectArgs := append(append(slices.Clip(joinArgs), args...), limit, offset)
 	items, err := scanAll(x.tx, scanEntry,
-		`SELECT `+entryColumns+` FROM entries e`+where+` ORDER BY `+strings.Join(order, ", ")+` LIMIT ? OFFSET ?`,
+		`SELECT `+entryColumns+` FROM entries e`+strings.Join(joins, "")+where+` ORDER BY `+strings.Join(order, ", ")+` LIMIT ? OFFSET ?`,
 		selectArgs...)
 	if err != nil {
 		return nil, 0, x.fail(err, op, "")
