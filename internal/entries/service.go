@@ -30,6 +30,7 @@ type Service struct {
 	SiteURL func(*store.Site) string
 
 	cache     renderCache
+	channels  decodedChannels
 	locations sync.Map // timezone name -> *time.Location
 }
 
@@ -88,8 +89,10 @@ func decodeBody(body []byte) (map[string]any, error) {
 
 // --- channels
 
-// findChannel returns the site's channel whose slug, else id, is ref.
-func findChannel(tx store.Tx, site *store.Site, ref string) (*Channel, error) {
+// findChannel returns the site's channel whose slug, else id, is ref,
+// decoded through cache (nil decodes a private copy). A channel from the
+// cache is shared: callers must not change it.
+func findChannel(tx store.Tx, site *store.Site, ref string, cache *decodedChannels) (*Channel, error) {
 	rec, err := tx.Channels().GetBySlug(site.ID, ref)
 	if cms.IsCode(err, cms.ENotFound) && cms.IsID(ref) {
 		rec, err = tx.Channels().Get(site.ID, ref)
@@ -100,7 +103,43 @@ func findChannel(tx store.Tx, site *store.Site, ref string) (*Channel, error) {
 		}
 		return nil, err
 	}
-	return decodeChannel(rec)
+	if cache == nil {
+		return decodeChannel(rec)
+	}
+	return cache.decode(rec)
+}
+
+// decodedChannels keeps decoded channel definitions by id with the
+// updated_at they were decoded at (every change of a channel moves it), so
+// a read of an unchanged channel does not parse its definition again. The
+// store is still asked for the row, so the cache is never stale, also with
+// several processes on one database.
+type decodedChannels struct {
+	mu sync.Mutex
+	m  map[string]*Channel
+}
+
+// maxDecodedChannels bounds the cache; when full it starts again.
+const maxDecodedChannels = 10000
+
+func (d *decodedChannels) decode(rec *store.Channel) (*Channel, error) {
+	d.mu.Lock()
+	c := d.m[rec.ID]
+	d.mu.Unlock()
+	if c != nil && c.UpdatedAt.Equal(rec.UpdatedAt) && c.Slug == rec.Slug {
+		return c, nil
+	}
+	c, err := decodeChannel(rec)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	if d.m == nil || len(d.m) >= maxDecodedChannels {
+		d.m = map[string]*Channel{}
+	}
+	d.m[rec.ID] = c
+	d.mu.Unlock()
+	return c, nil
 }
 
 func lookupIn(tx store.Tx, site *store.Site) ChannelLookup {
@@ -151,7 +190,7 @@ func fieldView(f *Field) object {
 func (s *Service) Channel(ctx context.Context, site *store.Site, ref string) ([]byte, error) {
 	var out []byte
 	err := s.Store.View(ctx, func(tx store.Tx) error {
-		c, err := findChannel(tx, site, ref)
+		c, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
 		}
@@ -165,7 +204,7 @@ func (s *Service) Channel(ctx context.Context, site *store.Site, ref string) ([]
 func (s *Service) Customizations(ctx context.Context, site *store.Site, ref string) ([]byte, error) {
 	var out []byte
 	err := s.Store.View(ctx, func(tx store.Tx) error {
-		c, err := findChannel(tx, site, ref)
+		c, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
 		}
@@ -258,7 +297,7 @@ func (s *Service) UpdateChannel(ctx context.Context, site *store.Site, ref strin
 	}
 	var out []byte
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
-		cur, err := findChannel(tx, site, ref)
+		cur, err := findChannel(tx, site, ref, nil) // a private copy: it is changed below
 		if err != nil {
 			return err
 		}
@@ -389,7 +428,7 @@ func (s *Service) reindex(tx store.Tx, site *store.Site, c *Channel) error {
 // their entries would be left pointing at nothing.
 func (s *Service) DeleteChannel(ctx context.Context, site *store.Site, ref string) error {
 	return s.Store.Update(ctx, func(tx store.Tx) error {
-		c, err := findChannel(tx, site, ref)
+		c, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
 		}
@@ -561,7 +600,7 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 		}
 	}()
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		ch, err := findChannel(tx, site, ref)
+		ch, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
 		}
@@ -621,7 +660,7 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 func (s *Service) entryID(ctx context.Context, site *store.Site, ref, entryRef string) (string, error) {
 	var id string
 	err := s.Store.View(ctx, func(tx store.Tx) error {
-		ch, err := findChannel(tx, site, ref)
+		ch, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
 		}
@@ -728,7 +767,7 @@ func (s *Service) reader(site *store.Site, opt ReadOptions) *reader {
 func (s *Service) Entry(ctx context.Context, site *store.Site, ref, entryRef string, opt ReadOptions) ([]byte, error) {
 	var out []byte
 	err := s.Store.View(ctx, func(tx store.Tx) error {
-		ch, err := findChannel(tx, site, ref)
+		ch, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
 		}
@@ -853,7 +892,7 @@ func (s *Service) List(ctx context.Context, site *store.Site, ref string, q Quer
 	var out [][]byte
 	var total int
 	err := s.Store.View(ctx, func(tx store.Tx) error {
-		ch, err := findChannel(tx, site, ref)
+		ch, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
 		}
@@ -879,7 +918,7 @@ func (s *Service) List(ctx context.Context, site *store.Site, ref string, q Quer
 func (s *Service) Count(ctx context.Context, site *store.Site, ref string, q Query) (int, error) {
 	var total int
 	err := s.Store.View(ctx, func(tx store.Tx) error {
-		ch, err := findChannel(tx, site, ref)
+		ch, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
 		}
@@ -1001,7 +1040,7 @@ func (w *writer) condValue(f *Field, v string) (string, error) {
 // reference becomes null), and their updated_at moves.
 func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryRef string) error {
 	return s.Store.Update(ctx, func(tx store.Tx) error {
-		ch, err := findChannel(tx, site, ref)
+		ch, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
 		}
@@ -1132,7 +1171,7 @@ func (c *renderCache) put(k renderKey, b []byte) {
 // pages.Service.EntryRefs.
 func (s *Service) RefTargets(tx store.Tx, site *store.Site, channel string, ids []string, locale string) (map[string]pages.RefTarget, map[string]time.Time, error) {
 	out, stamps := map[string]pages.RefTarget{}, map[string]time.Time{}
-	ch, err := findChannel(tx, site, channel)
+	ch, err := findChannel(tx, site, channel, &s.channels)
 	if cms.IsCode(err, cms.ENotFound) {
 		return out, stamps, nil
 	} else if err != nil {
