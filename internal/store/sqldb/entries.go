@@ -205,22 +205,45 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	if limit <= 0 {
 		limit = 1<<63 - 1 // see list
 	}
+	// The page is chosen over ids alone, then its documents are read by
+	// id: sorting every match with its document made PostgreSQL spill a
+	// deep page's sort to disk.
 	selectArgs := append(append(slices.Clip(joinArgs), args...), limit, offset)
-	items, err := scanAll(x.tx, scanEntry,
-		`SELECT `+entryColumns+` FROM entries e`+strings.Join(joins, "")+where+` ORDER BY `+strings.Join(order, ", ")+` LIMIT ? OFFSET ?`,
+	ids, err := scanAll(x.tx, scanID,
+		`SELECT e.id FROM entries e`+strings.Join(joins, "")+where+` ORDER BY `+strings.Join(order, ", ")+` LIMIT ? OFFSET ?`,
 		selectArgs...)
 	if err != nil {
 		return nil, 0, x.fail(err, op, "")
 	}
-	return items, total, nil
+	if len(ids) == 0 {
+		return []*store.Entry{}, total, nil
+	}
+	idArgs := make([]any, 0, len(ids)+1)
+	idArgs = append(idArgs, siteID)
+	for _, id := range ids {
+		idArgs = append(idArgs, id)
+	}
+	recs, err := scanAll(x.tx, scanEntry, `SELECT `+entryColumns+` FROM entries e WHERE e.site_id = ? AND e.id IN (`+
+		strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")+`)`, idArgs...)
+	if err != nil {
+		return nil, 0, x.fail(err, op, "")
+	}
+	pos := make(map[string]int, len(ids))
+	for i, id := range ids {
+		pos[id] = i
+	}
+	slices.SortFunc(recs, func(a, b *store.Entry) int { return pos[a.ID] - pos[b.ID] })
+	return recs, total, nil
+}
+
+func scanID(row scanner) (string, error) {
+	var id string
+	err := row.Scan(&id)
+	return id, err
 }
 
 func (x entries) ReferencedBy(siteID, targetID string) ([]string, error) {
-	ids, err := scanAll(x.tx, func(row scanner) (string, error) {
-		var id string
-		err := row.Scan(&id)
-		return id, err
-	}, `SELECT DISTINCT e.id FROM entries e JOIN entry_refs r ON r.entry_id = e.id
+	ids, err := scanAll(x.tx, scanID, `SELECT DISTINCT e.id FROM entries e JOIN entry_refs r ON r.entry_id = e.id
 		WHERE e.site_id = ? AND r.target_id = ? ORDER BY e.id`, siteID, targetID)
 	if err != nil {
 		return nil, x.fail(err, "list entries referencing "+targetID+" of site "+siteID, "")
