@@ -22,7 +22,7 @@ func TestEntriesFromPages(t *testing.T) {
 			return m
 		}
 		mustDo(apitest.Scenario{Method: "POST", Path: "/channels", Body: obj{"name": "Articles",
-			"customizations": []obj{{"name": "title", "type": "string", "localized": true}}}}, http.StatusCreated)
+			"customizations": []obj{{"name": "title", "type": "string", "localized": true}, {"name": "headline", "type": "string"}}}}, http.StatusCreated)
 		mustDo(apitest.Scenario{Method: "POST", Path: "/channels", Body: obj{"name": "Events",
 			"customizations": []obj{{"name": "title", "type": "string"}}}}, http.StatusCreated)
 		first := mustDo(apitest.Scenario{Method: "POST", Path: "/channels/articles/entries",
@@ -51,6 +51,14 @@ func TestEntriesFromPages(t *testing.T) {
 				WantStatus: 200},
 			{Name: "ReadFollowsEntryChange", Path: "/pages/" + home, WantStatus: 200,
 				WantBody: related([]string{first, second}, []string{"renamed", "second"}, []string{"Renamed", "Second"})},
+			{Name: "HeadlineSet", Method: "PUT", Path: "/channels/articles/entries/" + first, Body: obj{"headline": "Big news"},
+				WantStatus: 200},
+			{Name: "ReadCachedTitles", Path: "/pages/" + home, WantStatus: 200,
+				WantBody: related([]string{first, second}, []string{"renamed", "second"}, []string{"Renamed", "Second"})},
+			{Name: "TitleFieldChanged", Method: "PATCH", Path: "/channels/articles", Body: obj{"title_field": "headline"}, WantStatus: 200},
+			{Name: "ReadFollowsChannelChange", Path: "/pages/" + home, WantStatus: 200,
+				WantBody: related([]string{first, second}, []string{"renamed", "second"}, []string{"Big news", ""})},
+			{Name: "TitleFieldBack", Method: "PATCH", Path: "/channels/articles", Body: obj{"title_field": "title"}, WantStatus: 200},
 			func() apitest.Scenario {
 				sc := batch([]string{second, event})
 				sc.Name, sc.WantStatus = "BatchEntryOfOtherChannel", 200

@@ -206,8 +206,8 @@ func applyChannel(c *Channel, body map[string]any, create bool, now time.Time, l
 	}
 	if v, ok := body["slug"]; ok && v != nil {
 		s, ok := v.(string)
-		if !ok || !channelSlugRE.MatchString(s) {
-			return errField("slug", "must be lower-case letters, digits, '-' and '_' (at most 64)")
+		if !ok || !channelSlugRE.MatchString(s) || s == reservedSlug {
+			return errField("slug", "must be lower-case letters, digits, '-' and '_' (at most 64), and not \"count\"")
 		}
 		c.Slug = s
 	} else if create {
@@ -217,6 +217,9 @@ func applyChannel(c *Channel, body map[string]any, create bool, now time.Time, l
 		}
 		if !channelSlugRE.MatchString(c.Slug) {
 			return errField("slug", "is required when the name gives no slug")
+		}
+		if c.Slug == reservedSlug {
+			c.Slug += "-2"
 		}
 	}
 	if v, ok := body["description"]; ok {

@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -54,6 +55,9 @@ type reader struct {
 	// targets are the referenced entries by id, loaded when the options
 	// ask for slugs or resolved targets.
 	targets map[string]*target
+	// signed is set once a private file's URL was signed: such a body
+	// expires, so it is not cached.
+	signed bool
 }
 
 // entry renders e of channel ch. resolve is false for resolved targets,
@@ -129,7 +133,7 @@ func (r *reader) value(f *Field, raw json.RawMessage, resolve bool) any {
 	switch f.Type {
 	case TypeTime:
 		var sec int
-		if json.Unmarshal(raw, &sec) != nil {
+		if json.Unmarshal(raw, &sec) != nil || sec < 0 || sec >= 86400 {
 			return nil
 		}
 		return FormatTimeOfDay(sec, r.loc)
@@ -164,8 +168,14 @@ func (r *reader) value(f *Field, raw json.RawMessage, resolve bool) any {
 			return nil
 		}
 	case TypeGeo:
-		var g Geo
-		if json.Unmarshal(raw, &g) != nil {
+		var g map[string]any
+		if json.Unmarshal(raw, &g) != nil || len(g) != 2 {
+			return nil
+		}
+		if _, ok := g["latitude"].(float64); !ok {
+			return nil
+		}
+		if _, ok := g["longitude"].(float64); !ok {
 			return nil
 		}
 	}
@@ -223,8 +233,11 @@ func (r *reader) reference(f *Field, id string, full bool) any {
 // client-version header the full metadata (width and height null unless
 // an image). top is false inside a gallery image, which has no __type.
 func (r *reader) file(f *pages.File, top bool) any {
-	if f == nil {
-		return nil
+	if f == nil || !files.SiteKey(f.Key, r.site.ID) {
+		return nil // only this site's stored bytes are ever shown
+	}
+	if f.Private {
+		r.signed = true
 	}
 	url := r.fileURL(f)
 	if !r.opt.ClientVersion {
@@ -245,24 +258,6 @@ func (r *reader) file(f *pages.File, top bool) any {
 		o = append(o, member{"private", true})
 	}
 	return o
-}
-
-// hasPrivateFiles reports whether an entry shows a private file, whose
-// signed URL changes over time (so its read is not cached).
-func hasPrivateFiles(ch *Channel, e *Entry) bool {
-	for _, f := range ch.Fields {
-		if f.PrivateStorage {
-			if e.Values[f.ID] != nil {
-				return true
-			}
-			for _, m := range e.Translations {
-				if m[f.ID] != nil {
-					return true
-				}
-			}
-		}
-	}
-	return false
 }
 
 // appendJSON appends v as JSON: objects in their key order, raw values as

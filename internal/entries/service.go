@@ -674,6 +674,10 @@ func (s *Service) entryID(ctx context.Context, site *store.Site, ref, entryRef s
 	return id, err
 }
 
+// reservedSlug cannot be a channel's or an entry's slug: "/count" after
+// the collection is the count route.
+const reservedSlug = "count"
+
 // entrySlugRE is what an entry slug may be: lower-case letters (of any
 // script), digits, '-' and '_'.
 var entrySlugRE = regexp.MustCompile(`^[\p{Ll}\p{Lo}\p{Nd}][\p{Ll}\p{Lo}\p{Nd}_-]{0,199}$`)
@@ -683,8 +687,8 @@ var entrySlugRE = regexp.MustCompile(`^[\p{Ll}\p{Lo}\p{Nd}][\p{Ll}\p{Lo}\p{Nd}_-
 func (s *Service) setSlug(tx store.Tx, site *store.Site, ch *Channel, e *Entry, m map[string]any, create bool) error {
 	if v, ok := m["slug"]; ok && v != nil {
 		slug, ok := v.(string)
-		if !ok || !entrySlugRE.MatchString(slug) {
-			return errField("slug", "must be lower-case letters, digits, '-' and '_' (at most 200)")
+		if !ok || !entrySlugRE.MatchString(slug) || slug == reservedSlug {
+			return errField("slug", "must be lower-case letters, digits, '-' and '_' (at most 200), and not \"count\"")
 		}
 		e.Slug = slug
 		return nil
@@ -708,8 +712,8 @@ func (s *Service) setSlug(tx store.Tx, site *store.Site, ch *Channel, e *Entry, 
 	}
 	for n := 1; ; n++ {
 		slug := base
-		if n > 1 {
-			slug = fmt.Sprintf("%s-%d", base, n)
+		if n > 1 || base == reservedSlug {
+			slug = fmt.Sprintf("%s-%d", base, max(n, 2))
 		}
 		recs, _, err := tx.Entries().List(site.ID, ch.ID, store.EntryQuery{Where: []store.EntryCond{{Field: store.EntrySlug, Value: slug}}},
 			store.ListOptions{Limit: 1})
@@ -832,9 +836,10 @@ func (s *Service) render(tx store.Tx, site *store.Site, ch *Channel, recs []*sto
 		}
 	}
 	for j, e := range todo {
+		r.signed = false
 		b := appendJSON(nil, r.entry(ch, e, true))
 		out[at[j]] = b
-		if opt.cacheable() && !hasPrivateFiles(ch, e) {
+		if opt.cacheable() && !r.signed {
 			s.cache.put(renderKey{entry: e.ID, updatedAt: e.UpdatedAt, channelAt: ch.UpdatedAt, siteAt: site.UpdatedAt,
 				full: opt.ClientVersion}, b)
 		}
@@ -936,6 +941,7 @@ func (s *Service) Count(ctx context.Context, site *store.Site, ref string, q Que
 // index look-up.
 const (
 	maxConds  = 20
+	maxSorts  = 5
 	maxSearch = 512
 )
 
@@ -973,6 +979,9 @@ func (s *Service) storeQuery(site *store.Site, ch *Channel, q Query) (store.Entr
 			return sq, err
 		}
 		sq.Where = append(sq.Where, store.EntryCond{Field: f.ID, Value: text})
+	}
+	if len(q.Sort) > maxSorts {
+		return sq, errQuery("sort: at most %d keys", maxSorts)
 	}
 	sorts := q.Sort
 	if len(sorts) == 0 && ch.OrderBy != "" {
@@ -1121,7 +1130,7 @@ func (s *Service) EntryFile(tx store.Tx, site *store.Site, ref pages.FileRef) (*
 			}
 		}
 	}
-	if file == nil || file.Key == "" {
+	if file == nil || !files.SiteKey(file.Key, site.ID) {
 		return missing("Entry %s has no stored file in %q", ref.RecordID, ref.Field)
 	}
 	return file, nil
@@ -1176,6 +1185,9 @@ func (s *Service) RefTargets(tx store.Tx, site *store.Site, channel string, ids 
 		return out, stamps, nil
 	} else if err != nil {
 		return nil, nil, err
+	}
+	if ch.Slug == channel {
+		stamps["channel:"+channel] = ch.UpdatedAt
 	}
 	title := ch.Field(ch.TitleField)
 	for _, id := range ids {

@@ -211,6 +211,9 @@ func (w *writer) value(f *Field, v any, cur json.RawMessage) (json.RawMessage, e
 		if !ok {
 			return nil, errField(f.Name, "must be an array of option ids")
 		}
+		if len(list) > len(f.SelectOptions) && len(list) > MaxRelation {
+			return nil, errField(f.Name, "lists more values than the field has options")
+		}
 		ids := []string{}
 		for _, item := range list {
 			s, _ := item.(string)
@@ -394,10 +397,18 @@ func (w *writer) relationStep(f *Field, v any, ids []string, top bool) ([]string
 				return nil, err
 			}
 			if op == "AddReference" || op == "AddRelation" {
+				have := make(map[string]bool, len(ids))
+				for _, id := range ids {
+					have[id] = true
+				}
 				for _, id := range objs {
-					if !slices.Contains(ids, id) {
+					if !have[id] {
+						have[id] = true
 						ids = append(ids, id)
 					}
+				}
+				if len(ids) > MaxRelation {
+					return nil, errField(f.Name, fmt.Sprintf("would hold more than %d references", MaxRelation))
 				}
 				return ids, nil
 			}
@@ -409,6 +420,9 @@ func (w *writer) relationStep(f *Field, v any, ids []string, top bool) ([]string
 			}
 			if !ok {
 				return ids, nil
+			}
+			if len(steps) > MaxRelation {
+				return nil, errField(f.Name, fmt.Sprintf("has more than %d Batch steps", MaxRelation))
 			}
 			// Every step's __op is checked before any applies, so an
 			// unknown one fails the request whatever its position.
@@ -437,12 +451,20 @@ func (w *writer) relationStep(f *Field, v any, ids []string, top bool) ([]string
 	return ids, nil
 }
 
+// MaxRelation is the most references a multi reference field holds, and
+// the most a write may list: each is looked up.
+const MaxRelation = 1000
+
 // relationObjects resolves a list of references. In an array of ids
 // (plain) every item must be an id or a Reference; in an objects list,
 // objects that are not {__type: Reference} of the field's className are
 // skipped, as the spec says.
 func (w *writer) relationObjects(f *Field, list []any, plain bool) ([]string, error) {
+	if len(list) > MaxRelation {
+		return nil, errField(f.Name, fmt.Sprintf("lists more than %d references", MaxRelation))
+	}
 	ids := make([]string, 0, len(list))
+	seen := make(map[string]bool, len(list))
 	for _, item := range list {
 		ref, bySlug := "", false
 		switch item := item.(type) {
@@ -468,11 +490,16 @@ func (w *writer) relationObjects(f *Field, list []any, plain bool) ([]string, er
 			}
 			continue
 		}
+		if seen[ref] {
+			continue // each target is looked up once
+		}
+		seen[ref] = true
 		id, err := w.target(f, ref, bySlug)
 		if err != nil {
 			return nil, err
 		}
-		if !slices.Contains(ids, id) {
+		if !seen["id:"+id] {
+			seen["id:"+id] = true
 			ids = append(ids, id)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // fakeFiles stores every file value as a File named after it.
@@ -320,7 +321,7 @@ func FuzzApply(f *testing.F) {
 			}
 			return
 		}
-		r := &reader{site: nil, loc: w.loc, fileURL: func(f *pages.File) string { return f.URL }}
+		r := &reader{site: &store.Site{ID: "6a6c60362e4510dd4a459900"}, loc: w.loc, fileURL: func(f *pages.File) string { return f.URL }}
 		for _, fd := range w.ch.Fields {
 			b := appendJSON(nil, r.value(fd, e.Values[fd.ID], false))
 			if !json.Valid(b) {

@@ -173,6 +173,13 @@ func IsPrivateKey(key string) bool {
 	return ValidKey(key) && strings.Contains(key, "/private/")
 }
 
+// SiteKey reports whether key is a valid key of a file of siteID. A key
+// read from a stored record is checked with it before it is served, signed
+// or copied, so that no record can reach another site's bytes.
+func SiteKey(key, siteID string) bool {
+	return ValidKey(key) && strings.HasPrefix(key, "sites/"+siteID+"/")
+}
+
 // newKey returns a fresh random key for a file of siteID.
 func newKey(siteID string, private bool) (string, error) {
 	if !siteIDRe.MatchString(siteID) {

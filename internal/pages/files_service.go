@@ -156,6 +156,9 @@ func (fv *fileValues) source(ref FileRef) (*File, error) {
 	default:
 		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "FileRef copies from %s are not available", ref.Resource)
 	}
+	if !files.SiteKey(f.Key, src.ID) {
+		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "%s %s has no stored file in %q", ref.Resource, ref.RecordID, ref.Field)
+	}
 	ok, err := fv.s.Files.Exists(fv.ctx, f.Key)
 	if err != nil {
 		return nil, err

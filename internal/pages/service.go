@@ -34,7 +34,9 @@ type Service struct {
 	EntryFile func(tx store.Tx, site *store.Site, ref FileRef) (*File, error)
 	// EntryRefs resolves references from page items to the entries of a
 	// channel (reference type "channels.<slug>"): slug and title of each
-	// existing target in locale, and its updated_at. nil shows none.
+	// existing target in locale; stamps holds the updated_at of each id
+	// looked at and, under "channel:<slug>", of the channel (zero when
+	// missing). nil shows none.
 	EntryRefs func(tx store.Tx, site *store.Site, channel string, ids []string, locale string) (map[string]RefTarget, map[string]time.Time, error)
 
 	cache renderCache
@@ -182,6 +184,11 @@ func refsUnchanged(tx store.Tx, siteID string, refs map[string]time.Time) bool {
 			if rec, err = tx.Entries().Get(siteID, eid); err == nil {
 				got = rec.UpdatedAt
 			}
+		} else if slug, ok := strings.CutPrefix(id, channelRefKey); ok {
+			var rec *store.Channel
+			if rec, err = tx.Channels().GetBySlug(siteID, slug); err == nil {
+				got = rec.UpdatedAt
+			}
 		} else {
 			got, err = tx.Pages().Stamp(siteID, id)
 		}
@@ -283,8 +290,12 @@ type refResolver struct {
 	seen map[string]time.Time
 }
 
-// entryRefKey prefixes entry ids among a render's seen references.
-const entryRefKey = "entry:"
+// entryRefKey prefixes entry ids among a render's seen references, and
+// channelRefKey the slugs of the channels they belong to.
+const (
+	entryRefKey   = "entry:"
+	channelRefKey = "channel:"
+)
 
 func (s *Service) refResolver(tx store.Tx, site *store.Site) *refResolver {
 	return &refResolver{s: s, tx: tx, site: site, seen: map[string]time.Time{}}
@@ -306,6 +317,9 @@ func (r *refResolver) ResolveRefs(refType string, ids []string, locale string) (
 		for _, id := range ids {
 			r.seen[entryRefKey+id] = stamps[id]
 		}
+		// Titles come from the channel's definition (its title field), so
+		// a change of the channel, or its absence, counts too.
+		r.seen[channelRefKey+channel] = stamps[channelRefKey+channel]
 		return found, nil
 	}
 	if refType != "pages" {
