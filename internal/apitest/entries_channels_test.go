@@ -650,15 +650,17 @@ func TestEntriesChannelsFieldChanges(t *testing.T) {
 				WantBody: obj{"customizations": []obj{{"type": "string"}, {"id": id("num"), "type": "integer"}, {"type": "integer"},
 					{"id": id("note"), "type": "date"}, {"id": id("pick"), "type": "multi_select", "select_options": []obj{{"id": aID}, {"name": "B"}}},
 					{"id": id("count"), "type": "string"}}}},
-			{Name: "OldValuesReadEmpty", Path: p1, WantStatus: 200,
-				WantBody: obj{"title": "First", "num": nil, "count": nil, "pick": []any{}}},
-			{Name: "StringNotADateReadsNull", Path: p1, WantStatus: 200, WantBody: obj{"remark": nil}},
-			{Name: "FractionNotAnIntegerReadsNull", Path: p1, WantStatus: 200, WantBody: obj{"amount": nil}},
-			{Name: "FittingValueKept", Path: p2, WantStatus: 200, WantBody: obj{"amount": 2, "num": nil, "count": nil}},
+			// Values the new type accepts are converted as if written again;
+			// the others are dropped.
+			{Name: "FittingValuesConverted", Path: p1, WantStatus: 200,
+				WantBody: obj{"title": "First", "num": 10, "count": "7", "pick": []string{aID}}},
+			{Name: "StringNotADateDropped", Path: p1, WantStatus: 200, WantBody: obj{"remark": nil}},
+			{Name: "FractionNotAnIntegerDropped", Path: p1, WantStatus: 200, WantBody: obj{"amount": nil}},
+			{Name: "FittingValueKept", Path: p2, WantStatus: 200, WantBody: obj{"amount": 2, "num": 9, "count": "8"}},
 			{Name: "ListStillReads", Path: "/channels/notes/entries", WantStatus: 200, WantHeaders: map[string]string{"X-Total-Count": "2"}},
-			{Name: "WhereFollowsNewType", Path: count(`num:10`), WantStatus: 200, WantBody: chCount(0)},
+			{Name: "WhereFollowsNewType", Path: count(`num:10`), WantStatus: 200, WantBody: chCount(1)},
 			{Name: "WhereNewTypeRefusesText", Path: count(`num:abc`), WantStatus: 400},
-			{Name: "WhereOldIntegerAsString", Path: count(`count:"7"`), WantStatus: 200, WantBody: chCount(0)},
+			{Name: "WhereOldIntegerAsString", Path: count(`count:"7"`), WantStatus: 200, WantBody: chCount(1)},
 			{Name: "WhereFittingInteger", Path: count(`amount:2`), WantStatus: 200, WantBody: chCount(1)},
 			{Name: "WhereFractionGone", Path: count(`amount:1.5`), WantStatus: 400},
 			{Name: "WriteNewType", Method: "PUT", Path: p1, Body: obj{"num": 10, "count": "seven", "pick": []string{"A", "B"}},
@@ -667,11 +669,11 @@ func TestEntriesChannelsFieldChanges(t *testing.T) {
 			{Name: "WhereAfterWriteString", Path: count(`count:"seven"`), WantStatus: 200, WantBody: chCount(1)},
 			{Name: "NewTypeValidates", Method: "PUT", Path: p2, Body: obj{"num": "nine"}, WantStatus: 422, WantBody: chInvalid("num")},
 
-			// count back to integer: e2's stored 8 was never replaced.
+			// count back to integer: e2's "8" converts, e1's "seven" does not.
 			{Name: "TypeBack", Method: "PATCH", Path: "/channels/notes", WantStatus: 200,
 				Body: obj{"customizations": []obj{def("title", "string", nil), def("num", "integer", nil), def("amount", "integer", nil),
 					def("note", "date", obj{"name": "remark"}), def("pick", "multi_select", nil), def("count", "integer", nil)}}},
-			{Name: "UnreplacedValueBack", Path: p2, WantStatus: 200, WantBody: obj{"count": 8}},
+			{Name: "ConvertedBack", Path: p2, WantStatus: 200, WantBody: obj{"count": 8}},
 			{Name: "ReplacedValueEmpty", Path: p1, WantStatus: 200, WantBody: obj{"count": nil}},
 			{Name: "WhereAfterTypeBack", Path: count(`count:8`), WantStatus: 200, WantBody: chCount(1)},
 

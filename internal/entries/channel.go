@@ -65,6 +65,9 @@ type Channel struct {
 	TitleField     string    `json:"title_field,omitempty"`
 	OrderBy        string    `json:"order_by,omitempty"`
 	OrderDirection string    `json:"order_direction,omitempty"`
+	// Removed are the fields a PATCH dropped, by id, as they were: their
+	// values stay stored, and re-adding one by id converts them.
+	Removed   map[string]*Field `json:"removed_fields,omitempty"`
 	CreatedAt      time.Time `json:"-"`
 	UpdatedAt      time.Time `json:"-"`
 }

@@ -308,6 +308,7 @@ func (s *Service) UpdateChannel(ctx context.Context, site *store.Site, ref strin
 			return err
 		}
 		c.UpdatedAt = cms.NextUpdatedAt(cur.UpdatedAt, now)
+		changes := fieldChanges(cur, &c)
 		for _, f := range c.Fields {
 			if f.ReferenceID == c.ID {
 				f.Reference = c.Slug // the channel's own references follow its slug
@@ -325,8 +326,8 @@ func (s *Service) UpdateChannel(ctx context.Context, site *store.Site, ref strin
 				return err
 			}
 		}
-		if indexShape(cur) != indexShape(&c) {
-			if err := s.reindex(tx, site, &c); err != nil {
+		if indexShape(cur) != indexShape(&c) || len(changes) > 0 {
+			if err := s.reindex(tx, site, &c, changes); err != nil {
 				return err
 			}
 		}
@@ -396,8 +397,11 @@ func renameReferences(tx store.Tx, site *store.Site, c *Channel) error {
 	return nil
 }
 
-// reindex rewrites the derived rows of every entry of c.
-func (s *Service) reindex(tx store.Tx, site *store.Site, c *Channel) error {
+// reindex rewrites the derived rows of every entry of c, converting the
+// values of changed fields first (an entry whose values change gets a new
+// updated_at).
+func (s *Service) reindex(tx store.Tx, site *store.Site, c *Channel, changes map[string]fieldChange) error {
+	w := &writer{ch: c, def: site.DefaultLocale, locales: site.Locales, loc: s.location(site), now: tx.Now()}
 	const batch = 500
 	for off := 0; ; off += batch {
 		recs, _, err := tx.Entries().List(site.ID, c.ID, store.EntryQuery{}, store.ListOptions{Limit: batch, Offset: off})
@@ -408,6 +412,15 @@ func (s *Service) reindex(tx store.Tx, site *store.Site, c *Channel) error {
 			e, err := decodeEntry(rec)
 			if err != nil {
 				return err
+			}
+			if len(changes) > 0 {
+				changed, err := w.convert(tx, site, e, changes)
+				if err != nil {
+					return err
+				}
+				if changed {
+					e.UpdatedAt = cms.NextUpdatedAt(rec.UpdatedAt, tx.Now())
+				}
 			}
 			nrec, err := e.record(site, c)
 			if err != nil {

@@ -1,0 +1,70 @@
+package apitest_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/tessera-cms/tessera/internal/apitest"
+)
+
+// TestEntriesFieldChangesSafety covers what a change of a field's
+// definition does to stored values that no longer match it: they are never
+// read as something they were not written as (a json value posing as a
+// file of another site), and references never point at deleted entries
+// or at another channel's entries after a retarget or a re-add.
+func TestEntriesFieldChangesSafety(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		must := func(method, path string, body any, want int) map[string]any {
+			t.Helper()
+			res := env.Do(t, apitest.Scenario{Method: method, Path: path, Body: body})
+			if res.Status != want {
+				t.Fatalf("%s %s: got %d %s, want %d", method, path, res.Status, res.Raw, want)
+			}
+			m, _ := res.JSON.(map[string]any)
+			return m
+		}
+		vault := must("POST", "/channels", obj{"name": "Vault", "customizations": []obj{{"name": "blob", "type": "json"}}}, http.StatusCreated)
+		blobID := vault["customizations"].([]any)[0].(map[string]any)["id"].(string)
+		stolen := obj{"key": "sites/" + env.OtherSite.ID + "/private/0123456789abcdef01234567", "private": true,
+			"filename": "x.png", "content_type": "image/png", "url": "https://example.com/x.png"}
+		entry := must("POST", "/channels/vault/entries", obj{"blob": stolen}, http.StatusCreated)["id"].(string)
+		must("PATCH", "/channels/vault", obj{"customizations": []obj{{"id": blobID, "name": "blob", "type": "file"}}}, http.StatusOK)
+
+		for _, name := range []string{"tags", "cats"} {
+			must("POST", "/channels", obj{"name": name, "customizations": []obj{{"name": "title", "type": "string"}}}, http.StatusCreated)
+		}
+		posts := must("POST", "/channels", obj{"name": "Posts", "customizations": []obj{
+			{"name": "title", "type": "string"},
+			{"name": "tag", "type": "belongs_to", "reference": "tags"},
+			{"name": "more", "type": "belongs_to_many", "reference": "tags"}}}, http.StatusCreated)
+		fieldID := func(i int) string { return posts["customizations"].([]any)[i].(map[string]any)["id"].(string) }
+		t1 := must("POST", "/channels/tags/entries", obj{"title": "One"}, http.StatusCreated)["id"].(string)
+		t2 := must("POST", "/channels/tags/entries", obj{"title": "Two"}, http.StatusCreated)["id"].(string)
+		post := "/channels/posts/entries/" + must("POST", "/channels/posts/entries",
+			obj{"title": "P", "tag": t1, "more": []string{t1, t2}}, http.StatusCreated)["id"].(string)
+		title := obj{"id": fieldID(0), "name": "title", "type": "string"}
+		ref := func(class, id string) obj { return obj{"__type": "Reference", "className": class, "id": id} }
+
+		env.Run(t, []apitest.Scenario{
+			{Name: "JSONAsFileReadsNull", Path: "/channels/vault/entries/" + entry, WantStatus: 200, WantBody: obj{"blob": nil}},
+			{Name: "JSONAsFileNotCopyable", Method: "POST", Path: "/uploads",
+				Body:       obj{"source": obj{"__type": "FileRef", "source": "service://demo/entries/" + entry + "/blob"}},
+				WantStatus: 422, WantBody: obj{"code": "not_found"}},
+			{Name: "RemoveTagFields", Method: "PATCH", Path: "/channels/posts", Body: obj{"customizations": []obj{title}}, WantStatus: 200},
+			{Name: "DeleteTagWhileRemoved", Method: "DELETE", Path: "/channels/tags/entries/" + t1, WantStatus: 204},
+			{Name: "ReAddTagFields", Method: "PATCH", Path: "/channels/posts", WantStatus: 200, Body: obj{"customizations": []obj{title,
+				{"id": fieldID(1), "name": "tag", "type": "belongs_to", "reference": "tags"},
+				{"id": fieldID(2), "name": "more", "type": "belongs_to_many", "reference": "tags"}}}},
+			{Name: "ReAddedReferencesSkipDeleted", Path: post, WantStatus: 200, WantBody: obj{"tag": nil,
+				"more": obj{"__type": "Relation", "className": "tags", "objects": []obj{ref("tags", t2)}}}},
+			{Name: "Retarget", Method: "PATCH", Path: "/channels/posts", WantStatus: 200, Body: obj{"customizations": []obj{title,
+				{"id": fieldID(1), "name": "tag", "type": "belongs_to", "reference": "cats"},
+				{"id": fieldID(2), "name": "more", "type": "belongs_to_many", "reference": "cats"}}}},
+			{Name: "RetargetedReferencesDropped", Path: post, WantStatus: 200, WantBody: obj{"tag": nil,
+				"more": obj{"__type": "Relation", "className": "cats", "objects": []obj{}}}},
+			{Name: "TagsChannelFree", Method: "DELETE", Path: "/channels/tags", WantStatus: 204},
+			{Name: "NoDanglingAfterChannelDelete", Path: post, WantStatus: 200, WantBody: obj{"tag": nil,
+				"more": obj{"objects": []obj{}}}},
+		})
+	})
+}
