@@ -56,20 +56,20 @@ const CustomersClass = "customers"
 // Channel is a channel definition: its document as stored (store.Channel
 // holds id, slug and timestamps in columns; they are copied in on load).
 type Channel struct {
-	ID             string    `json:"-"`
-	Slug           string    `json:"-"`
-	Name           string    `json:"name"`
-	Description    string    `json:"description,omitempty"`
-	Fields         []*Field  `json:"fields"`
-	LabelField     string    `json:"label_field,omitempty"`
-	TitleField     string    `json:"title_field,omitempty"`
-	OrderBy        string    `json:"order_by,omitempty"`
-	OrderDirection string    `json:"order_direction,omitempty"`
+	ID             string   `json:"-"`
+	Slug           string   `json:"-"`
+	Name           string   `json:"name"`
+	Description    string   `json:"description,omitempty"`
+	Fields         []*Field `json:"fields"`
+	LabelField     string   `json:"label_field,omitempty"`
+	TitleField     string   `json:"title_field,omitempty"`
+	OrderBy        string   `json:"order_by,omitempty"`
+	OrderDirection string   `json:"order_direction,omitempty"`
 	// Removed are the fields a PATCH dropped, by id, as they were: their
 	// values stay stored, and re-adding one by id converts them.
 	Removed   map[string]*Field `json:"removed_fields,omitempty"`
-	CreatedAt      time.Time `json:"-"`
-	UpdatedAt      time.Time `json:"-"`
+	CreatedAt time.Time         `json:"-"`
+	UpdatedAt time.Time         `json:"-"`
 }
 
 // Field is a custom field of a channel. Name is the key entries use on
