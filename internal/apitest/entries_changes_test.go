@@ -1,6 +1,7 @@
 package apitest_test
 
 import (
+	"encoding/base64"
 	"net/http"
 	"testing"
 
@@ -66,5 +67,51 @@ func TestEntriesFieldChangesSafety(t *testing.T) {
 			{Name: "NoDanglingAfterChannelDelete", Path: post, WantStatus: 200, WantBody: obj{"tag": nil,
 				"more": obj{"objects": []obj{}}}},
 		})
+	})
+}
+
+// TestEntriesDeleteRemovesFiles checks that deleting an entry, or its
+// channel, removes the bytes of its files and gallery images (entries keep
+// no versions, so nothing else shows them).
+func TestEntriesDeleteRemovesFiles(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		pic := base64.StdEncoding.EncodeToString(testPNG(t, 2, 2))
+		upload := func(name string) obj { return obj{"__type": "File", "filename": name, "attachment": pic} }
+		must := func(method, path string, body any, want int) map[string]any {
+			t.Helper()
+			res := env.Do(t, apitest.Scenario{Method: method, Path: path, Body: body})
+			if res.Status != want {
+				t.Fatalf("%s %s: got %d %s, want %d", method, path, res.Status, res.Raw, want)
+			}
+			m, _ := res.JSON.(map[string]any)
+			return m
+		}
+		must("POST", "/channels", obj{"name": "Albums", "customizations": []obj{
+			{"name": "cover", "type": "file", "localized": true}, {"name": "photos", "type": "gallery"}}}, http.StatusCreated)
+		create := func() (id string, urls []string) {
+			e := must("POST", "/channels/albums/entries", obj{"cover": upload("c.png"),
+				"translations": obj{"nl": obj{"cover": upload("nl.png")}},
+				"photos":       obj{"__type": "Gallery", "images": []obj{{"__type": "GalleryImage", "file": upload("p.png")}}}}, http.StatusCreated)
+			urls = append(urls, e["cover"].(map[string]any)["url"].(string),
+				e["translations"].(map[string]any)["nl"].(map[string]any)["cover"].(map[string]any)["url"].(string),
+				e["photos"].([]any)[0].(map[string]any)["file"].(map[string]any)["url"].(string))
+			return e["id"].(string), urls
+		}
+		served := func(urls []string, want int) {
+			t.Helper()
+			for _, u := range urls {
+				if res := fetch(t, env, u, nil); res.StatusCode != want {
+					t.Errorf("GET %s: got %d, want %d", u, res.StatusCode, want)
+				}
+			}
+		}
+		id, urls := create()
+		_, kept := create()
+		served(urls, http.StatusOK)
+		must("DELETE", "/channels/albums/entries/"+id, nil, http.StatusNoContent)
+		served(urls, http.StatusNotFound)
+		served(kept, http.StatusOK)
+		must("DELETE", "/channels/albums", nil, http.StatusNoContent)
+		served(kept, http.StatusNotFound)
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -262,4 +263,46 @@ func mustJSON(v any) json.RawMessage {
 		panic("entries: encode " + err.Error())
 	}
 	return b
+}
+
+// fileKeys are the blob keys of site siteID that e's file and gallery
+// values hold, in every locale, under current and removed fields.
+func (e *Entry) fileKeys(ch *Channel, siteID string) []string {
+	var keys []string
+	add := func(f *Field, raw json.RawMessage) {
+		if raw == nil {
+			return
+		}
+		var list []*pages.File
+		switch f.Type {
+		case TypeFile:
+			var file *pages.File
+			if json.Unmarshal(raw, &file) == nil {
+				list = append(list, file)
+			}
+		case TypeGallery:
+			var images []*GalleryImage
+			if json.Unmarshal(raw, &images) == nil {
+				for _, img := range images {
+					list = append(list, img.File)
+				}
+			}
+		}
+		for _, file := range list {
+			if file != nil && files.SiteKey(file.Key, siteID) {
+				keys = append(keys, file.Key)
+			}
+		}
+	}
+	fields := slices.Clone(ch.Fields)
+	for _, f := range ch.Removed {
+		fields = append(fields, f)
+	}
+	for _, f := range fields {
+		add(f, e.Values[f.ID])
+		for _, m := range e.Translations {
+			add(f, m[f.ID])
+		}
+	}
+	return keys
 }

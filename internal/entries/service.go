@@ -440,7 +440,9 @@ func (s *Service) reindex(tx store.Tx, site *store.Site, c *Channel, changes map
 // of other channels reference is not deleted (409 conflict naming them):
 // their entries would be left pointing at nothing.
 func (s *Service) DeleteChannel(ctx context.Context, site *store.Site, ref string) error {
-	return s.Store.Update(ctx, func(tx store.Tx) error {
+	var keys []string
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		keys = nil
 		c, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
@@ -461,8 +463,43 @@ func (s *Service) DeleteChannel(ctx context.Context, site *store.Site, ref strin
 			return cms.Errorf(cms.EConflict, "Channel %s is referenced by %s; change or remove those fields first.",
 				c.Slug, strings.Join(users, ", ")).WithStatus(http.StatusConflict)
 		}
+		const batch = 500
+		for off := 0; ; off += batch {
+			recs, _, err := tx.Entries().List(site.ID, c.ID, store.EntryQuery{}, store.ListOptions{Limit: batch, Offset: off})
+			if err != nil {
+				return err
+			}
+			for _, rec := range recs {
+				e, err := decodeEntry(rec)
+				if err != nil {
+					return err
+				}
+				keys = append(keys, e.fileKeys(c, site.ID)...)
+			}
+			if len(recs) < batch {
+				break
+			}
+		}
 		return tx.Channels().Delete(site.ID, c.ID)
 	})
+	if err == nil {
+		s.deleteBlobs(ctx, keys)
+	}
+	return err
+}
+
+// deleteBlobs removes the bytes of deleted entries' files, once the
+// deletion has committed. Entries keep no versions and FileRef copies are
+// real copies, so nothing else shows them. A failure leaves an orphan
+// blob, never a record without its bytes.
+func (s *Service) deleteBlobs(ctx context.Context, keys []string) {
+	if s.Files == nil {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	for _, k := range keys {
+		_ = s.Files.Delete(ctx, k)
+	}
 }
 
 // --- entries
@@ -1061,7 +1098,8 @@ func (w *writer) condValue(f *Field, v string) (string, error) {
 // reference in the same transaction (a relation drops it, a single
 // reference becomes null), and their updated_at moves.
 func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryRef string) error {
-	return s.Store.Update(ctx, func(tx store.Tx) error {
+	var keys []string
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		ch, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
@@ -1070,6 +1108,11 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 		if err != nil {
 			return err
 		}
+		gone, err := decodeEntry(rec)
+		if err != nil {
+			return err
+		}
+		keys = gone.fileKeys(ch, site.ID)
 		referrers, err := tx.Entries().ReferencedBy(site.ID, rec.ID)
 		if err != nil {
 			return err
@@ -1105,6 +1148,10 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 		}
 		return tx.Entries().Delete(site.ID, rec.ID)
 	})
+	if err == nil {
+		s.deleteBlobs(ctx, keys)
+	}
+	return err
 }
 
 // EntryFile finds the stored file a FileRef names on an entry of site:
