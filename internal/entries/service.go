@@ -402,9 +402,31 @@ func renameReferences(tx store.Tx, site *store.Site, c *Channel) error {
 // updated_at).
 func (s *Service) reindex(tx store.Tx, site *store.Site, c *Channel, changes map[string]fieldChange) error {
 	w := &writer{ch: c, def: site.DefaultLocale, locales: site.Locales, loc: s.location(site), now: tx.Now()}
+	return forEachEntry(tx, site, c.ID, func(e *Entry) error {
+		prev := e.UpdatedAt
+		if len(changes) > 0 {
+			changed, err := w.convert(tx, site, e, changes)
+			if err != nil {
+				return err
+			}
+			if changed {
+				e.UpdatedAt = cms.NextUpdatedAt(prev, tx.Now())
+			}
+		}
+		nrec, err := e.record(site, c)
+		if err != nil {
+			return err
+		}
+		return tx.Entries().Update(nrec, prev)
+	})
+}
+
+// forEachEntry calls fn with every entry of a channel, decoded, a batch
+// at a time (fn may rewrite the entry it is given, not add or remove any).
+func forEachEntry(tx store.Tx, site *store.Site, channelID string, fn func(*Entry) error) error {
 	const batch = 500
 	for off := 0; ; off += batch {
-		recs, _, err := tx.Entries().List(site.ID, c.ID, store.EntryQuery{}, store.ListOptions{Limit: batch, Offset: off})
+		recs, _, err := tx.Entries().List(site.ID, channelID, store.EntryQuery{}, store.ListOptions{Limit: batch, Offset: off})
 		if err != nil {
 			return err
 		}
@@ -413,20 +435,7 @@ func (s *Service) reindex(tx store.Tx, site *store.Site, c *Channel, changes map
 			if err != nil {
 				return err
 			}
-			if len(changes) > 0 {
-				changed, err := w.convert(tx, site, e, changes)
-				if err != nil {
-					return err
-				}
-				if changed {
-					e.UpdatedAt = cms.NextUpdatedAt(rec.UpdatedAt, tx.Now())
-				}
-			}
-			nrec, err := e.record(site, c)
-			if err != nil {
-				return err
-			}
-			if err := tx.Entries().Update(nrec, rec.UpdatedAt); err != nil {
+			if err := fn(e); err != nil {
 				return err
 			}
 		}
@@ -463,22 +472,12 @@ func (s *Service) DeleteChannel(ctx context.Context, site *store.Site, ref strin
 			return cms.Errorf(cms.EConflict, "Channel %s is referenced by %s; change or remove those fields first.",
 				c.Slug, strings.Join(users, ", ")).WithStatus(http.StatusConflict)
 		}
-		const batch = 500
-		for off := 0; ; off += batch {
-			recs, _, err := tx.Entries().List(site.ID, c.ID, store.EntryQuery{}, store.ListOptions{Limit: batch, Offset: off})
-			if err != nil {
-				return err
-			}
-			for _, rec := range recs {
-				e, err := decodeEntry(rec)
-				if err != nil {
-					return err
-				}
-				keys = append(keys, e.fileKeys(c, site.ID)...)
-			}
-			if len(recs) < batch {
-				break
-			}
+		err = forEachEntry(tx, site, c.ID, func(e *Entry) error {
+			keys = append(keys, e.fileKeys(c, site.ID)...)
+			return nil
+		})
+		if err != nil {
+			return err
 		}
 		return tx.Channels().Delete(site.ID, c.ID)
 	})

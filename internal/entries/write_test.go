@@ -338,16 +338,3 @@ func jsonEqual(a, b json.RawMessage) bool {
 	}
 	return fmt.Sprint(x) == fmt.Sprint(y)
 }
-
-// FuzzAppendString checks the string writer against encoding/json.
-func FuzzAppendString(f *testing.F) {
-	for _, s := range []string{"", "plain", "a\"b\\c", "<p>&amp;</p>", "\x00\x1f\t\n\r", "\u2028\u2029", "caf\xe9", "é😀"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		want, _ := json.Marshal(s)
-		if got := appendString(nil, s); string(got) != string(want) {
-			t.Fatalf("appendString(%q) = %s, want %s", s, got, want)
-		}
-	})
-}

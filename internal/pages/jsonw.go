@@ -47,7 +47,7 @@ func (w *jsonWriter) closeArray() {
 // key starts an object member.
 func (w *jsonWriter) key(k string) {
 	w.sep()
-	w.b = appendJSONString(w.b, k)
+	w.b = AppendJSONString(w.b, k)
 	w.b = append(w.b, ':')
 }
 
@@ -63,7 +63,7 @@ func (w *jsonWriter) k(k string) {
 // elem starts an array element.
 func (w *jsonWriter) elem() { w.sep() }
 
-func (w *jsonWriter) str(s string) { w.b = appendJSONString(w.b, s) }
+func (w *jsonWriter) str(s string) { w.b = AppendJSONString(w.b, s) }
 func (w *jsonWriter) null()        { w.b = append(w.b, "null"...) }
 func (w *jsonWriter) int(n int64)  { w.b = strconv.AppendInt(w.b, n, 10) }
 func (w *jsonWriter) bool(v bool)  { w.b = strconv.AppendBool(w.b, v) }
@@ -120,10 +120,11 @@ var plainASCII = func() (t [256]bool) {
 	return t
 }()
 
-// appendJSONString appends s as a JSON string. It escapes what JSON requires
+// AppendJSONString appends s as a JSON string. It escapes what JSON requires
 // plus U+2028 and U+2029 (as encoding/json does), replaces invalid UTF-8 with
-// U+FFFD, and leaves <, > and & as they are.
-func appendJSONString(b []byte, s string) []byte {
+// U+FFFD, and leaves <, > and & as they are. Page and entry reads write
+// their strings with it.
+func AppendJSONString(b []byte, s string) []byte {
 	b = append(b, '"')
 	start := 0
 	for i := 0; i < len(s); {
