@@ -503,6 +503,20 @@ func (s *Service) deleteBlobs(ctx context.Context, keys []string) {
 
 // --- entries
 
+// lookupEntry finds the channel ref and its entry entryRef (an id or a
+// slug).
+func (s *Service) lookupEntry(tx store.Tx, site *store.Site, ref, entryRef string) (*Channel, *store.Entry, error) {
+	ch, err := findChannel(tx, site, ref, &s.channels)
+	if err != nil {
+		return nil, nil, err
+	}
+	rec, err := findEntry(tx, site, ch, entryRef)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ch, rec, nil
+}
+
 // findEntry returns the channel's entry whose id, else slug, is ref.
 func findEntry(tx store.Tx, site *store.Site, ch *Channel, ref string) (*store.Entry, error) {
 	if cms.IsID(ref) {
@@ -709,11 +723,7 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 func (s *Service) entryID(ctx context.Context, site *store.Site, ref, entryRef string) (string, error) {
 	var id string
 	err := s.Store.View(ctx, func(tx store.Tx) error {
-		ch, err := findChannel(tx, site, ref, &s.channels)
-		if err != nil {
-			return err
-		}
-		rec, err := findEntry(tx, site, ch, entryRef)
+		_, rec, err := s.lookupEntry(tx, site, ref, entryRef)
 		if err != nil {
 			return err
 		}
@@ -820,15 +830,11 @@ func (s *Service) reader(site *store.Site, opt ReadOptions) *reader {
 func (s *Service) Entry(ctx context.Context, site *store.Site, ref, entryRef string, opt ReadOptions) ([]byte, error) {
 	var out []byte
 	err := s.Store.View(ctx, func(tx store.Tx) error {
-		ch, err := findChannel(tx, site, ref, &s.channels)
+		ch, rec, err := s.lookupEntry(tx, site, ref, entryRef)
 		if err != nil {
 			return err
 		}
 		if err := checkResolve(ch, opt.Resolve); err != nil {
-			return err
-		}
-		rec, err := findEntry(tx, site, ch, entryRef)
-		if err != nil {
 			return err
 		}
 		bodies, err := s.render(tx, site, ch, []*store.Entry{rec}, opt)
@@ -1099,11 +1105,7 @@ func (w *writer) condValue(f *Field, v string) (string, error) {
 func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryRef string) error {
 	var keys []string
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		ch, err := findChannel(tx, site, ref, &s.channels)
-		if err != nil {
-			return err
-		}
-		rec, err := findEntry(tx, site, ch, entryRef)
+		ch, rec, err := s.lookupEntry(tx, site, ref, entryRef)
 		if err != nil {
 			return err
 		}
