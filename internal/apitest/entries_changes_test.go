@@ -108,6 +108,21 @@ func TestEntriesDeleteRemovesFiles(t *testing.T) {
 		id, urls := create()
 		_, kept := create()
 		served(urls, http.StatusOK)
+
+		// Replacing a file or removing a gallery image deletes the old bytes.
+		other, old := create()
+		imageID := must("GET", "/channels/albums/entries/"+other, nil, http.StatusOK)["photos"].([]any)[0].(map[string]any)["id"].(string)
+		e := must("PUT", "/channels/albums/entries/"+other, obj{"cover": upload("new.png"),
+			"photos": obj{"__type": "Gallery", "images": []obj{{"__type": "GalleryImage", "id": imageID, "remove": true}}}}, http.StatusOK)
+		served([]string{old[0], old[2]}, http.StatusNotFound)
+		served([]string{old[1], e["cover"].(map[string]any)["url"].(string)}, http.StatusOK)
+		// Changing the field's type drops its files, and their bytes.
+		fields := must("GET", "/channels/albums", nil, http.StatusOK)["customizations"].([]any)
+		f0, f1 := fields[0].(map[string]any)["id"], fields[1].(map[string]any)["id"]
+		must("PATCH", "/channels/albums", obj{"customizations": []obj{{"id": f0, "name": "cover", "type": "file", "localized": true},
+			{"id": f1, "name": "photos", "type": "string"}}}, http.StatusOK)
+		served([]string{kept[2]}, http.StatusNotFound)
+		kept = kept[:2]
 		must("DELETE", "/channels/albums/entries/"+id, nil, http.StatusNoContent)
 		served(urls, http.StatusNotFound)
 		served(kept, http.StatusOK)

@@ -268,40 +268,63 @@ func mustJSON(v any) json.RawMessage {
 // fileKeys are the blob keys of site siteID that e's file and gallery
 // values hold, in every locale, under current and removed fields.
 func (e *Entry) fileKeys(ch *Channel, siteID string) []string {
-	var keys []string
-	add := func(f *Field, raw json.RawMessage) {
-		if raw == nil {
-			return
-		}
-		var list []*pages.File
-		switch f.Type {
-		case TypeFile:
-			var file *pages.File
-			if json.Unmarshal(raw, &file) == nil {
-				list = append(list, file)
-			}
-		case TypeGallery:
-			var images []*GalleryImage
-			if json.Unmarshal(raw, &images) == nil {
-				for _, img := range images {
-					list = append(list, img.File)
-				}
-			}
-		}
-		for _, file := range list {
-			if file != nil && files.SiteKey(file.Key, siteID) {
-				keys = append(keys, file.Key)
-			}
-		}
-	}
 	fields := slices.Clone(ch.Fields)
 	for _, f := range ch.Removed {
 		fields = append(fields, f)
 	}
+	return e.keysOf(fields, siteID)
+}
+
+// changedFileKeys are the blob keys of the file and gallery values that
+// changes convert away (a file field that becomes another type).
+func (e *Entry) changedFileKeys(changes map[string]fieldChange, siteID string) []string {
+	var fields []*Field
+	for _, c := range changes {
+		if (c.from.Type == TypeFile || c.from.Type == TypeGallery) && c.to.Type != c.from.Type {
+			fields = append(fields, c.from)
+		}
+	}
+	return e.keysOf(fields, siteID)
+}
+
+// keysOf are the blob keys of site siteID held by e's values of fields
+// (file and gallery fields), in every locale.
+func (e *Entry) keysOf(fields []*Field, siteID string) []string {
+	var keys []string
 	for _, f := range fields {
-		add(f, e.Values[f.ID])
+		keys = append(keys, fileValueKeys(f, e.Values[f.ID], siteID)...)
 		for _, m := range e.Translations {
-			add(f, m[f.ID])
+			keys = append(keys, fileValueKeys(f, m[f.ID], siteID)...)
+		}
+	}
+	return keys
+}
+
+// fileValueKeys are the blob keys of site siteID in one stored value of a
+// file or gallery field.
+func fileValueKeys(f *Field, raw json.RawMessage, siteID string) []string {
+	if raw == nil {
+		return nil
+	}
+	var list []*pages.File
+	switch f.Type {
+	case TypeFile:
+		var file *pages.File
+		if json.Unmarshal(raw, &file) == nil {
+			list = append(list, file)
+		}
+	case TypeGallery:
+		var images []*GalleryImage
+		if json.Unmarshal(raw, &images) == nil {
+			for _, img := range images {
+				list = append(list, img.File)
+			}
+		}
+	}
+	var keys []string
+	for _, file := range list {
+		if file != nil && files.SiteKey(file.Key, siteID) {
+			keys = append(keys, file.Key)
 		}
 	}
 	return keys

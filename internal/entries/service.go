@@ -296,7 +296,9 @@ func (s *Service) UpdateChannel(ctx context.Context, site *store.Site, ref strin
 		return nil, err
 	}
 	var out []byte
+	var dropped []string
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		dropped = nil
 		cur, err := findChannel(tx, site, ref, nil) // a private copy: it is changed below
 		if err != nil {
 			return err
@@ -327,13 +329,16 @@ func (s *Service) UpdateChannel(ctx context.Context, site *store.Site, ref strin
 			}
 		}
 		if indexShape(cur) != indexShape(&c) || len(changes) > 0 {
-			if err := s.reindex(tx, site, &c, changes); err != nil {
+			if err := s.reindex(tx, site, &c, changes, &dropped); err != nil {
 				return err
 			}
 		}
 		out = appendJSON(nil, s.channelView(site, &c))
 		return nil
 	})
+	if err == nil {
+		s.deleteBlobs(ctx, dropped)
+	}
 	return out, err
 }
 
@@ -400,11 +405,15 @@ func renameReferences(tx store.Tx, site *store.Site, c *Channel) error {
 // reindex rewrites the derived rows of every entry of c, converting the
 // values of changed fields first (an entry whose values change gets a new
 // updated_at).
-func (s *Service) reindex(tx store.Tx, site *store.Site, c *Channel, changes map[string]fieldChange) error {
+// The blob keys of file values a conversion drops are added to dropped.
+func (s *Service) reindex(tx store.Tx, site *store.Site, c *Channel, changes map[string]fieldChange, dropped *[]string) error {
 	w := &writer{ch: c, def: site.DefaultLocale, locales: site.Locales, loc: s.location(site), now: tx.Now()}
 	return forEachEntry(tx, site, c.ID, func(e *Entry) error {
 		prev := e.UpdatedAt
 		if len(changes) > 0 {
+			if dropped != nil {
+				*dropped = append(*dropped, e.changedFileKeys(changes, site.ID)...)
+			}
 			changed, err := w.convert(tx, site, e, changes)
 			if err != nil {
 				return err
@@ -656,6 +665,10 @@ func (s *Service) write(ctx context.Context, site *store.Site, ref, entryRef str
 func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef string, m map[string]any, locale string, opt WriteOptions) ([]byte, error) {
 	var out []byte
 	var fw *pages.FileWriter
+	// before are the blob keys the entry held; those it no longer holds
+	// once the write commits (replaced or removed files) are deleted:
+	// entries keep no versions that could still show them.
+	var before, replaced []string
 	committed := false
 	defer func() {
 		if fw != nil {
@@ -689,6 +702,7 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 			}
 			e, prev = cur.clone(), cur.UpdatedAt
 			e.UpdatedAt = cms.NextUpdatedAt(prev, now)
+			before = cur.fileKeys(ch, site.ID)
 		}
 		if err := w.apply(e, m, locale); err != nil {
 			return err
@@ -713,10 +727,25 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 		}
 		r := s.reader(site, ReadOptions{ClientVersion: opt.ClientVersion})
 		out = appendJSON(nil, r.entry(ch, e, false))
+		replaced = without(before, e.fileKeys(ch, site.ID))
 		return nil
 	})
 	committed = err == nil
+	if committed {
+		s.deleteBlobs(ctx, replaced)
+	}
 	return out, err
+}
+
+// without returns the keys of a that are not in b.
+func without(a, b []string) []string {
+	var out []string
+	for _, k := range a {
+		if !slices.Contains(b, k) {
+			out = append(out, k)
+		}
+	}
+	return out
 }
 
 // entryID resolves an entry reference (id or slug) of a channel to its id.
