@@ -1,21 +1,12 @@
 package httpapi
 
 import (
-	"bytes"
 	"net/http"
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/entries"
 )
-
-// writeRawList writes rendered documents as a bare JSON array with the
-// paging headers.
-func writeRawList(w http.ResponseWriter, r *http.Request, docs [][]byte, total, page, perPage int) {
-	body := append(append([]byte{'['}, bytes.Join(docs, []byte{','})...), ']', '\n')
-	setPaging(w, r, total, page, perPage)
-	writeRawJSON(w, http.StatusOK, body)
-}
 
 // handleChannelList handles "GET /api/channels".
 func (s *Server) handleChannelList(w http.ResponseWriter, r *http.Request) error {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -78,4 +79,12 @@ func requestURL(r *http.Request, u *url.URL) string {
 // writeCount answers a `/count` route.
 func writeCount(w http.ResponseWriter, n int) {
 	writeJSON(w, http.StatusOK, map[string]int{"count": n})
+}
+
+// writeRawList writes rendered documents as a bare JSON array with the
+// paging headers.
+func writeRawList(w http.ResponseWriter, r *http.Request, docs [][]byte, total, page, perPage int) {
+	body := append(append([]byte{'['}, bytes.Join(docs, []byte{','})...), ']', '\n')
+	setPaging(w, r, total, page, perPage)
+	writeRawJSON(w, http.StatusOK, body)
 }

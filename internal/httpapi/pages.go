@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"bytes"
 	"net/http"
 	"net/url"
 	"strings"
@@ -67,9 +66,7 @@ func (s *Server) handlePageList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	body := append(append([]byte{'['}, bytes.Join(docs, []byte{','})...), ']', '\n')
-	setPaging(w, r, total, page, perPage)
-	writeRawJSON(w, http.StatusOK, body)
+	writeRawList(w, r, docs, total, page, perPage)
 	return nil
 }
 
