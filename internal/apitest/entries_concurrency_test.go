@@ -64,3 +64,42 @@ func TestEntriesConcurrentMerges(t *testing.T) {
 		}
 	})
 }
+
+// TestEntriesConcurrentUnique runs clients that create entries with the
+// same value of a unique field at once: exactly one may succeed.
+func TestEntriesConcurrentUnique(t *testing.T) {
+	const clients = 8
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		res := env.Do(t, apitest.Scenario{Method: "POST", Path: "/channels", Body: obj{"name": "Users",
+			"customizations": []obj{{"name": "email", "type": "email", "unique": true}}}})
+		if res.Status != http.StatusCreated {
+			t.Fatalf("create channel: %d %s", res.Status, res.Raw)
+		}
+		for round := range 3 {
+			var wg sync.WaitGroup
+			statuses := make(chan int, clients)
+			for range clients {
+				wg.Go(func() {
+					res := env.Do(t, apitest.Scenario{Method: "POST", Path: "/channels/users/entries",
+						Body: obj{"email": fmt.Sprintf("u%d@example.com", round)}})
+					statuses <- res.Status
+				})
+			}
+			wg.Wait()
+			close(statuses)
+			created := 0
+			for st := range statuses {
+				switch st {
+				case http.StatusCreated:
+					created++
+				case http.StatusUnprocessableEntity:
+				default:
+					t.Errorf("round %d: got status %d, want 201 or 422", round, st)
+				}
+			}
+			if created != 1 {
+				t.Errorf("round %d: %d entries created with one unique value, want 1", round, created)
+			}
+		}
+	})
+}

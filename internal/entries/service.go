@@ -637,21 +637,32 @@ func (s *Service) write(ctx context.Context, site *store.Site, ref, entryRef str
 	if err := pages.CheckContentLocale(locale, site.Locales); err != nil {
 		return nil, err
 	}
-	if entryRef != "" && s.Pages != nil && s.Pages.Locker != nil {
-		// Writes of one entry take its lock (the page write lock service:
-		// in-process, or Redis shared by every process), so concurrent
+	if s.Pages != nil && s.Pages.Locker != nil {
+		// Writes take locks of the page write lock service (in-process, or
+		// Redis shared by every process): a channel with unique fields
+		// takes its lock, so that two writes cannot both find a value
+		// free; an update takes its entry's lock, so that concurrent
 		// merges apply one after the other instead of failing their
-		// compare-and-swap.
-		id, err := s.entryID(ctx, site, ref, entryRef)
+		// compare-and-swap. Always in that order.
+		ch, id, err := s.writeTarget(ctx, site, ref, entryRef)
 		if err != nil {
 			return nil, err
 		}
-		unlock, err := s.Pages.Locker.Lock(ctx, "entry:"+site.ID+":"+id)
-		if err != nil {
-			return nil, err
+		var keys []string
+		if slices.ContainsFunc(ch.Fields, func(f *Field) bool { return f.Unique }) {
+			keys = append(keys, "channel-unique:"+site.ID+":"+ch.ID)
 		}
-		defer unlock()
-		entryRef = id
+		if id != "" {
+			keys = append(keys, "entry:"+site.ID+":"+id)
+			entryRef = id
+		}
+		for _, k := range keys {
+			unlock, err := s.Pages.Locker.Lock(ctx, k)
+			if err != nil {
+				return nil, err
+			}
+			defer unlock()
+		}
 	}
 	for attempt := 1; ; attempt++ {
 		out, err := s.writeOnce(ctx, site, ref, entryRef, m, locale, opt)
@@ -748,18 +759,26 @@ func without(a, b []string) []string {
 	return out
 }
 
-// entryID resolves an entry reference (id or slug) of a channel to its id.
-func (s *Service) entryID(ctx context.Context, site *store.Site, ref, entryRef string) (string, error) {
+// writeTarget resolves the channel a write goes to and, for an update,
+// the id of its entry (entryRef may be a slug).
+func (s *Service) writeTarget(ctx context.Context, site *store.Site, ref, entryRef string) (*Channel, string, error) {
+	var ch *Channel
 	var id string
 	err := s.Store.View(ctx, func(tx store.Tx) error {
-		_, rec, err := s.lookupEntry(tx, site, ref, entryRef)
+		var err error
+		if entryRef == "" {
+			ch, err = findChannel(tx, site, ref, &s.channels)
+			return err
+		}
+		var rec *store.Entry
+		ch, rec, err = s.lookupEntry(tx, site, ref, entryRef)
 		if err != nil {
 			return err
 		}
 		id = rec.ID
 		return nil
 	})
-	return id, err
+	return ch, id, err
 }
 
 // reservedSlug cannot be a channel's or an entry's slug: "/count" after
