@@ -893,11 +893,11 @@ func batchIDList(ed *themes.Editable, v any) ([]string, error) {
 	return ids, nil
 }
 
-// fileAction is what a parsed file value does.
-type fileAction int
+// FileAction is what a parsed file value asks of the field holding it.
+type FileAction int
 
 const (
-	fileKeep  fileAction = iota // no change
+	fileKeep  FileAction = iota // no change
 	fileClear                   // remove the file
 	fileStore                   // store FileValue
 )
@@ -1328,7 +1328,7 @@ func (b *batch) move(w *Page, op *Operation, pt Path, st *opState) error {
 // parseFileValue parses a batch file value against the current file cur.
 // Errors: invalid_file_format, invalid_base64, file_too_large,
 // invalid_content_type, and validation_failed for a bad FileRef URI.
-func parseFileValue(v any, cur *File, slug string) (FileValue, fileAction, error) {
+func parseFileValue(v any, cur *File, slug string) (FileValue, FileAction, error) {
 	where := "File '" + slug + "'"
 	switch v := v.(type) {
 	case nil:

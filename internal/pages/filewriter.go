@@ -6,14 +6,11 @@ import (
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
-// FileAction is what a parsed file value asks of the field holding it.
-type FileAction int
-
-// File actions.
+// File actions, for callers outside the package.
 const (
-	FileKeep  = FileAction(fileKeep)  // leave the current file as it is
-	FileClear = FileAction(fileClear) // remove the file
-	FileStore = FileAction(fileStore) // store the FileValue
+	FileKeep  = fileKeep  // leave the current file as it is
+	FileClear = fileClear // remove the file
+	FileStore = fileStore // store the FileValue
 )
 
 // ParseFileValue parses a file value written to the field name with the
@@ -22,8 +19,7 @@ const (
 // invalid_base64, file_too_large, invalid_content_type, validation_failed
 // (bad FileRef URI).
 func ParseFileValue(v any, cur *File, name string) (FileValue, FileAction, error) {
-	fv, act, err := parsePutFile(cur, v, name)
-	return fv, FileAction(act), err
+	return parsePutFile(cur, v, name)
 }
 
 // FileWriter stores the files of one write of another resource (a channel

@@ -688,7 +688,7 @@ func (a *applier) fileForm(cur *File, v any, where string) (*File, bool, error) 
 // or a FileRef is parsed and checked like a batch file value. Page PUT and
 // channel entries share these rules; the batch-only forms (data:, {data},
 // {url} of another file, bare URLs) are refused.
-func parsePutFile(cur *File, v any, where string) (FileValue, fileAction, error) {
+func parsePutFile(cur *File, v any, where string) (FileValue, FileAction, error) {
 	switch v := v.(type) {
 	case nil:
 		return FileValue{}, fileClear, nil
