@@ -103,3 +103,47 @@ func TestEntriesConcurrentUnique(t *testing.T) {
 		}
 	})
 }
+
+// TestEntriesConcurrentReferenceAndDelete writes references to entries
+// while they are being deleted: whichever commits first, no reference to
+// a deleted entry may remain.
+func TestEntriesConcurrentReferenceAndDelete(t *testing.T) {
+	const rounds = 30
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		for _, sc := range []apitest.Scenario{
+			{Method: "POST", Path: "/channels", Body: obj{"name": "Tags", "customizations": []obj{{"name": "title", "type": "string"}}}},
+			{Method: "POST", Path: "/channels", Body: obj{"name": "Posts", "customizations": []obj{
+				{"name": "title", "type": "string"}, {"name": "tags", "type": "belongs_to_many", "reference": "tags"}}}},
+		} {
+			if res := env.Do(t, sc); res.Status != http.StatusCreated {
+				t.Fatalf("create channel: %d %s", res.Status, res.Raw)
+			}
+		}
+		post := env.Do(t, apitest.Scenario{Method: "POST", Path: "/channels/posts/entries", Body: obj{"title": "P"}}).JSON.(map[string]any)["id"].(string)
+		deleted := map[string]bool{}
+		for i := range rounds {
+			tag := env.Do(t, apitest.Scenario{Method: "POST", Path: "/channels/tags/entries", Body: obj{"title": fmt.Sprint("t", i)}}).JSON.(map[string]any)["id"].(string)
+			var wg sync.WaitGroup
+			wg.Go(func() {
+				res := env.Do(t, apitest.Scenario{Method: "PUT", Path: "/channels/posts/entries/" + post, Body: obj{
+					"tags": obj{"__op": "AddRelation", "objects": []obj{{"__type": "Reference", "className": "tags", "id": tag}}}}})
+				if res.Status != http.StatusOK && res.Status != http.StatusUnprocessableEntity {
+					t.Errorf("add reference: got %d %s", res.Status, res.Raw)
+				}
+			})
+			wg.Go(func() {
+				if res := env.Do(t, apitest.Scenario{Method: "DELETE", Path: "/channels/tags/entries/" + tag}); res.Status != http.StatusNoContent {
+					t.Errorf("delete: got %d %s", res.Status, res.Raw)
+				}
+			})
+			wg.Wait()
+			deleted[tag] = true
+		}
+		got := env.Do(t, apitest.Scenario{Path: "/channels/posts/entries/" + post}).JSON.(map[string]any)
+		for _, o := range got["tags"].(map[string]any)["objects"].([]any) {
+			if id := o.(map[string]any)["id"].(string); deleted[id] {
+				t.Errorf("the post still references deleted entry %s", id)
+			}
+		}
+	})
+}

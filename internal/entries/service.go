@@ -586,23 +586,26 @@ type refLookup struct {
 	site *store.Site
 }
 
+// EntryID holds the target shared (store.Entries.Hold): an entry being
+// deleted meanwhile is waited for and then found missing.
 func (r refLookup) EntryID(channelID, ref string, bySlug bool) (string, error) {
-	if !bySlug {
-		rec, err := r.tx.Entries().Get(r.site.ID, ref)
-		if cms.IsCode(err, cms.ENotFound) || err == nil && rec.ChannelID != channelID {
-			return "", nil
-		}
-		if err != nil {
+	id := ref
+	if bySlug {
+		recs, _, err := r.tx.Entries().List(r.site.ID, channelID,
+			store.EntryQuery{Where: []store.EntryCond{{Field: store.EntrySlug, Value: ref}}}, store.ListOptions{Limit: 1})
+		if err != nil || len(recs) == 0 {
 			return "", err
 		}
-		return rec.ID, nil
+		id = recs[0].ID
 	}
-	recs, _, err := r.tx.Entries().List(r.site.ID, channelID,
-		store.EntryQuery{Where: []store.EntryCond{{Field: store.EntrySlug, Value: ref}}}, store.ListOptions{Limit: 1})
-	if err != nil || len(recs) == 0 {
+	ch, err := r.tx.Entries().Hold(r.site.ID, id, false)
+	if cms.IsCode(err, cms.ENotFound) || err == nil && ch != channelID {
+		return "", nil
+	}
+	if err != nil {
 		return "", err
 	}
-	return recs[0].ID, nil
+	return id, nil
 }
 
 // fileStorer adapts pages.FileWriter.
@@ -1155,6 +1158,12 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		ch, rec, err := s.lookupEntry(tx, site, ref, entryRef)
 		if err != nil {
+			return err
+		}
+		// Held before referrers are looked for: a concurrent write of a
+		// reference to it either committed already (and is seen) or waits
+		// and then finds it gone.
+		if _, err := tx.Entries().Hold(site.ID, rec.ID, true); err != nil {
 			return err
 		}
 		gone, err := decodeEntry(rec)

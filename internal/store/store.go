@@ -446,4 +446,11 @@ type Entries interface {
 	// ReferencedBy returns the ids, sorted, of the site's entries that
 	// reference targetID.
 	ReferencedBy(siteID, targetID string) ([]string, error)
+	// Hold locks one entry's row until the transaction ends, exclusively
+	// or shared, and returns its channel id. A writer holds the targets of
+	// the references it writes shared, a deletion holds its entry
+	// exclusively before it looks for referrers, so that no reference is
+	// written to an entry being deleted unseen. Stores that run one writer
+	// at a time take no row locks. ENotFound.
+	Hold(siteID, id string, exclusive bool) (channelID string, err error)
 }

@@ -73,6 +73,7 @@ func Open(ctx context.Context, dsn string, clock cms.Clock) (*DB, error) {
 	}
 	db := &DB{sqldb.New(pool, pool, sqldb.Dialect{
 		DollarParams:          true,
+		RowLocks:              true,
 		IsUniqueViolation:     hasCode("23505"),
 		IsForeignKeyViolation: hasCode("23503"),
 		Migrations:            migrations,

@@ -32,6 +32,9 @@ type Dialect struct {
 	// Migrations holds the numbered migration files (0001_init.sql, …) at
 	// its root.
 	Migrations fs.FS
+	// RowLocks reports whether the database takes row locks (SELECT …
+	// FOR UPDATE / FOR SHARE): several writers may run at once.
+	RowLocks bool
 	// MigrationLock, when set, is run first in every migration transaction
 	// to keep two processes from migrating at once. SQLite needs none: its
 	// BEGIN IMMEDIATE already takes the database's one write lock.

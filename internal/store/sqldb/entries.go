@@ -250,3 +250,19 @@ func (x entries) ReferencedBy(siteID, targetID string) ([]string, error) {
 	}
 	return ids, nil
 }
+
+func (x entries) Hold(siteID, id string, exclusive bool) (string, error) {
+	q := `SELECT channel_id FROM entries WHERE site_id = ? AND id = ?`
+	if x.dialect.RowLocks {
+		if exclusive {
+			q += ` FOR UPDATE`
+		} else {
+			q += ` FOR SHARE`
+		}
+	}
+	var channelID string
+	if err := x.queryRow(q, siteID, id).Scan(&channelID); err != nil {
+		return "", x.fail(err, "hold entry "+id+" of site "+siteID, "")
+	}
+	return channelID, nil
+}

@@ -375,9 +375,22 @@ func testEntriesSiteScoping(t *testing.T, e *env) {
 		}
 		return nil
 	})
+	err := e.tryUpdate(func(tx store.Tx) error {
+		for _, exclusive := range []bool{false, true} {
+			if ch, err := tx.Entries().Hold(a.ID, en.ID, exclusive); err != nil || ch != c.ID {
+				t.Errorf("Hold(own site, %t): got %q, %v; want %q", exclusive, ch, err, c.ID)
+			}
+			_, err := tx.Entries().Hold(b.ID, en.ID, exclusive)
+			checkCode(t, "Hold(other site)", err, cms.ENotFound)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	upd := *en
 	upd.SiteID, upd.UpdatedAt, upd.Search = b.ID, now.Add(time.Second), nil
-	err := e.tryUpdate(func(tx store.Tx) error { return tx.Entries().Update(&upd, en.UpdatedAt) })
+	err = e.tryUpdate(func(tx store.Tx) error { return tx.Entries().Update(&upd, en.UpdatedAt) })
 	checkCode(t, "Update(other site)", err, cms.ENotFound)
 	err = e.tryUpdate(func(tx store.Tx) error { return tx.Entries().Delete(b.ID, en.ID) })
 	checkCode(t, "Delete(other site)", err, cms.ENotFound)
