@@ -957,42 +957,53 @@ func (s *Service) render(tx store.Tx, site *store.Site, ch *Channel, recs []*sto
 // include_slugs and resolve.
 func (s *Service) loadTargets(tx store.Tx, site *store.Site, ch *Channel, es []*Entry, r *reader) error {
 	r.targets = map[string]*target{}
-	channels := newChannelCache(tx, site, ch)
+	// Which channel each referenced id must be in, and whether it is read
+	// in full; then one read of all targets.
+	want := map[string]string{}
+	full := map[string]bool{}
+	var ids []string
 	for _, f := range ch.Fields {
 		if f.Type != TypeBelongsTo && f.Type != TypeBelongsToMany {
 			continue
 		}
-		full := slices.Contains(r.opt.Resolve, f.Name)
 		for _, e := range es {
 			for _, id := range refIDs(f, e.Values[f.ID]) {
-				if t, seen := r.targets[id]; seen && (!full || t.resolved != nil) {
-					continue
+				if _, seen := want[id]; !seen {
+					want[id] = f.ReferenceID
+					ids = append(ids, id)
 				}
-				rec, err := tx.Entries().Get(site.ID, id)
-				if cms.IsCode(err, cms.ENotFound) {
-					continue
-				} else if err != nil {
-					return err
+				if slices.Contains(r.opt.Resolve, f.Name) {
+					full[id] = true
 				}
-				if rec.ChannelID != f.ReferenceID {
-					continue
-				}
-				t := &target{slug: rec.Slug}
-				if full {
-					tch, err := channels.get(rec.ChannelID)
-					if err != nil {
-						return err
-					}
-					te, err := decodeEntry(rec)
-					if err != nil {
-						return err
-					}
-					inner := &reader{site: r.site, loc: r.loc, opt: ReadOptions{ClientVersion: r.opt.ClientVersion}, fileURL: r.fileURL}
-					t.resolved = inner.entry(tch, te, false)
-				}
-				r.targets[id] = t
 			}
 		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	recs, err := tx.Entries().GetMany(site.ID, ids)
+	if err != nil {
+		return err
+	}
+	channels := newChannelCache(tx, site, ch)
+	for _, rec := range recs {
+		if rec.ChannelID != want[rec.ID] {
+			continue
+		}
+		t := &target{slug: rec.Slug}
+		if full[rec.ID] {
+			tch, err := channels.get(rec.ChannelID)
+			if err != nil {
+				return err
+			}
+			te, err := decodeEntry(rec)
+			if err != nil {
+				return err
+			}
+			inner := &reader{site: r.site, loc: r.loc, opt: ReadOptions{ClientVersion: r.opt.ClientVersion}, fileURL: r.fileURL}
+			t.resolved = inner.entry(tch, te, false)
+		}
+		r.targets[rec.ID] = t
 	}
 	return nil
 }

@@ -433,6 +433,10 @@ type Entries interface {
 	Create(e *Entry) error
 	// Get returns one entry, without its Values, Refs and Search. ENotFound.
 	Get(siteID, id string) (*Entry, error)
+	// GetMany returns the site's entries among ids, in no particular
+	// order, without their Values, Refs and Search; missing ones are left
+	// out.
+	GetMany(siteID string, ids []string) ([]*Entry, error)
 	// Update replaces the stored entry (slug, document, updated_at, values,
 	// references and search text) if its updated_at still equals
 	// prevUpdatedAt. ErrStale, ENotFound, EConflict (slug taken).

@@ -218,15 +218,9 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	if len(ids) == 0 {
 		return []*store.Entry{}, total, nil
 	}
-	idArgs := make([]any, 0, len(ids)+1)
-	idArgs = append(idArgs, siteID)
-	for _, id := range ids {
-		idArgs = append(idArgs, id)
-	}
-	recs, err := scanAll(x.tx, scanEntry, `SELECT `+entryColumns+` FROM entries e WHERE e.site_id = ? AND e.id IN (`+
-		strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")+`)`, idArgs...)
+	recs, err := x.GetMany(siteID, ids)
 	if err != nil {
-		return nil, 0, x.fail(err, op, "")
+		return nil, 0, err
 	}
 	pos := make(map[string]int, len(ids))
 	for i, id := range ids {
@@ -265,4 +259,26 @@ func (x entries) Hold(siteID, id string, exclusive bool) (string, error) {
 		return "", x.fail(err, "hold entry "+id+" of site "+siteID, "")
 	}
 	return channelID, nil
+}
+
+// GetMany reads entries by id in chunks, each one statement.
+func (x entries) GetMany(siteID string, ids []string) ([]*store.Entry, error) {
+	const chunk = 500
+	var out []*store.Entry
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		args := make([]any, 0, n+1)
+		args = append(args, siteID)
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		recs, err := scanAll(x.tx, scanEntry, `SELECT `+entryColumns+` FROM entries e WHERE e.site_id = ? AND e.id IN (`+
+			strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+`)`, args...)
+		if err != nil {
+			return nil, x.fail(err, "get entries of site "+siteID, "")
+		}
+		out = append(out, recs...)
+		ids = ids[n:]
+	}
+	return out, nil
 }

@@ -373,6 +373,14 @@ func testEntriesSiteScoping(t *testing.T, e *env) {
 		if err != nil || len(got) != 0 {
 			t.Errorf("ReferencedBy(other site): got %v, %v; want none", got, err)
 		}
+		if many, err := tx.Entries().GetMany(b.ID, []string{en.ID}); err != nil || len(many) != 0 {
+			t.Errorf("GetMany(other site): got %v, %v; want none", ids(many, entryID), err)
+		}
+		many, err := tx.Entries().GetMany(a.ID, []string{en.ID, "000000000000000000000000"})
+		if err != nil {
+			t.Fatalf("GetMany(own site): %v", err)
+		}
+		checkDiff(t, "GetMany(own site, one missing)", many, []*store.Entry{bare(en)})
 		return nil
 	})
 	err := e.tryUpdate(func(tx store.Tx) error {
