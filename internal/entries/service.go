@@ -1319,14 +1319,12 @@ func (s *Service) RefTargets(tx store.Tx, site *store.Site, channel string, ids 
 		stamps["channel:"+channel] = ch.UpdatedAt
 	}
 	title := ch.Field(ch.TitleField)
-	for _, id := range ids {
-		rec, err := tx.Entries().Get(site.ID, id)
-		if cms.IsCode(err, cms.ENotFound) {
-			continue
-		} else if err != nil {
-			return nil, nil, err
-		}
-		stamps[id] = rec.UpdatedAt
+	recs, err := tx.Entries().GetMany(site.ID, ids)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, rec := range recs {
+		stamps[rec.ID] = rec.UpdatedAt
 		if rec.ChannelID != ch.ID {
 			continue
 		}
@@ -1338,7 +1336,7 @@ func (s *Service) RefTargets(tx store.Tx, site *store.Site, channel string, ids 
 			}
 			_ = json.Unmarshal(e.valueOrDefault(title, locale, site.DefaultLocale), &t.Title)
 		}
-		out[id] = t
+		out[rec.ID] = t
 	}
 	return out, stamps, nil
 }
