@@ -180,10 +180,7 @@ func refsUnchanged(tx store.Tx, siteID string, refs map[string]time.Time) bool {
 		var got time.Time
 		var err error
 		if eid, ok := strings.CutPrefix(id, entryRefKey); ok {
-			var rec *store.Entry
-			if rec, err = tx.Entries().Get(siteID, eid); err == nil {
-				got = rec.UpdatedAt
-			}
+			got, err = tx.Entries().Stamp(siteID, eid)
 		} else if slug, ok := strings.CutPrefix(id, channelRefKey); ok {
 			var rec *store.Channel
 			if rec, err = tx.Channels().GetBySlug(siteID, slug); err == nil {

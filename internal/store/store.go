@@ -433,6 +433,9 @@ type Entries interface {
 	Create(e *Entry) error
 	// Get returns one entry, without its Values, Refs and Search. ENotFound.
 	Get(siteID, id string) (*Entry, error)
+	// Stamp returns an entry's updated_at without loading its document,
+	// for cache validation. ENotFound.
+	Stamp(siteID, id string) (time.Time, error)
 	// GetMany returns the site's entries among ids, in no particular
 	// order, without their Values, Refs and Search; missing ones are left
 	// out.

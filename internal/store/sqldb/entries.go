@@ -282,3 +282,12 @@ func (x entries) GetMany(siteID string, ids []string) ([]*store.Entry, error) {
 	}
 	return out, nil
 }
+
+func (x entries) Stamp(siteID, id string) (time.Time, error) {
+	var ts time.Time
+	err := x.queryRow(`SELECT updated_at FROM entries WHERE site_id = ? AND id = ?`, siteID, id).Scan(timeCol{&ts})
+	if err != nil {
+		return time.Time{}, x.fail(err, "stamp entry "+id+" of site "+siteID, "")
+	}
+	return ts, nil
+}

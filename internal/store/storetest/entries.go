@@ -373,6 +373,11 @@ func testEntriesSiteScoping(t *testing.T, e *env) {
 		if err != nil || len(got) != 0 {
 			t.Errorf("ReferencedBy(other site): got %v, %v; want none", got, err)
 		}
+		if at, err := tx.Entries().Stamp(a.ID, en.ID); err != nil || !at.Equal(en.UpdatedAt) {
+			t.Errorf("Stamp(own site): got %v, %v; want %v", at, err, en.UpdatedAt)
+		}
+		_, err = tx.Entries().Stamp(b.ID, en.ID)
+		checkCode(t, "Stamp(other site)", err, cms.ENotFound)
 		if many, err := tx.Entries().GetMany(b.ID, []string{en.ID}); err != nil || len(many) != 0 {
 			t.Errorf("GetMany(other site): got %v, %v; want none", ids(many, entryID), err)
 		}
