@@ -17,12 +17,7 @@ func TestEntriesFieldChangesSafety(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *apitest.Env) {
 		must := func(method, path string, body any, want int) map[string]any {
 			t.Helper()
-			res := env.Do(t, apitest.Scenario{Method: method, Path: path, Body: body})
-			if res.Status != want {
-				t.Fatalf("%s %s: got %d %s, want %d", method, path, res.Status, res.Raw, want)
-			}
-			m, _ := res.JSON.(map[string]any)
-			return m
+			return mustStatus(t, env, method, path, body, want)
 		}
 		vault := must("POST", "/channels", obj{"name": "Vault", "customizations": []obj{{"name": "blob", "type": "json"}}}, http.StatusCreated)
 		blobID := vault["customizations"].([]any)[0].(map[string]any)["id"].(string)
@@ -79,12 +74,7 @@ func TestEntriesDeleteRemovesFiles(t *testing.T) {
 		upload := func(name string) obj { return obj{"__type": "File", "filename": name, "attachment": pic} }
 		must := func(method, path string, body any, want int) map[string]any {
 			t.Helper()
-			res := env.Do(t, apitest.Scenario{Method: method, Path: path, Body: body})
-			if res.Status != want {
-				t.Fatalf("%s %s: got %d %s, want %d", method, path, res.Status, res.Raw, want)
-			}
-			m, _ := res.JSON.(map[string]any)
-			return m
+			return mustStatus(t, env, method, path, body, want)
 		}
 		must("POST", "/channels", obj{"name": "Albums", "customizations": []obj{
 			{"name": "cover", "type": "file", "localized": true}, {"name": "photos", "type": "gallery"}}}, http.StatusCreated)
@@ -129,4 +119,16 @@ func TestEntriesDeleteRemovesFiles(t *testing.T) {
 		must("DELETE", "/channels/albums", nil, http.StatusNoContent)
 		served(kept, http.StatusNotFound)
 	})
+}
+
+// mustStatus sends one request and stops the test unless it is answered
+// with status want; it returns the decoded object body (nil for others).
+func mustStatus(t *testing.T, env *apitest.Env, method, path string, body any, want int) map[string]any {
+	t.Helper()
+	res := env.Do(t, apitest.Scenario{Method: method, Path: path, Body: body})
+	if res.Status != want {
+		t.Fatalf("%s %s: got %d %s, want %d", method, path, res.Status, res.Raw, want)
+	}
+	m, _ := res.JSON.(map[string]any)
+	return m
 }

@@ -14,12 +14,7 @@ func TestEntriesFromPages(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *apitest.Env) {
 		mustDo := func(sc apitest.Scenario, want int) map[string]any {
 			t.Helper()
-			res := env.Do(t, sc)
-			if res.Status != want {
-				t.Fatalf("%s %s: got %d %s, want %d", sc.Method, sc.Path, res.Status, res.Raw, want)
-			}
-			m, _ := res.JSON.(map[string]any)
-			return m
+			return mustStatus(t, env, sc.Method, sc.Path, sc.Body, want)
 		}
 		mustDo(apitest.Scenario{Method: "POST", Path: "/channels", Body: obj{"name": "Articles",
 			"customizations": []obj{{"name": "title", "type": "string", "localized": true}, {"name": "headline", "type": "string"}}}}, http.StatusCreated)
