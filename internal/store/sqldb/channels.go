@@ -61,14 +61,22 @@ func (x channels) GetBySlug(siteID, slug string) (*store.Channel, error) {
 // Update is a compare-and-swap on updated_at, looked up through the site
 // so that another site's channel reads as missing, not stale.
 func (x channels) Update(c *store.Channel, prevUpdatedAt time.Time) error {
-	op := "update channel " + c.ID + " of site " + c.SiteID
-	res, err := x.exec(`UPDATE channels SET slug = ?, updated_at = ?, doc = ?
+	return x.swapSlugDoc("channels", c.SiteID, c.ID, c.Slug, c.UpdatedAt, c.Doc, prevUpdatedAt,
+		"update channel "+c.ID+" of site "+c.SiteID, channelConflict(c))
+}
+
+// swapSlugDoc is the compare-and-swap of a record made of a slug and a
+// document (channels, entries): it sets slug, updated_at and doc of the
+// site's record id if its updated_at is still prev. ErrStale, ENotFound,
+// EConflict (slug taken, with message conflict).
+func (t *tx) swapSlugDoc(table, siteID, id, slug string, updatedAt time.Time, doc []byte, prev time.Time, op, conflict string) error {
+	res, err := t.exec(`UPDATE `+table+` SET slug = ?, updated_at = ?, doc = ?
 		WHERE site_id = ? AND id = ? AND updated_at = ?`,
-		c.Slug, x.time(c.UpdatedAt), docValue(c.Doc), c.SiteID, c.ID, x.time(prevUpdatedAt))
+		slug, t.time(updatedAt), docValue(doc), siteID, id, t.time(prev))
 	if err != nil {
-		return x.fail(err, op, channelConflict(c))
+		return t.fail(err, op, conflict)
 	}
-	return x.swappedIn(res, "channels", c.SiteID, c.ID, op)
+	return t.swappedIn(res, table, siteID, id, op)
 }
 
 // Delete removes the channel; its entries, their values and references go

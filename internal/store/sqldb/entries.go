@@ -102,13 +102,7 @@ func (x entries) Get(siteID, id string) (*store.Entry, error) {
 // the derived rows replaced.
 func (x entries) Update(e *store.Entry, prevUpdatedAt time.Time) error {
 	op := "update entry " + e.ID + " of site " + e.SiteID
-	res, err := x.exec(`UPDATE entries SET slug = ?, updated_at = ?, doc = ?
-		WHERE site_id = ? AND id = ? AND updated_at = ?`,
-		e.Slug, x.time(e.UpdatedAt), docValue(e.Doc), e.SiteID, e.ID, x.time(prevUpdatedAt))
-	if err != nil {
-		return x.fail(err, op, entryConflict(e))
-	}
-	if err := x.swappedIn(res, "entries", e.SiteID, e.ID, op); err != nil {
+	if err := x.swapSlugDoc("entries", e.SiteID, e.ID, e.Slug, e.UpdatedAt, e.Doc, prevUpdatedAt, op, entryConflict(e)); err != nil {
 		return err
 	}
 	if err := x.deleteDerived(op, `e.site_id = ? AND e.id = ?`, e.SiteID, e.ID); err != nil {
