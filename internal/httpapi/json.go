@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +12,8 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // writeJSON writes v as the JSON response body with the given status.
@@ -53,15 +55,51 @@ func readBody(r *http.Request) ([]byte, error) {
 }
 
 // readFileBody reads the body of a route that may carry uploads: large
-// base64 file data is decoded once and kept aside (pages.SpillUploads), and
-// the request returned carries it for the service.
+// base64 file data is decoded once and kept aside (files.SpillUploads), and
+// the request returned carries it for the service. A spill is a guess made
+// from key names, so the returned request also carries a commit check: a
+// write transaction that would commit while a spilled value did not reach a
+// file upload (a text or json value named "data", say) is rolled back with
+// *errUnspill, and the route runs again on the body as sent (handleLimit).
 func readFileBody(r *http.Request) (*http.Request, []byte, error) {
-	body, err := readBody(r)
+	if body, ok := r.Context().Value(sentBodyKey{}).([]byte); ok {
+		return r, body, nil // the second run: nothing is spilled
+	}
+	sent, err := readBody(r)
 	if err != nil {
 		return r, nil, err
 	}
-	body, ctx := pages.SpillUploads(r.Context(), body)
+	body, ctx := files.SpillUploads(r.Context(), sent)
+	if ctx == r.Context() {
+		return r, body, nil // nothing spilled
+	}
+	ctx = store.WithCommitCheck(ctx, func() error {
+		if !files.AllSpillsUsed(ctx) {
+			return &errUnspill{sent: sent}
+		}
+		return nil
+	})
 	return r.WithContext(ctx), body, nil
+}
+
+// errUnspill stops a write that would store a spill placeholder in place of
+// a value; it carries the body as sent for the second run.
+type errUnspill struct{ sent []byte }
+
+func (e *errUnspill) Error() string {
+	return "httpapi: a spilled body value was not a file upload; run again unspilled"
+}
+
+type sentBodyKey struct{}
+
+// withSentBody returns r set up to run again after err when err is an
+// *errUnspill: readFileBody then hands the handler the body as sent.
+func withSentBody(r *http.Request, err error) (*http.Request, bool) {
+	var e *errUnspill
+	if !errors.As(err, &e) {
+		return r, false
+	}
+	return r.WithContext(context.WithValue(r.Context(), sentBodyKey{}, e.sent)), true
 }
 
 // readAll reads the body into one buffer sized from Content-Length when the

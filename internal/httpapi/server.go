@@ -164,6 +164,9 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 		r, err := s.authenticate(r, need)
 		if err == nil {
 			err = h(rec, r)
+			if again, ok := withSentBody(r, err); ok && !rec.wrote {
+				err = h(rec, again)
+			}
 		}
 		if err != nil {
 			s.Error(rec, r, err)
@@ -282,11 +285,17 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	wrote  bool // the status line went out
 }
 
 func (w *statusRecorder) WriteHeader(code int) {
-	w.status = code
+	w.status, w.wrote = code, true
 	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusRecorder) Write(b []byte) (int, error) {
+	w.wrote = true
+	return w.ResponseWriter.Write(b)
 }
 
 // Unwrap lets http.ResponseController reach the underlying writer.

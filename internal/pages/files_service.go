@@ -78,7 +78,7 @@ func (fv *fileValues) SetFile(v FileValue) (*File, error) {
 		// A URL is kept as the file's source; Tessera does not fetch it.
 		return &File{Filename: v.Filename, URL: v.URL, Version: nextVersion(v.Current)}, nil
 	case FileUpload:
-		meta, err := fv.s.Files.Put(fv.ctx, fv.site.ID, v.Filename, v.ContentType, bytes.NewReader(unspill(fv.ctx, v.Data)), MaxFileSize, files.PutOptions{Private: fv.private})
+		meta, err := fv.s.Files.Put(fv.ctx, fv.site.ID, v.Filename, v.ContentType, bytes.NewReader(files.Unspill(fv.ctx, v.Data)), MaxFileSize, files.PutOptions{Private: fv.private})
 		if err != nil {
 			return nil, err
 		}

@@ -27,9 +27,32 @@ type Store interface {
 	View(ctx context.Context, fn func(Tx) error) error
 	// Update runs fn in a read-write transaction, committed when fn returns
 	// nil and rolled back otherwise. A commit is durable when Update returns.
+	// When fn returns, Update runs ctx's commit check (WithCommitCheck); an
+	// error from it rolls the transaction back and is what Update returns.
 	Update(ctx context.Context, fn func(Tx) error) error
 	// Close releases the store's connections.
 	Close() error
+}
+
+type commitCheckKey struct{}
+
+// WithCommitCheck returns a context carrying check, which every read-write
+// transaction opened with it runs when its function returns, whether that
+// function succeeded or not. An error from check replaces the function's
+// outcome: the transaction rolls back and Update returns check's error. A
+// request uses it to refuse any write made on an assumption the request
+// later finds false (see files.AllSpillsUsed).
+func WithCommitCheck(ctx context.Context, check func() error) context.Context {
+	return context.WithValue(ctx, commitCheckKey{}, check)
+}
+
+// CommitCheck runs the check of WithCommitCheck that ctx carries, if any.
+// Store implementations call it before they commit.
+func CommitCheck(ctx context.Context) error {
+	if check, ok := ctx.Value(commitCheckKey{}).(func() error); ok {
+		return check()
+	}
+	return nil
 }
 
 // Tx is one transaction. It must not be used after its function returns.

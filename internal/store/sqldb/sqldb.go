@@ -83,7 +83,13 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 			panic(p)
 		}
 	}()
-	if err := fn(t); err != nil {
+	err = fn(t)
+	if !readOnly {
+		if cerr := store.CommitCheck(ctx); cerr != nil {
+			err = cerr
+		}
+	}
+	if err != nil {
 		_ = sqlTx.Rollback()
 		return err
 	}

@@ -90,6 +90,7 @@ func Run(t *testing.T, b Backend) {
 		{"Entries/SiteScoping", testEntriesSiteScoping},
 		{"Tx/RollbackOnError", testTxRollbackOnError},
 		{"Tx/RollbackOnPanic", testTxRollbackOnPanic},
+		{"Tx/CommitCheck", testTxCommitCheck},
 		{"Tx/Now", testTxNow},
 		{"Tx/Context", testTxContext},
 		{"Tx/ViewIsReadOnly", testTxViewIsReadOnly},
@@ -717,6 +718,51 @@ func testTxRollbackOnError(t *testing.T, e *env) {
 		checkCode(t, "Get(rolled back site)", err, cms.ENotFound)
 		_, err = tx.Sites().GetByDomain("example.com")
 		checkCode(t, "GetByDomain(rolled back domain)", err, cms.ENotFound)
+		return nil
+	})
+}
+
+func testTxCommitCheck(t *testing.T, e *env) {
+	var checks int
+	refuse := false
+	ctx := store.WithCommitCheck(context.Background(), func() error {
+		checks++
+		if refuse {
+			return errBoom
+		}
+		return nil
+	})
+	create := func(shortID string) (*store.Site, error) {
+		var s *store.Site
+		return s, e.st.Update(ctx, func(tx store.Tx) error {
+			s = newSite(tx.Now(), shortID)
+			return tx.Sites().Create(s)
+		})
+	}
+	kept, err := create("kept")
+	if err != nil || checks != 1 {
+		t.Fatalf("Update with a passing check: got %v after %d checks, want nil after 1", err, checks)
+	}
+	refuse = true
+	refused, err := create("refused")
+	if !errors.Is(err, errBoom) {
+		t.Errorf("Update with a failing check: got %v, want the check's error", err)
+	}
+	// A failing function is still checked, and the check's error wins.
+	err = e.st.Update(ctx, func(store.Tx) error { return errors.New("fn failed") })
+	if !errors.Is(err, errBoom) || checks != 3 {
+		t.Errorf("Update whose fn failed: got %v after %d checks, want the check's error after 3", err, checks)
+	}
+	// Read-only transactions have nothing to check.
+	if err := e.st.View(ctx, func(store.Tx) error { return nil }); err != nil || checks != 3 {
+		t.Errorf("View: got %v after %d checks, want nil after 3", err, checks)
+	}
+	e.view(t, func(tx store.Tx) error {
+		if _, err := tx.Sites().Get(kept.ID); err != nil {
+			t.Errorf("Get(committed site): %v", err)
+		}
+		_, err := tx.Sites().Get(refused.ID)
+		checkCode(t, "Get(site refused by the commit check)", err, cms.ENotFound)
 		return nil
 	})
 }

@@ -1,4 +1,4 @@
-package pages
+package files
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"encoding/base64"
 	"encoding/hex"
+	"sync"
 )
 
 // Large uploads arrive as base64 strings inside JSON bodies. Decoding such a
@@ -18,6 +19,15 @@ import (
 // the placeholder's bytes are swapped for the real ones, which the blob
 // store checks again (size, sniffed type, image header). Placeholders carry
 // a random 128-bit id valid only in the context of their own request.
+//
+// The scanner cannot tell a file's "data" from a text field or a json value
+// that happens to use the same key: it only sees key names. So a spill is a
+// guess that the request must confirm. Unspill marks each placeholder it
+// swaps back as used; AllSpillsUsed reports whether every one was. A request
+// whose placeholder reached anything but a file upload (it would store the
+// placeholder instead of the value) must not commit: the caller checks
+// AllSpillsUsed before every commit and then runs the request again on the
+// body as sent, unspilled (see httpapi's readFileBody).
 
 // spillThreshold is the length from which a JSON string is taken out.
 const spillThreshold = 64 << 10
@@ -27,8 +37,16 @@ var spillMagic = []byte("\x00tessera-spilled-upload\x00")
 
 type spillKey struct{}
 
-// spilled maps placeholder ids to the decoded files of one request.
-type spilled map[string][]byte
+// spilled holds the decoded files of one request by placeholder id.
+type spilled struct {
+	mu    sync.Mutex
+	files map[string]*spilledFile
+}
+
+type spilledFile struct {
+	data []byte
+	used bool // swapped back by Unspill for a file upload
+}
 
 // SpillUploads returns body with every "attachment" or "data" string value
 // longer than spillThreshold that holds base64 (optionally as a data: URL)
@@ -38,7 +56,7 @@ type spilled map[string][]byte
 // large strings comes back unchanged.
 func SpillUploads(ctx context.Context, body []byte) ([]byte, context.Context) {
 	var out []byte
-	table := spilled{}
+	table := &spilled{files: map[string]*spilledFile{}}
 	last := 0
 	keyStart, keyEnd := -1, -1 // the previous string, a key when a ':' follows it
 	for i := 0; i < len(body); i++ {
@@ -59,7 +77,7 @@ func SpillUploads(ctx context.Context, body []byte) ([]byte, context.Context) {
 		if j-i-1 >= spillThreshold && !escaped && isFileDataKey(body, keyStart, keyEnd, i) {
 			if repl, data, ok := spillString(body[i+1 : j]); ok {
 				id := newSpillID()
-				table[id] = data
+				table.files[id] = &spilledFile{data: data}
 				out = append(out, body[last:i+1]...)
 				out = append(out, repl...)
 				out = append(out, base64.StdEncoding.EncodeToString(append(append([]byte{}, spillMagic...), id...))...)
@@ -69,7 +87,7 @@ func SpillUploads(ctx context.Context, body []byte) ([]byte, context.Context) {
 		keyStart, keyEnd = i+1, j
 		i = j
 	}
-	if len(table) == 0 {
+	if len(table.files) == 0 {
 		return body, ctx
 	}
 	out = append(out, body[last:]...)
@@ -121,20 +139,46 @@ func spillString(s []byte) (prefix []byte, data []byte, ok bool) {
 func newSpillID() string {
 	var b [16]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		panic("pages: no randomness: " + err.Error())
+		panic("files: no randomness: " + err.Error())
 	}
 	return hex.EncodeToString(b[:])
 }
 
-// unspill returns the real bytes behind a placeholder's decoded bytes, or
-// data itself when it is not a placeholder of this request.
-func unspill(ctx context.Context, data []byte) []byte {
+// Unspill returns the real bytes behind a placeholder's decoded bytes, and
+// marks that placeholder used; data itself when it is not a placeholder of
+// this request. Only code that stores data as a file upload may call it.
+func Unspill(ctx context.Context, data []byte) []byte {
 	if !bytes.HasPrefix(data, spillMagic) {
 		return data
 	}
-	table, _ := ctx.Value(spillKey{}).(spilled)
-	if real, ok := table[string(data[len(spillMagic):])]; ok {
-		return real
+	table, _ := ctx.Value(spillKey{}).(*spilled)
+	if table == nil {
+		return data
+	}
+	table.mu.Lock()
+	defer table.mu.Unlock()
+	if f, ok := table.files[string(data[len(spillMagic):])]; ok {
+		f.used = true
+		return f.data
 	}
 	return data
+}
+
+// AllSpillsUsed reports whether every placeholder SpillUploads put into the
+// body of ctx's request has been swapped back for a file upload (true when
+// nothing was spilled). When it is false, a placeholder went somewhere else
+// (a text or json value named "data" or "attachment") and must not be stored.
+func AllSpillsUsed(ctx context.Context) bool {
+	table, _ := ctx.Value(spillKey{}).(*spilled)
+	if table == nil {
+		return true
+	}
+	table.mu.Lock()
+	defer table.mu.Unlock()
+	for _, f := range table.files {
+		if !f.used {
+			return false
+		}
+	}
+	return true
 }

@@ -1,4 +1,4 @@
-package pages_test
+package files_test
 
 import (
 	"bytes"
@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/files"
 )
 
 func TestSpillUploads(t *testing.T) {
@@ -27,7 +27,7 @@ func TestSpillUploads(t *testing.T) {
 		{"Escaped", `{"attachment":"` + strings.Repeat(`\/`, 40<<10) + `"}`, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out, ctx := pages.SpillUploads(context.Background(), []byte(tc.body))
+			out, ctx := files.SpillUploads(context.Background(), []byte(tc.body))
 			if !json.Valid(out) {
 				t.Fatalf("result is not JSON: %.200s", out)
 			}
@@ -51,10 +51,16 @@ func TestSpillUploads(t *testing.T) {
 			if err != nil {
 				t.Fatalf("placeholder %q is not base64: %v", ph, err)
 			}
-			if got := pages.Unspill(ctx, raw); !bytes.Equal(got, big) {
+			if files.AllSpillsUsed(ctx) {
+				t.Errorf("AllSpillsUsed before the file was unspilled: got true, want false")
+			}
+			if got := files.Unspill(ctx, raw); !bytes.Equal(got, big) {
 				t.Errorf("unspilled: got %d bytes, want the %d-byte file", len(got), len(big))
 			}
-			if got := pages.Unspill(context.Background(), raw); !bytes.Equal(got, raw) {
+			if !files.AllSpillsUsed(ctx) {
+				t.Errorf("AllSpillsUsed after the file was unspilled: got false, want true")
+			}
+			if got := files.Unspill(context.Background(), raw); !bytes.Equal(got, raw) {
 				t.Errorf("another request's context must not find the file")
 			}
 		})
@@ -88,7 +94,7 @@ func FuzzSpillUploads(f *testing.F) {
 	f.Add([]byte(`{"data":"data:image/png;base64,` + strings.Repeat("QUJD", 17<<10) + `"}`))
 	f.Add([]byte(`{"a":"\"","attachment":"` + strings.Repeat("QUJD", 17<<10) + `"`))
 	f.Fuzz(func(t *testing.T, body []byte) {
-		out, _ := pages.SpillUploads(context.Background(), body)
+		out, _ := files.SpillUploads(context.Background(), body)
 		if json.Valid(body) && !json.Valid(out) {
 			t.Errorf("valid body became invalid: %.200q", out)
 		}

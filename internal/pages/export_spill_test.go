@@ -1,4 +1,0 @@
-package pages
-
-// Unspill exposes unspill to the external tests.
-var Unspill = unspill
