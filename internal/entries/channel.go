@@ -19,7 +19,6 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -214,7 +213,7 @@ func applyChannel(c *Channel, body map[string]any, create bool, now time.Time, l
 		}
 		c.Slug = s
 	} else if create {
-		c.Slug = pages.Slugify(c.Name)
+		c.Slug = cms.Slugify(c.Name)
 		if len(c.Slug) > 64 {
 			c.Slug = strings.Trim(c.Slug[:64], "-")
 		}
@@ -531,7 +530,7 @@ func applyOptions(f *Field, list []any, fieldWhere string, now time.Time) ([]*Se
 		if o.Name == "" {
 			return nil, errField(where+".name", "is required")
 		}
-		o.Slug = pages.Slugify(o.Name)
+		o.Slug = cms.Slugify(o.Name)
 		if s, ok := m["slug"].(string); ok && s != "" {
 			o.Slug = s
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -271,7 +272,7 @@ func appendJSON(b []byte, v any) []byte {
 			if i > 0 {
 				b = append(b, ',')
 			}
-			b = pages.AppendJSONString(b, m.k)
+			b = jsonw.AppendString(b, m.k)
 			b = append(b, ':')
 			b = appendJSON(b, m.v)
 		}
@@ -288,7 +289,7 @@ func appendJSON(b []byte, v any) []byte {
 	case json.RawMessage:
 		return append(b, v...)
 	case string:
-		return pages.AppendJSONString(b, v)
+		return jsonw.AppendString(b, v)
 	case bool:
 		return strconv.AppendBool(b, v)
 	case int:

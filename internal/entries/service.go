@@ -810,7 +810,7 @@ func (s *Service) setSlug(tx store.Tx, site *store.Site, ch *Channel, e *Entry, 
 	if f := ch.Field(ch.TitleField); f != nil {
 		var title string
 		if json.Unmarshal(e.Values[f.ID], &title) == nil {
-			base = pages.Slugify(title)
+			base = cms.Slugify(title)
 		}
 	}
 	if len(base) > 180 {

@@ -73,6 +73,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -704,7 +705,7 @@ func (b *batch) setField(w *Page, field string, v any, st *opState) error {
 		if !ok {
 			return errInvalid("slug must be a string")
 		}
-		if s = Slugify(s); s == "" {
+		if s = cms.Slugify(s); s == "" {
 			return errInvalid("slug can't be blank")
 		}
 		if w.Slug.set(b.locale, b.def, s) {
@@ -1634,47 +1635,47 @@ func ParseFileRef(source string) (FileRef, error) {
 // objects with keys index, status, path, then id, warning and error
 // ({code, message}) when set.
 func AppendResults(dst []byte, results []OpResult) []byte {
-	w := &jsonWriter{b: dst}
-	w.openArray()
+	w := &jsonw.Writer{B: dst}
+	w.OpenArray()
 	for i := range results {
-		w.elem()
+		w.Elem()
 		results[i].write(w)
 	}
-	w.closeArray()
-	return w.b
+	w.CloseArray()
+	return w.B
 }
 
 // MarshalJSON writes r as AppendResults writes each result.
 func (r OpResult) MarshalJSON() ([]byte, error) {
-	w := &jsonWriter{}
+	w := &jsonw.Writer{}
 	r.write(w)
-	return w.b, nil
+	return w.B, nil
 }
 
-func (r *OpResult) write(w *jsonWriter) {
-	w.openObject()
-	w.k("index")
-	w.int(int64(r.Index))
-	w.k("status")
-	w.str(r.Status)
-	w.k("path")
-	w.str(r.Path)
+func (r *OpResult) write(w *jsonw.Writer) {
+	w.OpenObject()
+	w.K("index")
+	w.Int(int64(r.Index))
+	w.K("status")
+	w.Str(r.Status)
+	w.K("path")
+	w.Str(r.Path)
 	if r.ID != "" {
-		w.k("id")
-		w.str(r.ID)
+		w.K("id")
+		w.Str(r.ID)
 	}
 	if r.Warning != "" {
-		w.k("warning")
-		w.str(r.Warning)
+		w.K("warning")
+		w.Str(r.Warning)
 	}
 	if r.Error != nil {
-		w.k("error")
-		w.openObject()
-		w.k("code")
-		w.str(r.Error.Code)
-		w.k("message")
-		w.str(r.Error.Message)
-		w.closeObject()
+		w.K("error")
+		w.OpenObject()
+		w.K("code")
+		w.Str(r.Error.Code)
+		w.K("message")
+		w.Str(r.Error.Message)
+		w.CloseObject()
 	}
-	w.closeObject()
+	w.CloseObject()
 }

@@ -49,6 +49,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -282,112 +283,112 @@ func RenderSnapshot(dst []byte, p *Page, v *View) ([]byte, error) {
 	}
 	r := newRenderer(dst, v)
 	r.snapshot(p)
-	return r.w.b, nil
+	return r.w.B, nil
 }
 
 func (r *renderer) snapshot(p *Page) {
 	w := &r.w
 	def, loc := r.def, r.locale
-	w.openObject()
-	w.k("title")
-	w.str(p.Title.Get(loc, def))
-	w.k("seo_title")
-	w.str(p.SEOTitle.Get(loc, def))
-	w.k("seo_description")
-	w.str(p.SEODescription.Get(loc, def))
-	w.k("seo_keywords")
-	w.str(p.SEOKeywords.Get(loc, def))
-	w.k("og_image")
+	w.OpenObject()
+	w.K("title")
+	w.Str(p.Title.Get(loc, def))
+	w.K("seo_title")
+	w.Str(p.SEOTitle.Get(loc, def))
+	w.K("seo_description")
+	w.Str(p.SEODescription.Get(loc, def))
+	w.K("seo_keywords")
+	w.Str(p.SEOKeywords.Get(loc, def))
+	w.K("og_image")
 	r.file(p.OGImage)
-	w.k("fixed_locale")
-	w.strOrNull(p.FixedLocale)
-	w.k("locales")
-	w.strings(p.Locales)
-	w.k("page_items")
+	w.K("fixed_locale")
+	w.StrOrNull(p.FixedLocale)
+	w.K("locales")
+	w.Strings(p.Locales)
+	w.K("page_items")
 	r.snapshotItems(p.Items)
 	if r.multi {
 		r.pageTranslations(p, false)
 	}
-	w.closeObject()
+	w.CloseObject()
 }
 
 // snapshotItems writes a page_items array: the enabled items in stored order.
 func (r *renderer) snapshotItems(items []*Item) {
 	w := &r.w
-	w.openArray()
+	w.OpenArray()
 	for _, it := range items {
 		if it.Disabled {
 			continue
 		}
-		w.elem()
+		w.Elem()
 		r.snapshotItem(it)
 	}
-	w.closeArray()
+	w.CloseArray()
 }
 
 func (r *renderer) snapshotItem(it *Item) {
 	w := &r.w
-	w.openObject()
-	w.k("slug")
-	w.str(it.Slug)
+	w.OpenObject()
+	w.K("slug")
+	w.Str(it.Slug)
 	if !r.v.Compact {
-		w.k("type")
-		w.str(it.Type)
+		w.K("type")
+		w.Str(it.Type)
 	}
-	w.k("content")
+	w.K("content")
 	switch it.Type {
 	case themes.TypeCanvas:
-		w.null()
-		w.k("repeatables")
-		w.openArray()
+		w.Null()
+		w.K("repeatables")
+		w.OpenArray()
 		for _, rep := range byPosition(it.Repeatables) {
 			if rep.Disabled {
 				continue
 			}
-			w.elem()
-			w.openObject()
-			w.k("id")
-			w.str(rep.ID)
-			w.k("slug")
-			w.str(rep.Slug)
-			w.k("position")
-			w.int(int64(rep.Position))
-			w.k("page_items")
+			w.Elem()
+			w.OpenObject()
+			w.K("id")
+			w.Str(rep.ID)
+			w.K("slug")
+			w.Str(rep.Slug)
+			w.K("position")
+			w.Int(int64(rep.Position))
+			w.K("page_items")
 			r.snapshotItems(rep.Items)
-			w.closeObject()
+			w.CloseObject()
 		}
-		w.closeArray()
+		w.CloseArray()
 	case themes.TypeReference:
-		w.null()
-		w.k("reference_type")
-		w.strOrNull(it.RefType)
+		w.Null()
+		w.K("reference_type")
+		w.StrOrNull(it.RefType)
 		if it.Many {
-			w.k("reference_ids")
-			w.strings(it.RefIDs)
+			w.K("reference_ids")
+			w.Strings(it.RefIDs)
 		} else {
-			w.k("reference_id")
+			w.K("reference_id")
 			if len(it.RefIDs) == 0 {
-				w.null()
+				w.Null()
 			} else {
-				w.str(it.RefIDs[0])
+				w.Str(it.RefIDs[0])
 			}
 		}
 	case themes.TypeFile:
 		if f := it.File(r.locale, r.def); f != nil {
-			w.str(f.URL)
+			w.Str(f.URL)
 		} else {
-			w.null()
+			w.Null()
 		}
 		if r.multi {
 			r.itemTranslations(it)
 		}
 	default:
-		w.str(it.Content.Get(r.locale, r.def))
+		w.Str(it.Content.Get(r.locale, r.def))
 		if r.multi {
 			r.itemTranslations(it)
 		}
 	}
-	w.closeObject()
+	w.CloseObject()
 }
 
 // byPosition returns rs in position order. Canvases keep their blocks
@@ -422,21 +423,21 @@ func RenderDraft(dst []byte, d DraftInfo, p *Page, v *View) ([]byte, error) {
 	}
 	r := newRenderer(dst, v)
 	w := &r.w
-	w.openObject()
-	w.k("id")
-	w.str(d.ID)
-	w.k("page_id")
-	w.str(d.PageID)
-	w.k("future_page_id")
-	w.null()
-	w.k("reserved_fullpath")
-	w.null()
-	w.k("content")
+	w.OpenObject()
+	w.K("id")
+	w.Str(d.ID)
+	w.K("page_id")
+	w.Str(d.PageID)
+	w.K("future_page_id")
+	w.Null()
+	w.K("reserved_fullpath")
+	w.Null()
+	w.K("content")
 	r.snapshot(p)
-	w.k("updated_at")
-	w.time(d.UpdatedAt)
-	w.closeObject()
-	return r.w.b, nil
+	w.K("updated_at")
+	w.Time(d.UpdatedAt)
+	w.CloseObject()
+	return r.w.B, nil
 }
 
 // VersionInfo is what a version list item shows.
@@ -450,53 +451,53 @@ type VersionInfo struct {
 // RenderVersionListItem appends a version list item {id, page_id,
 // source_action, created_at} to dst.
 func RenderVersionListItem(dst []byte, info VersionInfo) []byte {
-	w := jsonWriter{b: dst}
-	w.openObject()
+	w := jsonw.Writer{B: dst}
+	w.OpenObject()
 	writeVersionInfo(&w, info)
-	w.closeObject()
-	return w.b
+	w.CloseObject()
+	return w.B
 }
 
 // RenderVersionList appends the array GET /pages/{id}/versions returns to
 // dst: one list item per version, in the order given (the service lists
 // newest first).
 func RenderVersionList(dst []byte, list []VersionInfo) []byte {
-	w := jsonWriter{b: dst}
-	w.openArray()
+	w := jsonw.Writer{B: dst}
+	w.OpenArray()
 	for _, info := range list {
-		w.elem()
-		w.openObject()
+		w.Elem()
+		w.OpenObject()
 		writeVersionInfo(&w, info)
-		w.closeObject()
+		w.CloseObject()
 	}
-	w.closeArray()
-	return w.b
+	w.CloseArray()
+	return w.B
 }
 
 // RenderVersion appends the version detail (GET
 // /pages/{id}/versions/{version_id}) to dst: the list item plus snapshot,
 // the stored RenderSnapshot bytes embedded as they are (null when empty).
 func RenderVersion(dst []byte, info VersionInfo, snapshot []byte) []byte {
-	w := jsonWriter{b: dst}
-	w.openObject()
+	w := jsonw.Writer{B: dst}
+	w.OpenObject()
 	writeVersionInfo(&w, info)
-	w.k("snapshot")
+	w.K("snapshot")
 	if len(snapshot) == 0 {
-		w.null()
+		w.Null()
 	} else {
-		w.b = append(w.b, snapshot...)
+		w.B = append(w.B, snapshot...)
 	}
-	w.closeObject()
-	return w.b
+	w.CloseObject()
+	return w.B
 }
 
-func writeVersionInfo(w *jsonWriter, info VersionInfo) {
-	w.k("id")
-	w.str(info.ID)
-	w.k("page_id")
-	w.str(info.PageID)
-	w.k("source_action")
-	w.str(info.SourceAction)
-	w.k("created_at")
-	w.time(info.CreatedAt)
+func writeVersionInfo(w *jsonw.Writer, info VersionInfo) {
+	w.K("id")
+	w.Str(info.ID)
+	w.K("page_id")
+	w.Str(info.PageID)
+	w.K("source_action")
+	w.Str(info.SourceAction)
+	w.K("created_at")
+	w.Time(info.CreatedAt)
 }

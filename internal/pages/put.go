@@ -276,7 +276,7 @@ func (a *applier) apply(body map[string]any) error {
 			return errInvalid("title can't be blank")
 		}
 		if np.Slug[a.def] == "" {
-			s := Slugify(title)
+			s := cms.Slugify(title)
 			if s == "" {
 				return errInvalid("slug can't be blank")
 			}
@@ -423,7 +423,7 @@ func (a *applier) applyTranslated(m map[string]any, locale, where string) error 
 		case "title":
 			t = &np.Title
 		case "slug":
-			s = Slugify(s)
+			s = cms.Slugify(s)
 			if s == "" {
 				return errInvalid("%sslug can't be blank", where)
 			}

@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -9,80 +10,80 @@ import (
 // enabled items as stored (the service may Sync a copy first to show
 // editables a newer template added).
 func RenderSchema(dst []byte, p *Page, tpl *TemplateInfo) []byte {
-	w := &jsonWriter{b: dst}
-	w.openObject()
+	w := &jsonw.Writer{B: dst}
+	w.OpenObject()
 	if tpl == nil || tpl.Schema == nil {
-		w.closeObject()
-		return w.b
+		w.CloseObject()
+		return w.B
 	}
-	w.k("template")
-	w.openObject()
-	w.k("id")
-	w.str(tpl.ID)
-	w.k("name")
-	w.str(tpl.Schema.Name)
-	w.closeObject()
+	w.K("template")
+	w.OpenObject()
+	w.K("id")
+	w.Str(tpl.ID)
+	w.K("name")
+	w.Str(tpl.Schema.Name)
+	w.CloseObject()
 
-	w.k("current_structure")
+	w.K("current_structure")
 	structure(w, p.Items)
 
-	w.k("available_blocks")
-	w.openObject()
+	w.K("available_blocks")
+	w.OpenObject()
 	for _, ed := range tpl.Schema.Editables {
 		if ed.Type == themes.TypeCanvas {
-			w.key(ed.Slug)
+			w.Key(ed.Slug)
 			blockDefs(w, ed)
 		}
 	}
-	w.closeObject()
+	w.CloseObject()
 
-	w.k("select_options")
-	w.openObject()
+	w.K("select_options")
+	w.OpenObject()
 	selectOptions(w, "", tpl.Schema.Editables)
-	w.closeObject()
+	w.CloseObject()
 
-	w.closeObject()
-	return w.b
+	w.CloseObject()
+	return w.B
 }
 
-func structure(w *jsonWriter, items []*Item) {
-	w.openObject()
+func structure(w *jsonw.Writer, items []*Item) {
+	w.OpenObject()
 	for _, it := range items {
 		if it.Disabled {
 			continue
 		}
-		w.key(it.Slug)
-		w.openObject()
-		w.k("id")
-		w.str(it.ID)
-		w.k("slug")
-		w.str(it.Slug)
-		w.k("type")
-		w.str(it.Type)
+		w.Key(it.Slug)
+		w.OpenObject()
+		w.K("id")
+		w.Str(it.ID)
+		w.K("slug")
+		w.Str(it.Slug)
+		w.K("type")
+		w.Str(it.Type)
 		if it.Type == themes.TypeCanvas {
-			w.k("repeatables")
-			w.openArray()
+			w.K("repeatables")
+			w.OpenArray()
 			for _, r := range it.Repeatables {
 				if r.Disabled {
 					continue
 				}
-				w.elem()
-				w.openObject()
-				w.k("id")
-				w.str(r.ID)
-				w.k("slug")
-				w.str(r.Slug)
-				w.k("position")
-				w.int(int64(r.Position))
-				w.k("items")
+				w.Elem()
+				w.OpenObject()
+				w.K("id")
+				w.Str(r.ID)
+				w.K("slug")
+				w.Str(r.Slug)
+				w.K("position")
+				w.Int(int64(r.Position))
+				w.K("items")
 				structure(w, r.Items)
-				w.closeObject()
+				w.CloseObject()
 			}
-			w.closeArray()
+			w.CloseArray()
 		}
-		w.closeObject()
+		w.CloseObject()
 	}
-	w.closeObject()
+	w.CloseObject()
 }
 
 func orSlug(label, slug string) string {
@@ -93,94 +94,94 @@ func orSlug(label, slug string) string {
 }
 
 // blockDefs writes a canvas's block definitions as an array.
-func blockDefs(w *jsonWriter, canvas *themes.Editable) {
-	w.openArray()
+func blockDefs(w *jsonw.Writer, canvas *themes.Editable) {
+	w.OpenArray()
 	for _, b := range canvas.Blocks {
-		w.elem()
-		w.openObject()
-		w.k("slug")
-		w.str(b.Slug)
-		w.k("label")
-		w.str(orSlug(b.Label, b.Slug))
-		w.k("hint")
-		w.strOrNull(b.Hint)
-		w.k("icon")
-		w.strOrNull(b.Icon)
-		w.k("fields")
-		w.openArray()
+		w.Elem()
+		w.OpenObject()
+		w.K("slug")
+		w.Str(b.Slug)
+		w.K("label")
+		w.Str(orSlug(b.Label, b.Slug))
+		w.K("hint")
+		w.StrOrNull(b.Hint)
+		w.K("icon")
+		w.StrOrNull(b.Icon)
+		w.K("fields")
+		w.OpenArray()
 		for _, ed := range b.Editables {
-			w.elem()
+			w.Elem()
 			fieldDef(w, ed)
 		}
-		w.closeArray()
-		w.closeObject()
+		w.CloseArray()
+		w.CloseObject()
 	}
-	w.closeArray()
+	w.CloseArray()
 }
 
 // fieldDef writes one block field; keys whose value would be null are left out.
-func fieldDef(w *jsonWriter, ed *themes.Editable) {
-	w.openObject()
-	w.k("slug")
-	w.str(ed.Slug)
-	w.k("label")
-	w.str(orSlug(ed.Label, ed.Slug))
-	w.k("type")
-	w.str(ed.Type)
+func fieldDef(w *jsonw.Writer, ed *themes.Editable) {
+	w.OpenObject()
+	w.K("slug")
+	w.Str(ed.Slug)
+	w.K("label")
+	w.Str(orSlug(ed.Label, ed.Slug))
+	w.K("type")
+	w.Str(ed.Type)
 	if ed.Type == themes.TypeSelect {
-		w.k("options")
-		w.openArray()
+		w.K("options")
+		w.OpenArray()
 		for _, o := range ed.Options {
-			w.elem()
-			w.str(o.Value)
+			w.Elem()
+			w.Str(o.Value)
 		}
-		w.closeArray()
+		w.CloseArray()
 	}
 	if ed.Type == themes.TypeReference {
 		if ed.Reference != "" {
-			w.k("reference")
-			w.str(ed.Reference)
+			w.K("reference")
+			w.Str(ed.Reference)
 		}
-		w.k("references_many")
-		w.bool(ed.Multiple)
+		w.K("references_many")
+		w.Bool(ed.Multiple)
 	}
 	if ed.Hint != "" {
-		w.k("hint")
-		w.str(ed.Hint)
+		w.K("hint")
+		w.Str(ed.Hint)
 	}
 	if ed.Default != "" {
-		w.k("default_content")
-		w.str(ed.Default)
+		w.K("default_content")
+		w.Str(ed.Default)
 	}
 	if ed.Icon != "" {
-		w.k("icon")
-		w.str(ed.Icon)
+		w.K("icon")
+		w.Str(ed.Icon)
 	}
 	if ed.Type == themes.TypeCanvas {
-		w.k("available_blocks")
+		w.K("available_blocks")
 		blockDefs(w, ed)
 	}
-	w.closeObject()
+	w.CloseObject()
 }
 
 // selectOptions writes the select_options entries of eds: bare slugs at top
 // level, <Canvas>.<block>.<Field> inside blocks (prefix carries the path).
-func selectOptions(w *jsonWriter, prefix string, eds []*themes.Editable) {
+func selectOptions(w *jsonw.Writer, prefix string, eds []*themes.Editable) {
 	for _, ed := range eds {
 		switch ed.Type {
 		case themes.TypeSelect:
-			w.key(prefix + ed.Slug)
-			w.openArray()
+			w.Key(prefix + ed.Slug)
+			w.OpenArray()
 			for _, o := range ed.Options {
-				w.elem()
-				w.openObject()
-				w.k("label")
-				w.str(orSlug(o.Label, o.Value))
-				w.k("value")
-				w.str(o.Value)
-				w.closeObject()
+				w.Elem()
+				w.OpenObject()
+				w.K("label")
+				w.Str(orSlug(o.Label, o.Value))
+				w.K("value")
+				w.Str(o.Value)
+				w.CloseObject()
 			}
-			w.closeArray()
+			w.CloseArray()
 		case themes.TypeCanvas:
 			for _, b := range ed.Blocks {
 				selectOptions(w, prefix+ed.Slug+"."+b.Slug+".", b.Editables)

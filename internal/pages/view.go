@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -126,7 +127,7 @@ func fieldMask(fields []string) uint32 {
 }
 
 type renderer struct {
-	w      jsonWriter
+	w      jsonw.Writer
 	v      *View
 	locale string // served locale
 	def    string // default locale
@@ -139,8 +140,7 @@ func newRenderer(dst []byte, v *View) *renderer {
 	if r.locale == "" {
 		r.locale = r.def
 	}
-	r.w.b = dst
-	r.w.first = make([]bool, 0, 8)
+	r.w.Reset(dst)
 	return r
 }
 
@@ -156,7 +156,7 @@ func RenderPage(dst []byte, p *Page, v *View) ([]byte, error) {
 		}
 	}
 	r.page(p, mask)
-	return r.w.b, nil
+	return r.w.B, nil
 }
 
 func (r *renderer) page(p *Page, mask uint32) {
@@ -165,94 +165,94 @@ func (r *renderer) page(p *Page, mask uint32) {
 		if mask&(1<<k) == 0 {
 			return false
 		}
-		w.k(pageKeyNames[k])
+		w.K(pageKeyNames[k])
 		return true
 	}
 	def, loc := r.def, r.locale
-	w.openObject()
+	w.OpenObject()
 	if has(keyID) {
-		w.str(p.ID)
+		w.Str(p.ID)
 	}
 	if has(keyURL) {
 		fp := strings.TrimPrefix(p.Fullpath.Get(def, def), "/")
 		if fp == "" {
 			fp = p.ID
 		}
-		w.str("/pages/" + fp)
+		w.Str("/pages/" + fp)
 	}
 	if has(keyPublicURL) {
-		w.str(r.publicURL(p, loc))
+		w.Str(r.publicURL(p, loc))
 	}
 	if has(keyFullpath) {
-		w.str(readFullpath(p.Fullpath.Get(loc, def)))
+		w.Str(readFullpath(p.Fullpath.Get(loc, def)))
 	}
 	if has(keyParentPath) {
 		if p.ParentID == "" || r.v.ParentFullpath == "" {
-			w.null()
+			w.Null()
 		} else {
-			w.str(readFullpath(r.v.ParentFullpath))
+			w.Str(readFullpath(r.v.ParentFullpath))
 		}
 	}
 	if has(keyParent) {
-		w.strOrNull(p.ParentID)
+		w.StrOrNull(p.ParentID)
 	}
 	if has(keyDepth) {
-		w.int(int64(r.v.Depth))
+		w.Int(int64(r.v.Depth))
 	}
 	if has(keyCreatedAt) {
-		w.time(p.CreatedAt)
+		w.Time(p.CreatedAt)
 	}
 	if has(keyUpdatedAt) {
-		w.time(p.UpdatedAt)
+		w.Time(p.UpdatedAt)
 	}
 	if has(keyPublished) {
-		w.bool(p.Published)
+		w.Bool(p.Published)
 	}
 	if has(keyHomepage) {
-		w.bool(p.Homepage)
+		w.Bool(p.Homepage)
 	}
 	if has(keyTemplate) {
-		w.strOrNull(p.Template)
+		w.StrOrNull(p.Template)
 	}
 	if has(keyChannel) {
-		w.strOrNull(p.Channel)
+		w.StrOrNull(p.Channel)
 	}
 	if has(keyFilter) {
-		w.strOrNull(p.Filter)
+		w.StrOrNull(p.Filter)
 	}
 	if has(keySecurityMechanism) {
 		if p.SecurityMechanism == "" {
-			w.str(SecurityNone)
+			w.Str(SecurityNone)
 		} else {
-			w.str(p.SecurityMechanism)
+			w.Str(p.SecurityMechanism)
 		}
 	}
 	if has(keyLocales) {
-		w.strings(p.Locales)
+		w.Strings(p.Locales)
 	}
 	if has(keyFixedLocale) {
-		w.strOrNull(p.FixedLocale)
+		w.StrOrNull(p.FixedLocale)
 	}
 	if has(keyPosition) {
-		w.int(int64(p.Position))
+		w.Int(int64(p.Position))
 	}
 	if has(keyOGImage) {
 		r.file(p.OGImage)
 	}
 	if has(keySlug) {
-		w.str(p.Slug.Get(loc, def))
+		w.Str(p.Slug.Get(loc, def))
 	}
 	if has(keyTitle) {
-		w.str(p.Title.Get(loc, def))
+		w.Str(p.Title.Get(loc, def))
 	}
 	if has(keySEOTitle) {
-		w.str(p.SEOTitle.Get(loc, def))
+		w.Str(p.SEOTitle.Get(loc, def))
 	}
 	if has(keySEODescription) {
-		w.str(p.SEODescription.Get(loc, def))
+		w.Str(p.SEODescription.Get(loc, def))
 	}
 	if has(keySEOKeywords) {
-		w.str(p.SEOKeywords.Get(loc, def))
+		w.Str(p.SEOKeywords.Get(loc, def))
 	}
 	if has(keyItems) {
 		var eds []*themes.Editable
@@ -264,7 +264,7 @@ func (r *renderer) page(p *Page, mask uint32) {
 	if r.multi && mask&(1<<keyTranslations) != 0 {
 		r.pageTranslations(p, true)
 	}
-	w.closeObject()
+	w.CloseObject()
 }
 
 // pageTranslations writes the "translations" key of a page document or
@@ -274,33 +274,33 @@ func (r *renderer) page(p *Page, mask uint32) {
 func (r *renderer) pageTranslations(p *Page, withPaths bool) {
 	w := &r.w
 	def := r.def
-	w.k("translations")
-	w.openObject()
+	w.K("translations")
+	w.OpenObject()
 	for _, l := range r.v.Locales {
 		if r.v.Compact && l == r.locale {
 			continue
 		}
-		w.key(l)
-		w.openObject()
-		w.k("title")
-		w.str(p.Title.Get(l, def))
+		w.Key(l)
+		w.OpenObject()
+		w.K("title")
+		w.Str(p.Title.Get(l, def))
 		if withPaths {
-			w.k("slug")
-			w.str(p.Slug.Get(l, def))
-			w.k("fullpath")
-			w.str(readFullpath(p.Fullpath.Get(l, def)))
-			w.k("public_url")
-			w.str(r.publicURL(p, l))
+			w.K("slug")
+			w.Str(p.Slug.Get(l, def))
+			w.K("fullpath")
+			w.Str(readFullpath(p.Fullpath.Get(l, def)))
+			w.K("public_url")
+			w.Str(r.publicURL(p, l))
 		}
-		w.k("seo_title")
-		w.str(p.SEOTitle.Get(l, def))
-		w.k("seo_description")
-		w.str(p.SEODescription.Get(l, def))
-		w.k("seo_keywords")
-		w.str(p.SEOKeywords.Get(l, def))
-		w.closeObject()
+		w.K("seo_title")
+		w.Str(p.SEOTitle.Get(l, def))
+		w.K("seo_description")
+		w.Str(p.SEODescription.Get(l, def))
+		w.K("seo_keywords")
+		w.Str(p.SEOKeywords.Get(l, def))
+		w.CloseObject()
 	}
-	w.closeObject()
+	w.CloseObject()
 }
 
 // readFullpath is a stored fullpath as reads show it: with one leading slash.
@@ -348,32 +348,32 @@ func blockEditables(canvas *themes.Editable, block string) []*themes.Editable {
 // items writes an items map: enabled items keyed by slug.
 func (r *renderer) items(items []*Item, eds []*themes.Editable) {
 	w := &r.w
-	w.openObject()
+	w.OpenObject()
 	for _, it := range items {
 		if it.Disabled {
 			continue
 		}
-		w.key(it.Slug)
+		w.Key(it.Slug)
 		r.item(it, findEd(eds, it.Slug), !r.v.Compact)
 	}
-	w.closeObject()
+	w.CloseObject()
 }
 
 // item writes one item; withSlug is false for compact entries of an items map.
 func (r *renderer) item(it *Item, ed *themes.Editable, withSlug bool) {
 	w := &r.w
-	w.openObject()
+	w.OpenObject()
 	if withSlug {
-		w.k("slug")
-		w.str(it.Slug)
+		w.K("slug")
+		w.Str(it.Slug)
 	}
 	if !r.v.Compact {
-		w.k("type")
-		w.str(it.Type)
-		w.k("created_at")
-		w.time(it.CreatedAt)
-		w.k("updated_at")
-		w.time(it.UpdatedAt)
+		w.K("type")
+		w.Str(it.Type)
+		w.K("created_at")
+		w.Time(it.CreatedAt)
+		w.K("updated_at")
+		w.Time(it.UpdatedAt)
 	}
 	fallback := ""
 	if ed != nil {
@@ -381,214 +381,214 @@ func (r *renderer) item(it *Item, ed *themes.Editable, withSlug bool) {
 	}
 	switch it.Type {
 	case themes.TypeCanvas:
-		w.k("content")
-		w.null()
-		w.k("repeatables")
-		w.openArray()
+		w.K("content")
+		w.Null()
+		w.K("repeatables")
+		w.OpenArray()
 		for _, rep := range it.Repeatables {
 			if rep.Disabled {
 				continue
 			}
-			w.elem()
+			w.Elem()
 			r.repeatable(rep, blockEditables(ed, rep.Slug))
 		}
-		w.closeArray()
+		w.CloseArray()
 	case themes.TypeReference:
 		r.reference(it)
 	case themes.TypeFile:
 		f := it.File(r.locale, r.def)
-		w.k("content")
+		w.K("content")
 		if f == nil {
-			w.null()
+			w.Null()
 			if fallback != "" {
-				w.k("fallback_content")
-				w.str(fallback)
+				w.K("fallback_content")
+				w.Str(fallback)
 			}
 		} else {
-			w.str(f.URL)
+			w.Str(f.URL)
 		}
-		w.k("file")
+		w.K("file")
 		r.file(f)
 		if r.multi {
 			r.itemTranslations(it)
 		}
 	default:
 		c := it.Content.Get(r.locale, r.def)
-		w.k("content")
-		w.str(c)
+		w.K("content")
+		w.Str(c)
 		if c == "" && fallback != "" {
-			w.k("fallback_content")
-			w.str(fallback)
+			w.K("fallback_content")
+			w.Str(fallback)
 		}
 		if r.multi {
 			r.itemTranslations(it)
 		}
 	}
-	w.closeObject()
+	w.CloseObject()
 }
 
 func (r *renderer) itemTranslations(it *Item) {
 	w := &r.w
-	w.k("translations")
-	w.openObject()
+	w.K("translations")
+	w.OpenObject()
 	for _, l := range r.v.Locales {
 		if r.v.Compact && l == r.locale {
 			continue
 		}
-		w.key(l)
-		w.openObject()
-		w.k("content")
+		w.Key(l)
+		w.OpenObject()
+		w.K("content")
 		if it.Type == themes.TypeFile {
 			if f := it.File(l, r.def); f != nil {
-				w.str(f.URL)
+				w.Str(f.URL)
 			} else {
-				w.null()
+				w.Null()
 			}
 		} else {
-			w.str(it.Content.Get(l, r.def))
+			w.Str(it.Content.Get(l, r.def))
 		}
-		w.closeObject()
+		w.CloseObject()
 	}
-	w.closeObject()
+	w.CloseObject()
 }
 
 func (r *renderer) repeatable(rep *Repeatable, eds []*themes.Editable) {
 	w := &r.w
-	w.openObject()
-	w.k("id")
-	w.str(rep.ID)
-	w.k("slug")
-	w.str(rep.Slug)
-	w.k("position")
-	w.int(int64(rep.Position))
+	w.OpenObject()
+	w.K("id")
+	w.Str(rep.ID)
+	w.K("slug")
+	w.Str(rep.Slug)
+	w.K("position")
+	w.Int(int64(rep.Position))
 	if !r.v.Compact {
-		w.k("created_at")
-		w.time(rep.CreatedAt)
-		w.k("updated_at")
-		w.time(rep.UpdatedAt)
+		w.K("created_at")
+		w.Time(rep.CreatedAt)
+		w.K("updated_at")
+		w.Time(rep.UpdatedAt)
 	}
-	w.k("items")
+	w.K("items")
 	r.items(rep.Items, eds)
-	w.closeObject()
+	w.CloseObject()
 }
 
 // reference writes a reference's keys. Arrays of the many form stay aligned
 // with reference_ids: an unresolved target shows null slug and title.
 func (r *renderer) reference(it *Item) {
 	w := &r.w
-	w.k("reference_type")
-	w.strOrNull(it.RefType)
+	w.K("reference_type")
+	w.StrOrNull(it.RefType)
 	if it.Many {
-		w.k("reference_ids")
-		w.strings(it.RefIDs)
-		w.k("reference_slugs")
-		w.openArray()
+		w.K("reference_ids")
+		w.Strings(it.RefIDs)
+		w.K("reference_slugs")
+		w.OpenArray()
 		for _, id := range it.RefIDs {
-			w.elem()
+			w.Elem()
 			r.refSlug(it.RefType, id)
 		}
-		w.closeArray()
-		w.k("reference_titles")
-		w.openArray()
+		w.CloseArray()
+		w.K("reference_titles")
+		w.OpenArray()
 		for _, id := range it.RefIDs {
-			w.elem()
+			w.Elem()
 			r.refTitle(id)
 		}
-		w.closeArray()
+		w.CloseArray()
 		return
 	}
 	if len(it.RefIDs) == 0 {
-		w.k("reference_id")
-		w.null()
-		w.k("reference_slug")
-		w.null()
-		w.k("reference_title")
-		w.null()
+		w.K("reference_id")
+		w.Null()
+		w.K("reference_slug")
+		w.Null()
+		w.K("reference_title")
+		w.Null()
 		return
 	}
 	id := it.RefIDs[0]
-	w.k("reference_id")
-	w.str(id)
-	w.k("reference_slug")
+	w.K("reference_id")
+	w.Str(id)
+	w.K("reference_slug")
 	r.refSlug(it.RefType, id)
-	w.k("reference_title")
+	w.K("reference_title")
 	r.refTitle(id)
 }
 
 func (r *renderer) refSlug(refType, id string) {
 	t, ok := r.refs[id]
 	if !ok {
-		r.w.null()
+		r.w.Null()
 		return
 	}
 	if refType == "pages" {
-		r.w.str(strings.TrimPrefix(t.Slug, "/"))
+		r.w.Str(strings.TrimPrefix(t.Slug, "/"))
 		return
 	}
-	r.w.str(t.Slug)
+	r.w.Str(t.Slug)
 }
 
 func (r *renderer) refTitle(id string) {
 	if t, ok := r.refs[id]; ok {
-		r.w.str(t.Title)
+		r.w.Str(t.Title)
 		return
 	}
-	r.w.null()
+	r.w.Null()
 }
 
 // file writes a file object, or null.
 func (r *renderer) file(f *File) {
 	w := &r.w
 	if f == nil {
-		w.null()
+		w.Null()
 		return
 	}
-	w.openObject()
+	w.OpenObject()
 	if r.v.ClientVersion {
-		w.k("__type")
-		w.str("File")
+		w.K("__type")
+		w.Str("File")
 	}
 	if r.v.Compact {
-		w.k("url")
-		w.str(f.URL)
-		w.k("filename")
-		w.str(f.Filename)
+		w.K("url")
+		w.Str(f.URL)
+		w.K("filename")
+		w.Str(f.Filename)
 		if f.IsImage() {
-			w.k("width")
-			w.int(int64(f.Width))
-			w.k("height")
-			w.int(int64(f.Height))
+			w.K("width")
+			w.Int(int64(f.Width))
+			w.K("height")
+			w.Int(int64(f.Height))
 		}
-		w.closeObject()
+		w.CloseObject()
 		return
 	}
-	w.k("filename")
-	w.str(f.Filename)
-	w.k("url")
-	w.str(f.URL)
-	w.k("content_type")
-	w.str(f.ContentType)
-	w.k("version")
-	w.int(int64(f.Version))
-	w.k("checksum")
-	w.str(f.Checksum)
-	w.k("size")
-	w.int(f.Size)
+	w.K("filename")
+	w.Str(f.Filename)
+	w.K("url")
+	w.Str(f.URL)
+	w.K("content_type")
+	w.Str(f.ContentType)
+	w.K("version")
+	w.Int(int64(f.Version))
+	w.K("checksum")
+	w.Str(f.Checksum)
+	w.K("size")
+	w.Int(f.Size)
 	if f.IsImage() {
-		w.k("width")
-		w.int(int64(f.Width))
-		w.k("height")
-		w.int(int64(f.Height))
+		w.K("width")
+		w.Int(int64(f.Width))
+		w.K("height")
+		w.Int(int64(f.Height))
 	}
 	if f.Private {
-		w.k("private")
-		w.bool(true)
-		w.k("permanent_url")
-		w.str(f.PermanentURL)
-		w.k("permanent_relative_url")
-		w.str(f.PermanentRelativeURL)
+		w.K("private")
+		w.Bool(true)
+		w.K("permanent_url")
+		w.Str(f.PermanentURL)
+		w.K("permanent_relative_url")
+		w.Str(f.PermanentRelativeURL)
 	}
-	w.closeObject()
+	w.CloseObject()
 }
 
 // resolveRefs collects the reference ids of the enabled items (and, when
@@ -683,24 +683,24 @@ func RenderItem(dst []byte, p *Page, path Path, v *View) ([]byte, error) {
 		return dst, err
 	}
 	w := &r.w
-	w.openObject()
-	w.k("type")
+	w.OpenObject()
+	w.K("type")
 	if path.Kind == PathItem {
-		w.str("item")
+		w.Str("item")
 	} else {
-		w.str("repeatable")
+		w.Str("repeatable")
 	}
-	w.k("path")
-	w.str(path.String())
-	w.k("parent_path")
+	w.K("path")
+	w.Str(path.String())
+	w.K("parent_path")
 	if pp, ok := path.parent(); ok {
-		w.str(pp.String())
+		w.Str(pp.String())
 	} else {
-		w.null()
+		w.Null()
 	}
-	w.k("position")
+	w.K("position")
 	if t.Repeatable != nil {
-		w.int(int64(t.Repeatable.Position))
+		w.Int(int64(t.Repeatable.Position))
 	} else {
 		siblings := p.Items
 		if t.Parent != nil {
@@ -716,18 +716,18 @@ func RenderItem(dst []byte, p *Page, path Path, v *View) ([]byte, error) {
 				break
 			}
 		}
-		w.int(int64(n))
+		w.Int(int64(n))
 	}
-	w.k("siblings_count")
-	w.int(int64(siblingsCount(p, t)))
-	w.k("data")
+	w.K("siblings_count")
+	w.Int(int64(siblingsCount(p, t)))
+	w.K("data")
 	if t.Repeatable != nil {
 		r.repeatable(t.Repeatable, blockEditables(findEd(eds, t.Canvas.Slug), t.Repeatable.Slug))
 	} else {
 		r.item(t.Item, findEd(eds, t.Item.Slug), true)
 	}
-	w.closeObject()
-	return r.w.b, nil
+	w.CloseObject()
+	return r.w.B, nil
 }
 
 func siblingsCount(p *Page, t Target) int {

@@ -1,10 +1,10 @@
-package pages_test
+package cms_test
 
 import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/cms"
 )
 
 func TestSlugify(t *testing.T) {
@@ -24,7 +24,7 @@ func TestSlugify(t *testing.T) {
 		{"", ""},
 	}
 	for _, tt := range tests {
-		if got := pages.Slugify(tt.in); got != tt.want {
+		if got := cms.Slugify(tt.in); got != tt.want {
 			t.Errorf("Slugify(%q): got %q, want %q", tt.in, got, tt.want)
 		}
 	}
@@ -35,8 +35,8 @@ func FuzzSlugify(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		got := pages.Slugify(s)
-		if again := pages.Slugify(got); again != got {
+		got := cms.Slugify(s)
+		if again := cms.Slugify(got); again != got {
 			t.Fatalf("Slugify not idempotent: %q -> %q -> %q", s, got, again)
 		}
 		if !utf8.ValidString(got) || len(got) > 0 && (got[0] == '-' || got[len(got)-1] == '-') {

@@ -1,4 +1,4 @@
-package pages
+package cms
 
 import (
 	"strings"
@@ -24,7 +24,8 @@ var asciiFold = func() map[rune]string {
 	return m
 }()
 
-// Slugify turns s into a page slug: letters are lower-cased; Latin letters
+// Slugify turns s into a slug (of a page, channel, entry or option): letters
+// are lower-cased; Latin letters
 // with diacritics are folded to ASCII (é -> e, ß -> ss, æ -> ae, ø -> o,
 // ł -> l); letters and digits of other scripts are kept; combining marks
 // are dropped; every other run of characters (spaces, punctuation,
