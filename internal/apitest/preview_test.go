@@ -3,7 +3,6 @@ package apitest_test
 import (
 	"context"
 	"errors"
-	"net/http"
 	"regexp"
 	"testing"
 	"time"
@@ -80,7 +79,7 @@ func wantPreview(t testing.TB, env *apitest.Env, ref, token, mode, title, body s
 func wantUnauthorized(t testing.TB, what string, err error) {
 	t.Helper()
 	var ce *cms.Error
-	if !errors.As(err, &ce) || ce.Code != cms.EUnauthorized || ce.Status != http.StatusUnauthorized {
+	if !errors.As(err, &ce) || ce.Code != cms.EUnauthorized {
 		t.Errorf("%s: got error %v, want 401 unauthorized", what, err)
 	}
 }

@@ -5,12 +5,11 @@ package cms
 import (
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // Error codes named by the API specification. The HTTP status for each lives
-// in one table in package httpapi; an Error may override it where the spec
-// gives one code two statuses (concurrent_modification is 409 on PUT but 422
-// on batch).
+// in one table in package httpapi, and nowhere else.
 const (
 	EInvalid              = "invalid_request"
 	EInvalidJSON          = "invalid_json"
@@ -33,6 +32,41 @@ const (
 	EMethodNotAllowed     = "method_not_allowed"
 )
 
+// Codes that the caller sees spelled another way. The spec answers a few
+// failures with a bare message (no code), and gives a few codes two statuses
+// depending on what failed (concurrent_modification is 409 on a PUT but 422
+// in a batch; not_found is 404 for the record a URL names but 422 for a
+// record a body value names). Each such answer is a code of its own here, so
+// httpapi's table maps every code to exactly one status; Wire gives the
+// spelling on the wire.
+const (
+	// EBadRequest is a malformed query parameter: 400 invalid_request.
+	EBadRequest = "invalid_request/query"
+	// ESourceNotFound is a record named inside a request body (a FileRef's
+	// source) that does not exist: 422 not_found.
+	ESourceNotFound = "not_found/source"
+	// EDenied is a caller who may not do this with the credentials sent
+	// (as opposed to sending none that work): 403 unauthorized.
+	EDenied = "unauthorized/denied"
+	// EConcurrentModBatch is a concurrent change seen by a batch or draft
+	// operation: 422 concurrent_modification.
+	EConcurrentModBatch = "concurrent_modification/batch"
+	// The bare-message answers, by status.
+	EBareBadRequest = "/bad_request"
+	EBareForbidden  = "/forbidden"
+	EBareNotFound   = "/not_found"
+	EBareInvalid    = "/invalid"
+)
+
+// Wire returns code as the caller sees it: the part before the first "/"
+// (empty for a bare message), or code itself.
+func Wire(code string) string {
+	if i := strings.IndexByte(code, '/'); i >= 0 {
+		return code[:i]
+	}
+	return code
+}
+
 // Error is an error the API reports to its caller. Code is one of the spec's
 // codes (empty for the few responses the spec gives as a bare message),
 // Message is shown to the caller as is, Data is the spec's optional `data`
@@ -43,15 +77,13 @@ type Error struct {
 	Message string
 	Data    any
 	Fields  map[string]any
-	// Status overrides the HTTP status the code maps to; zero keeps the mapping.
-	Status int
 }
 
 func (e *Error) Error() string {
-	if e.Code == "" {
-		return e.Message
+	if w := Wire(e.Code); w != "" {
+		return w + ": " + e.Message
 	}
-	return e.Code + ": " + e.Message
+	return e.Message
 }
 
 // Errorf returns an *Error with the given code and a formatted message.
@@ -61,13 +93,6 @@ func Errorf(code, format string, args ...any) *Error {
 
 // ErrNotFound is the generic "Not Found" the API answers for a missing record.
 func ErrNotFound() *Error { return &Error{Code: ENotFound, Message: "Not Found"} }
-
-// WithStatus returns a copy of e that is answered with the given HTTP status.
-func (e *Error) WithStatus(status int) *Error {
-	c := *e
-	c.Status = status
-	return &c
-}
 
 // WithData returns a copy of e carrying the given data object.
 func (e *Error) WithData(data any) *Error {
@@ -87,15 +112,15 @@ func (e *Error) WithField(key string, value any) *Error {
 	return &c
 }
 
-// ErrorCode returns the code of the *Error in err's chain, EInternal for any
-// other non-nil error, and "" for nil.
+// ErrorCode returns the wire code of the *Error in err's chain, EInternal
+// for any other non-nil error, and "" for nil.
 func ErrorCode(err error) string {
 	if err == nil {
 		return ""
 	}
 	var e *Error
 	if errors.As(err, &e) {
-		return e.Code
+		return Wire(e.Code)
 	}
 	return EInternal
 }
@@ -111,7 +136,8 @@ func ErrorMessage(err error) string {
 	return "Internal error."
 }
 
-// IsCode reports whether err carries the given code.
+// IsCode reports whether err carries the given code (as named here, not
+// as spelled on the wire).
 func IsCode(err error, code string) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Code == code

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"regexp"
 	"slices"
 	"strings"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -82,7 +82,7 @@ func (s *Service) baseURL(site *store.Site) string {
 func decodeBody(body []byte) (map[string]any, error) {
 	var m map[string]any
 	if err := json.Unmarshal(body, &m); err != nil || m == nil {
-		return nil, cms.Errorf(cms.EInvalidJSON, "The body must be a JSON object.").WithStatus(http.StatusBadRequest)
+		return nil, cms.Errorf(cms.EInvalidJSON, "The body must be a JSON object.")
 	}
 	return m, nil
 }
@@ -479,7 +479,7 @@ func (s *Service) DeleteChannel(ctx context.Context, site *store.Site, ref strin
 		}
 		if len(users) > 0 {
 			return cms.Errorf(cms.EConflict, "Channel %s is referenced by %s; change or remove those fields first.",
-				c.Slug, strings.Join(users, ", ")).WithStatus(http.StatusConflict)
+				c.Slug, strings.Join(users, ", "))
 		}
 		err = forEachEntry(tx, site, c.ID, func(e *Entry) error {
 			keys = append(keys, e.fileKeys(c, site.ID)...)
@@ -661,7 +661,9 @@ func (s *Service) write(ctx context.Context, site *store.Site, ref, entryRef str
 		}
 		for _, k := range keys {
 			unlock, err := s.Pages.Locker.Lock(ctx, k)
-			if err != nil {
+			if lock.IsTimeout(err) {
+				return nil, cms.Errorf(cms.EConcurrentMod, "The entry is being changed by another request; try again.")
+			} else if err != nil {
 				return nil, err
 			}
 			defer unlock()
@@ -903,8 +905,7 @@ func checkResolve(ch *Channel, names []string) error {
 	for _, n := range names {
 		f := ch.Field(n)
 		if f == nil || (f.Type != TypeBelongsTo && f.Type != TypeBelongsToMany) {
-			return cms.Errorf(cms.EInvalid, "resolve: %q is not a reference field of channel %s", n, ch.Slug).
-				WithStatus(http.StatusBadRequest)
+			return cms.Errorf(cms.EBadRequest, "resolve: %q is not a reference field of channel %s", n, ch.Slug)
 		}
 	}
 	return nil
@@ -1064,7 +1065,7 @@ const (
 
 // errQuery is the 400 of a bad list query.
 func errQuery(format string, args ...any) *cms.Error {
-	return cms.Errorf(cms.EInvalid, format, args...).WithStatus(http.StatusBadRequest)
+	return cms.Errorf(cms.EBadRequest, format, args...)
 }
 
 // storeQuery translates a list query into the store's terms: field names
@@ -1228,7 +1229,7 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 // …/<gallery field>/<image id>. It serves pages.Service.EntryFile.
 func (s *Service) EntryFile(tx store.Tx, site *store.Site, ref pages.FileRef) (*pages.File, error) {
 	missing := func(format string, args ...any) (*pages.File, error) {
-		return nil, cms.Errorf(cms.ENotFound, format, args...).WithStatus(http.StatusUnprocessableEntity)
+		return nil, cms.Errorf(cms.ESourceNotFound, format, args...)
 	}
 	rec, err := tx.Entries().Get(site.ID, ref.RecordID)
 	if cms.IsCode(err, cms.ENotFound) {

@@ -3,7 +3,6 @@ package entries
 import (
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -196,7 +195,7 @@ func TestRelationBadOpMessage(t *testing.T) {
 	_, err := w.value(w.ch.Field("co"), map[string]any{"__op": "Nope"}, nil)
 	ce, ok := err.(*cms.Error)
 	want := "Invalid type for 'co.__op': expected one of AddReference, AddRelation, RemoveReference, RemoveRelation, Batch"
-	if !ok || ce.Message != want || ce.Status != http.StatusBadRequest {
+	if !ok || ce.Message != want || ce.Code != cms.EBareBadRequest {
 		t.Fatalf("got %v, want 400 %q", err, want)
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"regexp"
@@ -197,7 +196,7 @@ func newKey(siteID string, private bool) (string, error) {
 }
 
 func err422(code, format string, args ...any) *cms.Error {
-	return &cms.Error{Code: code, Message: fmt.Sprintf(format, args...), Status: http.StatusUnprocessableEntity}
+	return &cms.Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
 func errTooLarge(maxSize int64) *cms.Error {

@@ -121,8 +121,8 @@ func wantCode(t *testing.T, err error, code string) {
 	if !errors.As(err, &e) {
 		t.Fatalf("err = %v, want *cms.Error %s", err, code)
 	}
-	if e.Code != code || e.Status != 422 {
-		t.Fatalf("err = %s (status %d), want %s (422)", e.Code, e.Status, code)
+	if e.Code != code {
+		t.Fatalf("err = %s, want %s", e.Code, code)
 	}
 }
 

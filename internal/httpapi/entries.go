@@ -113,14 +113,14 @@ func entryQuery(r *http.Request) (entries.Query, error) {
 	for _, v := range q["where"] {
 		conds, err := entries.ParseWhere(v)
 		if err != nil {
-			return eq, cms.Errorf(cms.EInvalid, "Invalid where: %v", err).WithStatus(http.StatusBadRequest)
+			return eq, cms.Errorf(cms.EBadRequest, "Invalid where: %v", err)
 		}
 		eq.Where = append(eq.Where, conds...)
 	}
 	if v := q.Get("sort"); v != "" {
 		keys, err := entries.ParseSort(v)
 		if err != nil {
-			return eq, cms.Errorf(cms.EInvalid, "Invalid sort: %v", err).WithStatus(http.StatusBadRequest)
+			return eq, cms.Errorf(cms.EBadRequest, "Invalid sort: %v", err)
 		}
 		eq.Sort = keys
 	}

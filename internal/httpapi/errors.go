@@ -6,11 +6,12 @@ import (
 	"net/http"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages"
 )
 
 // codes maps error codes to HTTP statuses. It is the one place where that
-// mapping lives; a *cms.Error may still carry its own status where the spec
-// answers one code with two statuses depending on the route.
+// mapping lives: where the spec answers one wire code with two statuses,
+// cms names two codes (see cms.Wire).
 var codes = map[string]int{
 	cms.EInvalid:              http.StatusUnprocessableEntity,
 	cms.ENotFound:             http.StatusNotFound,
@@ -30,6 +31,15 @@ var codes = map[string]int{
 	cms.EInvalidTemplate:      http.StatusUnprocessableEntity,
 	cms.EMethodNotAllowed:     http.StatusMethodNotAllowed,
 	cms.EInvalidJSON:          http.StatusBadRequest,
+	cms.EBadRequest:           http.StatusBadRequest,
+	cms.ESourceNotFound:       http.StatusUnprocessableEntity,
+	cms.EDenied:               http.StatusForbidden,
+	cms.EConcurrentModBatch:   http.StatusUnprocessableEntity,
+	cms.EBareBadRequest:       http.StatusBadRequest,
+	cms.EBareForbidden:        http.StatusForbidden,
+	cms.EBareNotFound:         http.StatusNotFound,
+	cms.EBareInvalid:          http.StatusUnprocessableEntity,
+	pages.EDraftBaseChanged:   http.StatusConflict,
 }
 
 // notFoundWireCode is what clients of the original service test for on a
@@ -41,9 +51,6 @@ func statusOf(err error) int {
 	var e *cms.Error
 	if !errors.As(err, &e) {
 		return http.StatusInternalServerError
-	}
-	if e.Status != 0 {
-		return e.Status
 	}
 	if s, ok := codes[e.Code]; ok {
 		return s
@@ -65,11 +72,11 @@ func errorBody(err error) map[string]any {
 		body[k] = v
 	}
 	body["message"] = e.Message
-	switch {
-	case e.Code == cms.ENotFound && statusOf(e) == http.StatusNotFound:
+	switch wire := cms.Wire(e.Code); {
+	case e.Code == cms.ENotFound:
 		body["code"] = notFoundWireCode
-	case e.Code != "":
-		body["code"] = e.Code
+	case wire != "":
+		body["code"] = wire
 	}
 	if e.Data != nil {
 		body["data"] = e.Data

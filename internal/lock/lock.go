@@ -20,7 +20,8 @@ const DefaultTimeout = 5 * time.Second
 // lock timeout 409 on PUT and 422 on batch.
 var (
 	// ErrTimeout: the lock stayed held by somebody else for the whole timeout.
-	ErrTimeout = &cms.Error{Code: cms.EConcurrentMod, Message: "The page is being changed by another request; try again."}
+	// Callers that know what they locked answer with their own message.
+	ErrTimeout = &cms.Error{Code: cms.EConcurrentMod, Message: "The record is being changed by another request; try again."}
 	// ErrUnavailable: the lock service could not be reached.
 	ErrUnavailable = &cms.Error{Code: cms.EServiceUnavailable, Message: "The lock service is unavailable; nothing was changed."}
 )

@@ -454,7 +454,7 @@ func ApplyBatch(p *Page, ops []Operation, opt BatchOptions) (*BatchResult, error
 			}
 			res.Results = append(res.Results, OpResult{
 				Index: op.Index, Status: StatusError, Path: op.Path,
-				Error: &OpError{Code: opCode(op.Op, ce.Code), Message: ce.Message},
+				Error: &OpError{Code: opCode(op.Op, cms.Wire(ce.Code)), Message: ce.Message},
 			})
 			continue
 		}
@@ -491,7 +491,7 @@ var opCodes = map[string][]string{
 	OpMove:   {EInvalidMoveTarget, EMoveFailed},
 }
 
-// opCode maps code to one the spec lists for op: codes it does not list
+// opCode maps a wire code to one the spec lists for op: codes it does not list
 // become the op's generic failure code.
 func opCode(op, code string) string {
 	if slices.Contains(opCodes[""], code) || slices.Contains(opCodes[op], code) {

@@ -3,7 +3,6 @@ package pages
 import (
 	"context"
 	"errors"
-	"net/http"
 	"strings"
 	"time"
 
@@ -39,7 +38,7 @@ type BatchOutcome struct {
 
 // Batch codes of the spec's batch-level table.
 var (
-	errIfMatchRequired = cms.Errorf(cms.EPreconditionRequired, "If-Match header is required").WithStatus(http.StatusPreconditionRequired)
+	errIfMatchRequired = cms.Errorf(cms.EPreconditionRequired, "If-Match header is required")
 )
 
 // Batch runs a live batch on the page ref names: up to MaxOperations
@@ -64,7 +63,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 	}
 	var out *BatchOutcome
 	var fv *fileValues
-	err = s.withPage(ctx, site, id, req.DryRun, http.StatusUnprocessableEntity, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+	err = s.withPage(ctx, site, id, req.DryRun, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
 		fv = s.fileValues(ctx, tx, site, req.Caller, req.DryRun)
 		if strings.TrimSpace(req.IfMatch) != "" || !req.DryRun {
 			if err := CheckIfMatch(req.IfMatch, p.ETag()); err != nil {
@@ -85,7 +84,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		out = &BatchOutcome{Results: res.Results, Page: p, ETag: p.ETag(), UpdatedAt: p.UpdatedAt, Valid: res.Failed() == 0}
 		if req.Atomic && res.Failed() > 0 && !req.DryRun {
 			return cms.Errorf(EAtomicFailure, "Batch failed: %d of %d operations failed; nothing was saved", res.Failed(), len(ops)).
-				WithStatus(http.StatusUnprocessableEntity).WithField("results", res.Results)
+				WithField("results", res.Results)
 		}
 		if res.Changed {
 			if err := s.save(tx, site, rec, res.Page, false, false); err != nil {
@@ -125,10 +124,9 @@ func isValidation(err error) bool {
 func batchSaveError(err error) error {
 	switch {
 	case errors.Is(err, store.ErrStale):
-		return cms.Errorf(cms.EConcurrentMod, "The page was changed by another request during the batch; nothing was saved").
-			WithStatus(http.StatusUnprocessableEntity)
+		return cms.Errorf(cms.EConcurrentModBatch, "The page was changed by another request during the batch; nothing was saved")
 	case isValidation(err):
-		return cms.Errorf(cms.EValidationFailed, "%s", cms.ErrorMessage(err)).WithStatus(http.StatusUnprocessableEntity)
+		return cms.Errorf(cms.EValidationFailed, "%s", cms.ErrorMessage(err))
 	}
 	return err
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -237,7 +236,7 @@ func TestDecodeOperations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := pages.DecodeOperations([]byte(tt.body))
 			if tt.code != "" {
-				wantCode(t, err, tt.code, http.StatusUnprocessableEntity)
+				wantCode(t, err, tt.code)
 				return
 			}
 			if err != nil {
@@ -258,13 +257,13 @@ func TestDecodeOperations(t *testing.T) {
 func TestApplyBatchLevelErrors(t *testing.T) {
 	p := testPage()
 	_, err := pages.ApplyBatch(p, nil, batchOpts())
-	wantCode(t, err, pages.EEmptyBatch, http.StatusUnprocessableEntity)
+	wantCode(t, err, pages.EEmptyBatch)
 	_, err = pages.ApplyBatch(p, make([]pages.Operation, pages.MaxOperations+1), batchOpts())
-	wantCode(t, err, pages.EBatchTooLarge, http.StatusUnprocessableEntity)
+	wantCode(t, err, pages.EBatchTooLarge)
 	opt := batchOpts()
 	opt.Locale = "fr"
 	_, err = pages.ApplyBatch(p, []pages.Operation{{Op: "set", Path: "/title", Value: json.RawMessage(`"x"`)}}, opt)
-	ce := wantCode(t, err, "", http.StatusUnprocessableEntity)
+	ce := wantCode(t, err, cms.EBareInvalid)
 	if got, want := ce.Message, "Invalid content_locale: fr is not enabled for this site."; got != want {
 		t.Errorf("got message %q, want %q", got, want)
 	}
@@ -726,7 +725,7 @@ func TestParseFileRef(t *testing.T) {
 	for _, tt := range tests {
 		got, err := pages.ParseFileRef(tt.in)
 		if !tt.ok {
-			wantCode(t, err, cms.EValidationFailed, http.StatusUnprocessableEntity)
+			wantCode(t, err, cms.EValidationFailed)
 			continue
 		}
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -32,7 +31,7 @@ const (
 	EDraftBaseChanged = "draft_base_changed"
 )
 
-var errDraftsDisabled = &cms.Error{Message: "Page drafts are not enabled", Status: http.StatusForbidden}
+var errDraftsDisabled = &cms.Error{Code: cms.EBareForbidden, Message: "Page drafts are not enabled"}
 
 // checkDrafts refuses draft, preview and version routes on sites without drafts.
 func checkDrafts(site *store.Site) error {
@@ -150,7 +149,7 @@ func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.Page
 	}
 	var ce *cms.Error
 	if errors.As(err, &ce) && ce.Code != cms.EConcurrentMod {
-		return nil, cms.Errorf(ESlugApplyFailed, "The slug could not be applied to the live page: %s", ce.Message).WithStatus(http.StatusUnprocessableEntity)
+		return nil, cms.Errorf(ESlugApplyFailed, "The slug could not be applied to the live page: %s", ce.Message)
 	} else if err != nil {
 		return nil, err
 	}
@@ -199,7 +198,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 	}
 	var out []byte
 	var fv *fileValues
-	err = s.withPage(ctx, site, id, false, http.StatusUnprocessableEntity, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
 		fv = s.fileValues(ctx, tx, site, opt.Caller, false)
 		draft, basedOn, err := draftOrLive(tx, site, live)
 		if err != nil {
@@ -242,7 +241,7 @@ func (s *Service) DeleteDraft(ctx context.Context, site *store.Site, ref string)
 	if err != nil {
 		return err
 	}
-	return s.withPage(ctx, site, id, false, http.StatusUnprocessableEntity, func(tx store.Tx, _ *store.PageRecord, _ *Page) error {
+	return s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, _ *Page) error {
 		return tx.Drafts().Delete(site.ID, id)
 	})
 }
@@ -266,7 +265,7 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 		return nil, nil, err
 	}
 	var fv *fileValues
-	err = s.withPage(ctx, site, id, false, http.StatusUnprocessableEntity, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
 		fv = s.fileValues(ctx, tx, site, caller, false)
 		dp, basedOn, err := draftOrLive(tx, site, live)
 		if err != nil {
@@ -283,7 +282,7 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 		}
 		results = res.Results
 		if res.Failed() > 0 {
-			return cms.Errorf(EOperationFailed, "Draft batch failed").WithStatus(http.StatusUnprocessableEntity).WithField("results", res.Results)
+			return cms.Errorf(EOperationFailed, "Draft batch failed").WithField("results", res.Results)
 		}
 		np := res.Page
 		if len(res.SlugChanged) > 0 {
@@ -324,14 +323,13 @@ func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string
 		return nil, err
 	}
 	var saved *Page
-	err = s.withPage(ctx, site, id, false, http.StatusConflict, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
 		d, dp, err := loadDraft(tx, site, id)
 		if err != nil {
 			return err
 		}
 		if !d.BasedOn.Equal(live.UpdatedAt) && !confirm {
-			return cms.Errorf(EDraftBaseChanged, "The live page changed after the draft was started; publish with {\"confirm\": true} to replace it").
-				WithStatus(http.StatusConflict)
+			return cms.Errorf(EDraftBaseChanged, "The live page changed after the draft was started; publish with {\"confirm\": true} to replace it")
 		}
 		np := PublishDraft(live, dp, tx.Now())
 		if tpl, err := s.templateInfo(tx, site, np.Template); err != nil {
@@ -484,7 +482,7 @@ func (s *Service) RestoreVersion(ctx context.Context, site *store.Site, ref, ver
 		return nil, err
 	}
 	var out []byte
-	err = s.withPage(ctx, site, id, false, http.StatusUnprocessableEntity, func(tx store.Tx, _ *store.PageRecord, live *Page) error {
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, live *Page) error {
 		_, vp, err := loadVersion(tx, site, id, versionID)
 		if err != nil {
 			return err

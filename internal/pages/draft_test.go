@@ -3,7 +3,6 @@ package pages_test
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -135,7 +134,7 @@ func TestRenderSnapshotUnknownLocale(t *testing.T) {
 	if !ok {
 		t.Fatalf("got %v, want *cms.Error", err)
 	}
-	if ce.Code != "" || ce.Status != http.StatusUnprocessableEntity || !strings.Contains(ce.Message, "fr is not enabled") {
+	if ce.Code != cms.EBareInvalid || !strings.Contains(ce.Message, "fr is not enabled") {
 		t.Errorf("got %+v, want the message-only content_locale 422", ce)
 	}
 	if _, err := pages.RenderDraft(nil, pages.DraftInfo{}, testPage(), v); err == nil {
@@ -539,7 +538,7 @@ func TestDraftableBody(t *testing.T) {
 			`{"page_items": [{"slug": "Body", "repeatables": [{"id": "r", "page_items": [{"slug": ""}]}]}]}`,
 		} {
 			_, err := pages.DraftableBody(body(t, js))
-			wantCode(t, err, cms.EValidationFailed, http.StatusUnprocessableEntity)
+			wantCode(t, err, cms.EValidationFailed)
 		}
 	})
 	t.Run("Empty", func(t *testing.T) {

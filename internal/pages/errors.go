@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"net/http"
 	"slices"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -21,15 +20,15 @@ const (
 
 // errInvalid is a 422 validation_failed naming the offending key in its message.
 func errInvalid(format string, args ...any) *cms.Error {
-	return cms.Errorf(cms.EValidationFailed, format, args...).WithStatus(http.StatusUnprocessableEntity)
+	return cms.Errorf(cms.EValidationFailed, format, args...)
 }
 
 func err422(code, format string, args ...any) *cms.Error {
-	return cms.Errorf(code, format, args...).WithStatus(http.StatusUnprocessableEntity)
+	return cms.Errorf(code, format, args...)
 }
 
 func errPath(format string, args ...any) *cms.Error {
-	return cms.Errorf(EPathNotFound, format, args...).WithStatus(http.StatusUnprocessableEntity)
+	return cms.Errorf(EPathNotFound, format, args...)
 }
 
 // errUploadsUnsupported answers the file upload and FileRef write forms,
@@ -74,7 +73,7 @@ func joinQuoted(s []string) string {
 
 // errSubtreeNotFound is the item-subtree route's 404, a bare message with no code.
 func errSubtreeNotFound(msg string) *cms.Error {
-	return &cms.Error{Message: msg, Status: http.StatusNotFound}
+	return &cms.Error{Code: cms.EBareNotFound, Message: msg}
 }
 
 // CheckContentLocale returns the spec's message-only 422 when locale is not
@@ -83,8 +82,5 @@ func CheckContentLocale(locale string, enabled []string) error {
 	if locale == "" || slices.Contains(enabled, locale) {
 		return nil
 	}
-	return &cms.Error{
-		Message: "Invalid content_locale: " + locale + " is not enabled for this site.",
-		Status:  http.StatusUnprocessableEntity,
-	}
+	return &cms.Error{Code: cms.EBareInvalid, Message: "Invalid content_locale: " + locale + " is not enabled for this site."}
 }

@@ -3,7 +3,6 @@ package pages
 import (
 	"bytes"
 	"context"
-	"net/http"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
@@ -94,7 +93,7 @@ func (fv *fileValues) SetFile(v FileValue) (*File, error) {
 		}
 		key, err := fv.s.Files.Copy(fv.ctx, src.Key, fv.site.ID, files.PutOptions{Private: fv.private})
 		if err != nil {
-			return nil, cms.Errorf("copy_failed", "The file could not be copied: %v", err).WithStatus(http.StatusUnprocessableEntity)
+			return nil, cms.Errorf("copy_failed", "The file could not be copied: %v", err)
 		}
 		fv.created = append(fv.created, key)
 		return fv.fromMeta(key, src.Filename, src.ContentType, src.Checksum, src.Size, src.Width, src.Height, v.Current), nil
@@ -107,30 +106,26 @@ func (fv *fileValues) fromMeta(key, name, ctype, sum string, size int64, w, h in
 		Size: size, Width: w, Height: h, Version: nextVersion(cur), Private: files.IsPrivateKey(key)}
 }
 
-func errRef(code string, status int, format string, args ...any) *cms.Error {
-	return cms.Errorf(code, format, args...).WithStatus(status)
-}
-
 // source resolves a FileRef to the stored file it names, checking that
 // the caller may copy it.
 func (fv *fileValues) source(ref FileRef) (*File, error) {
 	if !fv.caller.Admin {
-		return nil, errRef(cms.EUnauthorized, http.StatusForbidden, "FileRef copies need an admin user or a site token")
+		return nil, cms.Errorf(cms.EDenied, "FileRef copies need an admin user or a site token")
 	}
 	src := fv.site
 	if ref.SiteShortID != fv.site.ShortID {
 		if fv.caller.SiteToken {
-			return nil, errRef(cms.EUnauthorized, http.StatusForbidden, "A site token cannot copy files from another site")
+			return nil, cms.Errorf(cms.EDenied, "A site token cannot copy files from another site")
 		}
 		other, err := fv.tx.Sites().GetByShortID(ref.SiteShortID)
 		if cms.IsCode(err, cms.ENotFound) {
-			return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "No site %q", ref.SiteShortID)
+			return nil, cms.Errorf(cms.ESourceNotFound, "No site %q", ref.SiteShortID)
 		} else if err != nil {
 			return nil, err
 		}
 		m, err := fv.tx.Users().Membership(other.ID, fv.caller.UserID)
 		if err != nil || m.Role != store.RoleAdmin {
-			return nil, errRef(cms.EUnauthorized, http.StatusForbidden, "Copying from site %q needs an admin of that site", ref.SiteShortID)
+			return nil, cms.Errorf(cms.EDenied, "Copying from site %q needs an admin of that site", ref.SiteShortID)
 		}
 		src = other
 	}
@@ -145,26 +140,26 @@ func (fv *fileValues) source(ref FileRef) (*File, error) {
 		return fv.uploadSource(src, ref)
 	case "entries":
 		if fv.s.EntryFile == nil {
-			return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "No entry %s on site %q", ref.RecordID, ref.SiteShortID)
+			return nil, cms.Errorf(cms.ESourceNotFound, "No entry %s on site %q", ref.RecordID, ref.SiteShortID)
 		}
 		var err error
 		if f, err = fv.s.EntryFile(fv.tx, src, ref); err != nil {
 			return nil, err
 		}
 	case "products":
-		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "This server has no products")
+		return nil, cms.Errorf(cms.ESourceNotFound, "This server has no products")
 	default:
-		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "FileRef copies from %s are not available", ref.Resource)
+		return nil, cms.Errorf(cms.ESourceNotFound, "FileRef copies from %s are not available", ref.Resource)
 	}
 	if !files.SiteKey(f.Key, src.ID) {
-		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "%s %s has no stored file in %q", ref.Resource, ref.RecordID, ref.Field)
+		return nil, cms.Errorf(cms.ESourceNotFound, "%s %s has no stored file in %q", ref.Resource, ref.RecordID, ref.Field)
 	}
 	ok, err := fv.s.Files.Exists(fv.ctx, f.Key)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "The stored file of %s %s %q is gone", ref.Resource, ref.RecordID, ref.Field)
+		return nil, cms.Errorf(cms.ESourceNotFound, "The stored file of %s %s %q is gone", ref.Resource, ref.RecordID, ref.Field)
 	}
 	return f, nil
 }
@@ -173,7 +168,7 @@ func (fv *fileValues) source(ref FileRef) (*File, error) {
 func (fv *fileValues) pageSource(src *store.Site, ref FileRef) (*File, error) {
 	rec, err := fv.tx.Pages().Get(src.ID, ref.RecordID)
 	if cms.IsCode(err, cms.ENotFound) {
-		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "No page %s on site %q", ref.RecordID, ref.SiteShortID)
+		return nil, cms.Errorf(cms.ESourceNotFound, "No page %s on site %q", ref.RecordID, ref.SiteShortID)
 	} else if err != nil {
 		return nil, err
 	}
@@ -188,7 +183,7 @@ func (fv *fileValues) pageSource(src *store.Site, ref FileRef) (*File, error) {
 		f = it.File(src.DefaultLocale, src.DefaultLocale)
 	}
 	if f == nil || f.Key == "" {
-		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "Page %s has no stored file in %q", ref.RecordID, ref.Field)
+		return nil, cms.Errorf(cms.ESourceNotFound, "Page %s has no stored file in %q", ref.RecordID, ref.Field)
 	}
 	return f, nil
 }

@@ -1,7 +1,6 @@
 package pages
 
 import (
-	"net/http"
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -38,5 +37,5 @@ func CheckIfMatch(header, current string) error {
 		return nil
 	}
 	return cms.Errorf(cms.EPreconditionFailed, "Page was modified").
-		WithStatus(http.StatusPreconditionFailed).WithField("current_etag", current)
+		WithField("current_etag", current)
 }

@@ -2,7 +2,6 @@ package pages_test
 
 import (
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 
@@ -105,7 +104,7 @@ func TestParsePathErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			_, err := pages.ParsePath(tt.in)
-			ce := wantCode(t, err, pages.EPathNotFound, http.StatusUnprocessableEntity)
+			ce := wantCode(t, err, pages.EPathNotFound)
 			if ce.Message != tt.msg {
 				t.Errorf("got message %q, want %q", ce.Message, tt.msg)
 			}
@@ -166,7 +165,7 @@ func TestResolveErrors(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = p.Resolve(pp)
-			ce := wantCode(t, err, pages.EPathNotFound, http.StatusUnprocessableEntity)
+			ce := wantCode(t, err, pages.EPathNotFound)
 			if !strings.Contains(ce.Message, "not found") && !strings.Contains(ce.Message, "not a canvas") {
 				t.Errorf("message %q says neither not found nor not a canvas", ce.Message)
 			}

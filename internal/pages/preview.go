@@ -2,7 +2,6 @@ package pages
 
 import (
 	"errors"
-	"net/http"
 	"time"
 
 	"github.com/golang-jwt/jwt/v5"
@@ -26,7 +25,7 @@ type previewClaims struct {
 
 // errBadPreview is the answer to any token that does not grant a preview:
 // expired, forged, for another site or page, or signed with a rotated secret.
-var errBadPreview = &cms.Error{Code: cms.EUnauthorized, Message: "Invalid or expired preview token.", Status: http.StatusUnauthorized}
+var errBadPreview = &cms.Error{Code: cms.EUnauthorized, Message: "Invalid or expired preview token."}
 
 // IssuePreviewToken returns an HS256 JWT for previewing page pageID of site,
 // valid PreviewTTL from now and signed with the site's preview secret.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"net/http"
 	"path"
 	"slices"
 	"strings"
@@ -89,10 +88,10 @@ func DecodeBody(data []byte) (map[string]any, error) {
 	// Malformed JSON is 400 invalid_json, as on every other route; valid
 	// JSON that is not an object is the 422 of a body of the wrong shape.
 	if err := dec.Decode(&v); err != nil {
-		return nil, cms.Errorf(cms.EInvalidJSON, "The body is not valid JSON: %v", err).WithStatus(http.StatusBadRequest)
+		return nil, cms.Errorf(cms.EInvalidJSON, "The body is not valid JSON: %v", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		return nil, cms.Errorf(cms.EInvalidJSON, "The body is not valid JSON: data after the object").WithStatus(http.StatusBadRequest)
+		return nil, cms.Errorf(cms.EInvalidJSON, "The body is not valid JSON: data after the object")
 	}
 	m, ok := v.(map[string]any)
 	if !ok {

@@ -2,7 +2,6 @@ package pages_test
 
 import (
 	"encoding/json"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -358,7 +357,7 @@ func TestApplyErrors(t *testing.T) {
 				p = pages.NewPage(pageID, siteID, now)
 			}
 			_, err := apply(t, p, tt.body, tt.edit)
-			ce := wantCode(t, err, tt.code, http.StatusUnprocessableEntity)
+			ce := wantCode(t, err, tt.code)
 			if !strings.Contains(ce.Message, tt.msg) {
 				t.Errorf("got message %q, want it to contain %q", ce.Message, tt.msg)
 			}
@@ -374,7 +373,7 @@ func TestApplyErrors(t *testing.T) {
 func TestApplyContentLocale(t *testing.T) {
 	t.Run("MessageOnlyError", func(t *testing.T) {
 		_, err := apply(t, testPage(), `{}`, func(o *pages.ApplyOptions) { o.Locale = "fr" })
-		ce := wantCode(t, err, "", http.StatusUnprocessableEntity)
+		ce := wantCode(t, err, cms.EBareInvalid)
 		if want := "Invalid content_locale: fr is not enabled for this site."; ce.Message != want {
 			t.Errorf("got %q, want %q", ce.Message, want)
 		}
@@ -709,11 +708,11 @@ func TestApplyNewPage(t *testing.T) {
 func TestDecodeBody(t *testing.T) {
 	for _, in := range []string{`[]`, `"x"`, `null`} {
 		_, err := pages.DecodeBody([]byte(in))
-		wantCode(t, err, cms.EInvalid, http.StatusUnprocessableEntity)
+		wantCode(t, err, cms.EInvalid)
 	}
 	for _, in := range []string{``, `{"a":1} {}`, `{"a":`} {
 		_, err := pages.DecodeBody([]byte(in))
-		wantCode(t, err, cms.EInvalidJSON, http.StatusBadRequest)
+		wantCode(t, err, cms.EInvalidJSON)
 	}
 	m, err := pages.DecodeBody([]byte(` {"position": 3} `))
 	if err != nil || m["position"] != json.Number("3") {

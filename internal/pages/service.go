@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -418,7 +417,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 	}
 	var saved *Page
 	var fv *fileValues
-	err = s.withPage(ctx, site, id, opt.DryRun, http.StatusConflict, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+	err = s.withPage(ctx, site, id, opt.DryRun, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
 		fv = s.fileValues(ctx, tx, site, opt.Caller, opt.DryRun)
 		if opt.HasIfMatch && !opt.DryRun {
 			if err := CheckIfMatch(opt.IfMatch, p.ETag()); err != nil {
@@ -451,12 +450,13 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 
 // withPage runs fn on page id, loaded in a read-write transaction that
 // commits when fn returns nil. Unless dryRun, it holds the page's write
-// lock throughout; a lock timeout is answered with timeoutStatus. fn
+// lock throughout; a lock timeout is an error with timeoutCode (the spec
+// answers it 409 on PUT and DELETE, 422 in a batch). fn
 // returns errDryRun to roll back a dry run that validated, which withPage
 // turns into success.
-func (s *Service) withPage(ctx context.Context, site *store.Site, id string, dryRun bool, timeoutStatus int, fn func(tx store.Tx, rec *store.PageRecord, p *Page) error) error {
+func (s *Service) withPage(ctx context.Context, site *store.Site, id string, dryRun bool, timeoutCode string, fn func(tx store.Tx, rec *store.PageRecord, p *Page) error) error {
 	if !dryRun {
-		unlock, err := s.lock(ctx, site.ID, id, timeoutStatus)
+		unlock, err := s.lock(ctx, site.ID, id, timeoutCode)
 		if err != nil {
 			return err
 		}
@@ -703,12 +703,12 @@ func (s *Service) lookup(ctx context.Context, site *store.Site, ref, locale stri
 	return id, err
 }
 
-// lock takes the page's write lock; a timeout is answered with the given
-// status (the spec uses 409 on PUT and DELETE, 422 on batch).
-func (s *Service) lock(ctx context.Context, siteID, pageID string, timeoutStatus int) (func(), error) {
+// lock takes the page's write lock; a timeout is an error with
+// timeoutCode.
+func (s *Service) lock(ctx context.Context, siteID, pageID string, timeoutCode string) (func(), error) {
 	unlock, err := s.Locker.Lock(ctx, lockKey(siteID, pageID))
-	if errors.Is(err, lock.ErrTimeout) {
-		return nil, lock.ErrTimeout.WithStatus(timeoutStatus)
+	if lock.IsTimeout(err) {
+		return nil, cms.Errorf(timeoutCode, "The page is being changed by another request; try again.")
 	}
 	return unlock, err
 }
@@ -720,7 +720,7 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string, opt 
 	if err != nil {
 		return err
 	}
-	return s.withPage(ctx, site, id, false, http.StatusConflict, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+	return s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
 		if opt.HasIfMatch {
 			if err := CheckIfMatch(opt.IfMatch, p.ETag()); err != nil {
 				return err
@@ -747,7 +747,7 @@ func (s *Service) SetPublished(ctx context.Context, site *store.Site, ref string
 		return nil, err
 	}
 	var saved *Page
-	err = s.withPage(ctx, site, id, false, http.StatusConflict, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
 		p.Published = published
 		p.UpdatedAt = cms.NextUpdatedAt(p.UpdatedAt, tx.Now())
 		saved = p

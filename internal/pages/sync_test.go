@@ -162,5 +162,5 @@ func TestApplySyncsNewerTemplate(t *testing.T) {
 		t.Error("sync did not happen before the items were applied")
 	}
 	_, err := apply(t, testPage(), `{"items":{"Style":"solid"}}`, func(o *pages.ApplyOptions) { o.Template = pushedTemplate() })
-	wantCode(t, err, "editable_not_in_theme", 422)
+	wantCode(t, err, "editable_not_in_theme")
 }

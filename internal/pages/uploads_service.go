@@ -3,7 +3,6 @@ package pages
 import (
 	"context"
 	"encoding/json"
-	"net/http"
 	"net/url"
 	"time"
 
@@ -176,19 +175,19 @@ func (s *Service) DeleteUpload(ctx context.Context, site *store.Site, id string)
 func (fv *fileValues) uploadSource(src *store.Site, ref FileRef) (*File, error) {
 	u, err := fv.tx.Uploads().Get(src.ID, ref.RecordID)
 	if cms.IsCode(err, cms.ENotFound) {
-		return nil, errRef(cms.ENotFound, http.StatusUnprocessableEntity, "No upload %s on site %q", ref.RecordID, ref.SiteShortID)
+		return nil, cms.Errorf(cms.ESourceNotFound, "No upload %s on site %q", ref.RecordID, ref.SiteShortID)
 	} else if err != nil {
 		return nil, err
 	}
 	if u.Tmp && !fv.tx.Now().Before(u.ExpiresAt) {
-		return nil, errRef(EGone, http.StatusUnprocessableEntity, "The temporary upload %s has expired", ref.RecordID)
+		return nil, cms.Errorf(EGone, "The temporary upload %s has expired", ref.RecordID)
 	}
 	ok, err := fv.s.Files.Exists(fv.ctx, u.Key)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
-		return nil, errRef(EGone, http.StatusUnprocessableEntity, "The stored file of upload %s is gone", ref.RecordID)
+		return nil, cms.Errorf(EGone, "The stored file of upload %s is gone", ref.RecordID)
 	}
 	return &File{Key: u.Key, Filename: u.Filename, ContentType: u.ContentType, Checksum: u.Checksum,
 		Size: u.Size, Width: u.Width, Height: u.Height}, nil

@@ -3,11 +3,11 @@ package pages_test
 import (
 	"bytes"
 	"encoding/json"
-	"net/http"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -249,7 +249,7 @@ func TestRenderItemNotFound(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = pages.RenderItem(nil, testPage(), path, baseView())
-			ce := wantCode(t, err, "", http.StatusNotFound)
+			ce := wantCode(t, err, cms.EBareNotFound)
 			if ce.Message != tt.want {
 				t.Errorf("got message %q, want %q", ce.Message, tt.want)
 			}
@@ -264,7 +264,7 @@ func TestCheckContentLocale(t *testing.T) {
 	if err := pages.CheckContentLocale("", []string{"en"}); err != nil {
 		t.Errorf("empty: got %v, want nil", err)
 	}
-	ce := wantCode(t, pages.CheckContentLocale("fr", []string{"en", "nl"}), "", http.StatusUnprocessableEntity)
+	ce := wantCode(t, pages.CheckContentLocale("fr", []string{"en", "nl"}), cms.EBareInvalid)
 	if want := "Invalid content_locale: fr is not enabled for this site."; ce.Message != want {
 		t.Errorf("got %q, want %q", ce.Message, want)
 	}
@@ -315,7 +315,7 @@ func TestParseSubtreePath(t *testing.T) {
 	}
 	for _, rest := range []string{"Body/repeatables/x", "", "Body/blocks"} {
 		_, err := pages.ParseSubtreePath(rest)
-		ce := wantCode(t, err, "", http.StatusNotFound)
+		ce := wantCode(t, err, cms.EBareNotFound)
 		if want := "Item not found: /items/" + rest; ce.Message != want {
 			t.Errorf("got %q, want %q", ce.Message, want)
 		}

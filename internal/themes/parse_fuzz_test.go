@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/google/go-cmp/cmp/cmpopts"
 	"github.com/osteele/liquid/parser"
+
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
