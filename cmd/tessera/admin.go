@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/demo"
+	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -58,7 +59,7 @@ func cmdSiteCreate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	site, err := newServices(st, "").sites.Create(ctx, p)
+	site, err := services.New(st, services.Options{}).Sites.Create(ctx, p)
 	if err != nil {
 		return err
 	}
@@ -82,7 +83,7 @@ func cmdSiteList(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	list, _, err := newServices(st, "").sites.List(ctx, store.ListOptions{})
+	list, _, err := services.New(st, services.Options{}).Sites.List(ctx, store.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -116,13 +117,13 @@ func cmdTokenCreate(ctx context.Context, args []string, stdout io.Writer) error 
 		return err
 	}
 	defer st.Close()
-	svc := newServices(st, "")
-	site, err := svc.sites.Get(ctx, siteRef)
+	svc := services.New(st, services.Options{})
+	site, err := svc.Sites.Get(ctx, siteRef)
 	if err != nil {
 		return fmt.Errorf("site %q: %w", siteRef, err)
 	}
 	req.SiteID = site.ID
-	secret, err := svc.auth.CreateToken(ctx, req)
+	secret, err := svc.Auth.CreateToken(ctx, req)
 	if err != nil {
 		return err
 	}
@@ -159,17 +160,17 @@ func cmdThemePush(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	svc := newServices(st, "")
-	site, err := svc.sites.Get(ctx, siteRef)
+	svc := services.New(st, services.Options{})
+	site, err := svc.Sites.Get(ctx, siteRef)
 	if err != nil {
 		return fmt.Errorf("site %q: %w", siteRef, err)
 	}
-	changed, err := svc.themes.Push(ctx, site.ID, theme, files)
+	changed, err := svc.Themes.Push(ctx, site.ID, theme, files)
 	if err != nil {
 		return err
 	}
 	// Pushing is how a theme is deployed, so the pushed theme becomes active.
-	if err := svc.sites.SetTheme(ctx, site.ID, theme); err != nil {
+	if err := svc.Sites.SetTheme(ctx, site.ID, theme); err != nil {
 		return err
 	}
 	names := make([]string, len(changed))
@@ -194,16 +195,16 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	res, err := createDemo(ctx, newServices(st, ""), shortID)
+	res, err := createDemo(ctx, services.New(st, services.Options{}), shortID)
 	if err != nil {
 		return err
 	}
 	return printDemo(stdout, c.json, addr, res)
 }
 
-func createDemo(ctx context.Context, svc *services, shortID string) (*demo.Result, error) {
-	return demo.Create(ctx, demo.Services{Sites: svc.sites, Themes: svc.themes, Auth: svc.auth, Pages: svc.pages,
-		Entries: svc.entries}, shortID)
+func createDemo(ctx context.Context, svc *services.Set, shortID string) (*demo.Result, error) {
+	return demo.Create(ctx, demo.Services{Sites: svc.Sites, Themes: svc.Themes, Auth: svc.Auth, Pages: svc.Pages,
+		Entries: svc.Entries}, shortID)
 }
 
 func printDemo(w io.Writer, asJSON bool, addr string, res *demo.Result) error {

@@ -20,16 +20,10 @@ import (
 	"time"
 	_ "time/tzdata" // site time zones must resolve on hosts without a zoneinfo database
 
-	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/entries"
-	"github.com/tessera-cms/tessera/internal/lock"
-	"github.com/tessera-cms/tessera/internal/pages"
-	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/postgres"
 	"github.com/tessera-cms/tessera/internal/store/sqlite"
-	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 const usage = `Tessera: a self-hostable content API server.
@@ -142,37 +136,6 @@ func (c *config) openStore(ctx context.Context) (store.Store, error) {
 		return postgres.Open(ctx, c.database, cms.SystemClock{})
 	}
 	return sqlite.Open(ctx, filepath.Join(c.data, "tessera.db"), cms.SystemClock{})
-}
-
-// services are the application's services, built on one store.
-type services struct {
-	store  store.Store
-	sites  *sites.Service
-	auth   *auth.Service
-	themes *themes.Service
-	pages  *pages.Service
-	// entries is wired to pages both ways: entry files are stored with the
-	// page file rules, and FileRef copies may name entry files.
-	entries *entries.Service
-}
-
-// newServices builds the services on st; port is the port the public site
-// answers on, for the URLs of sites without a domain.
-func newServices(st store.Store, port string) *services {
-	svc := &services{
-		store:  st,
-		sites:  &sites.Service{Store: st},
-		auth:   &auth.Service{Store: st},
-		themes: &themes.Service{Store: st},
-	}
-	svc.pages = &pages.Service{
-		Store: st, Themes: svc.themes, Locker: &lock.Local{},
-		SiteURL: func(site *store.Site) string { return sites.BaseURL(site, port) },
-	}
-	svc.entries = &entries.Service{Store: st, Pages: svc.pages, SiteURL: svc.pages.SiteURL}
-	svc.pages.EntryFile = svc.entries.EntryFile
-	svc.pages.EntryRefs = svc.entries.RefTargets
-	return svc
 }
 
 // printResult prints v as JSON with --json, else as text.

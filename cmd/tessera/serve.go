@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -56,7 +57,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("--addr %q: %w", addr, err)
 	}
-	svc := newServices(st, port)
+	var locker lock.Locker = &lock.Local{Timeout: lockTimeout}
 	if redisURL != "" {
 		rl, err := lock.OpenRedis(redisURL, lock.RedisOptions{Timeout: lockTimeout})
 		if err != nil {
@@ -67,10 +68,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			// Not fatal: writes answer 503 until Redis is reachable, reads work.
 			logger.Warn("redis is not reachable; page writes will fail until it is", slog.Any("err", err))
 		}
-		svc.pages.Locker = rl
-	} else {
-		svc.pages.Locker = &lock.Local{Timeout: lockTimeout}
+		locker = rl
 	}
+	blobs, err := openBlobs(ctx, blobURL, c.data, logger)
+	if err != nil {
+		return err
+	}
+	defer blobs.Close()
+	svc := services.New(st, services.Options{Locker: locker, Blobs: blobs, Port: port})
 
 	if withDemo {
 		if err := demoIfEmpty(ctx, svc, addr, stdout); err != nil {
@@ -78,15 +83,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}
 
-	blobs, err := openBlobs(ctx, blobURL, c.data, logger)
-	if err != nil {
-		return err
-	}
-	defer blobs.Close()
-	svc.pages.Files = blobs
-	svc.entries.Files = blobs
-
-	srv := &httpapi.Server{Store: st, Auth: svc.auth, Sites: svc.sites, Themes: svc.themes, Pages: svc.pages, Entries: svc.entries, Files: blobs.Handler("/files/"), Logger: logger}
+	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,
+		Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger}
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),
@@ -123,8 +121,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 }
 
 // demoIfEmpty creates the demo site when the store has no site yet.
-func demoIfEmpty(ctx context.Context, svc *services, addr string, stdout io.Writer) error {
-	_, total, err := svc.sites.List(ctx, store.ListOptions{Limit: 1})
+func demoIfEmpty(ctx context.Context, svc *services.Set, addr string, stdout io.Writer) error {
+	_, total, err := svc.Sites.List(ctx, store.ListOptions{Limit: 1})
 	if err != nil || total > 0 {
 		return err
 	}
@@ -159,11 +157,11 @@ const sweepInterval = 10 * time.Minute
 // sweepUploads removes expired temporary uploads now and every
 // sweepInterval until ctx ends. Every process may sweep: deletes are
 // idempotent.
-func sweepUploads(ctx context.Context, svc *services, logger *slog.Logger) {
+func sweepUploads(ctx context.Context, svc *services.Set, logger *slog.Logger) {
 	t := time.NewTicker(sweepInterval)
 	defer t.Stop()
 	for {
-		n, err := svc.pages.SweepExpiredUploads(ctx)
+		n, err := svc.Files.SweepExpiredUploads(ctx)
 		if err != nil && ctx.Err() == nil {
 			logger.Warn("sweeping expired uploads failed", slog.Any("err", err))
 		} else if n > 0 {

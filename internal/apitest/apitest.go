@@ -38,6 +38,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
@@ -56,6 +57,8 @@ type Env struct {
 	Pages   *pages.Service
 	Entries *entries.Service
 	Files   *files.Store
+	// Uploads is the file-values service (uploads, FileRef copies).
+	Uploads *files.Service
 	Server  *httpapi.Server
 
 	Site *store.Site
@@ -97,11 +100,6 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	clock := cms.NewFixedClock(time.Date(2026, 9, 10, 14, 31, 12, 408e6, time.UTC))
 	st := b.Open(tb, &tickingClock{clock})
 	env := &Env{Store: st, Clock: clock, Tokens: map[string]string{}}
-	env.Sites = &sites.Service{Store: st}
-	env.Auth = &auth.Service{Store: st}
-	env.Themes = &themes.Service{Store: st}
-	env.Pages = &pages.Service{Store: st, Themes: env.Themes, Locker: &lock.Local{Timeout: 2 * time.Second},
-		SiteURL: func(site *store.Site) string { return sites.BaseURL(site, "") }}
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -115,12 +113,11 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 		tb.Fatalf("open file store: %v", err)
 	}
 	tb.Cleanup(func() { blobs.Close() })
-	env.Files, env.Pages.Files = blobs, blobs
-	env.Entries = &entries.Service{Store: st, Pages: env.Pages, Files: blobs, SiteURL: env.Pages.SiteURL}
-	env.Pages.EntryFile = env.Entries.EntryFile
-	env.Pages.EntryRefs = env.Entries.RefTargets
+	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs})
+	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
+	env.Files, env.Uploads = blobs, svc.Files
 	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
-		Entries: env.Entries, Files: blobs.Handler("/files/"),
+		Entries: env.Entries, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	hs := httptest.NewServer(env.Server.Handler())
 	tb.Cleanup(hs.Close)

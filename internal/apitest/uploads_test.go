@@ -129,7 +129,7 @@ func TestUploads(t *testing.T) {
 				WantStatus: 422, WantBody: obj{"code": "gone"}},
 			{Name: "SweepRemovesExpired", Path: "/uploads/count", WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {
 				before := r.JSON.(map[string]any)["count"].(float64)
-				n, err := env.Pages.SweepExpiredUploads(context.Background())
+				n, err := env.Uploads.SweepExpiredUploads(context.Background())
 				if err != nil || n != 1 {
 					t.Fatalf("sweep: got %d, %v; want 1 removed", n, err)
 				}
@@ -140,7 +140,7 @@ func TestUploads(t *testing.T) {
 				if got := fetch(t, env, tmp["url"].(string), nil); got.StatusCode != 404 {
 					t.Errorf("swept upload's url: got %d, want 404", got.StatusCode)
 				}
-				if n, _ := env.Pages.SweepExpiredUploads(context.Background()); n != 0 {
+				if n, _ := env.Uploads.SweepExpiredUploads(context.Background()); n != 0 {
 					t.Errorf("second sweep: got %d removed, want 0", n)
 				}
 			}},

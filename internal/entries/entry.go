@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/files"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -37,7 +36,7 @@ type GalleryImage struct {
 	ID       string      `json:"id"`
 	Caption  string      `json:"caption,omitempty"`
 	Position int         `json:"position"`
-	File     *pages.File `json:"file"`
+	File     *files.File `json:"file"`
 }
 
 // Geo is a stored geo value.
@@ -306,10 +305,10 @@ func fileValueKeys(f *Field, raw json.RawMessage, siteID string) []string {
 	if raw == nil {
 		return nil
 	}
-	var list []*pages.File
+	var list []*files.File
 	switch f.Type {
 	case TypeFile:
-		var file *pages.File
+		var file *files.File
 		if json.Unmarshal(raw, &file) == nil {
 			list = append(list, file)
 		}

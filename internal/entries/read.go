@@ -10,7 +10,6 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/jsonw"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -51,7 +50,7 @@ type reader struct {
 	opt  ReadOptions
 	// fileURL is the URL a stored file is read with (signed for private
 	// files).
-	fileURL func(*pages.File) string
+	fileURL func(*files.File) string
 	// targets are the referenced entries by id, loaded when the options
 	// ask for slugs or resolved targets.
 	targets map[string]*target
@@ -154,7 +153,7 @@ func (r *reader) value(f *Field, raw json.RawMessage, resolve bool) any {
 		}
 		return ref
 	case TypeFile:
-		var file *pages.File
+		var file *files.File
 		if json.Unmarshal(raw, &file) != nil || file == nil {
 			return nil
 		}
@@ -232,7 +231,7 @@ func (r *reader) reference(f *Field, id string, full bool) any {
 // file renders a stored file: {filename, url, content_type}, or with the
 // client-version header the full metadata (width and height null unless
 // an image). top is false inside a gallery image, which has no __type.
-func (r *reader) file(f *pages.File, top bool) any {
+func (r *reader) file(f *files.File, top bool) any {
 	if f == nil || !files.SiteKey(f.Key, r.site.ID) {
 		return nil // only this site's stored bytes are ever shown
 	}

@@ -14,18 +14,18 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/lock"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // Service reads and writes channels and their entries.
 type Service struct {
 	Store store.Store
-	// Pages stores uploaded and copied files with the rules page writes
-	// use (nil refuses file values).
-	Pages *pages.Service
-	// Files signs the URLs of private-storage files.
-	Files *files.Store
+	// Locker serializes writes to one entry, and to a channel with unique
+	// fields; nil writes without locks (tests of one process).
+	Locker lock.Locker
+	// Files stores the files entry writes bring and signs the URLs of
+	// private ones; nil refuses file values.
+	Files *files.Service
 	// SiteURL returns a site's public base URL without a trailing slash.
 	SiteURL func(*store.Site) string
 
@@ -37,7 +37,7 @@ type Service struct {
 // WriteOptions are the query options of an entry write.
 type WriteOptions struct {
 	Locale string // content_locale
-	Caller pages.Caller
+	Caller files.Caller
 	// ClientVersion reads the written entry's files in the full shape.
 	ClientVersion bool
 }
@@ -501,12 +501,12 @@ func (s *Service) DeleteChannel(ctx context.Context, site *store.Site, ref strin
 // real copies, so nothing else shows them. A failure leaves an orphan
 // blob, never a record without its bytes.
 func (s *Service) deleteBlobs(ctx context.Context, keys []string) {
-	if s.Files == nil {
+	if s.Files == nil || s.Files.Blobs == nil {
 		return
 	}
 	ctx = context.WithoutCancel(ctx)
 	for _, k := range keys {
-		_ = s.Files.Delete(ctx, k)
+		_ = s.Files.Blobs.Delete(ctx, k)
 	}
 }
 
@@ -608,13 +608,6 @@ func (r refLookup) EntryID(channelID, ref string, bySlug bool) (string, error) {
 	return id, nil
 }
 
-// fileStorer adapts pages.FileWriter.
-type fileStorer struct{ w *pages.FileWriter }
-
-func (f fileStorer) Store(v pages.FileValue, private bool) (*pages.File, error) {
-	return f.w.Store(v, private)
-}
-
 // CreateEntry creates an entry of the channel ref from a POST body and
 // returns its read shape.
 func (s *Service) CreateEntry(ctx context.Context, site *store.Site, ref string, body []byte, opt WriteOptions) ([]byte, error) {
@@ -637,10 +630,10 @@ func (s *Service) write(ctx context.Context, site *store.Site, ref, entryRef str
 	if v, ok := m["content_locale"]; ok && locale == "" {
 		locale, _ = v.(string)
 	}
-	if err := pages.CheckContentLocale(locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(locale, site.Locales); err != nil {
 		return nil, err
 	}
-	if s.Pages != nil && s.Pages.Locker != nil {
+	if s.Locker != nil {
 		// Writes take locks of the page write lock service (in-process, or
 		// Redis shared by every process): a channel with unique fields
 		// takes its lock, so that two writes cannot both find a value
@@ -660,7 +653,7 @@ func (s *Service) write(ctx context.Context, site *store.Site, ref, entryRef str
 			entryRef = id
 		}
 		for _, k := range keys {
-			unlock, err := s.Pages.Locker.Lock(ctx, k)
+			unlock, err := s.Locker.Lock(ctx, k)
 			if lock.IsTimeout(err) {
 				return nil, cms.Errorf(cms.EConcurrentMod, "The entry is being changed by another request; try again.")
 			} else if err != nil {
@@ -680,7 +673,7 @@ func (s *Service) write(ctx context.Context, site *store.Site, ref, entryRef str
 
 func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef string, m map[string]any, locale string, opt WriteOptions) ([]byte, error) {
 	var out []byte
-	var fw *pages.FileWriter
+	var fw *files.Writer
 	// before are the blob keys the entry held; those it no longer holds
 	// once the write commits (replaced or removed files) are deleted:
 	// entries keep no versions that could still show them.
@@ -699,9 +692,9 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 		now := tx.Now()
 		w := &writer{ch: ch, def: site.DefaultLocale, locales: site.Locales, loc: s.location(site), now: now,
 			refs: refLookup{tx: tx, site: site}}
-		if s.Pages != nil && s.Pages.Files != nil {
-			fw = s.Pages.NewFileWriter(ctx, tx, site, opt.Caller, false)
-			w.files = fileStorer{fw}
+		if s.Files != nil {
+			fw = s.Files.Writer(ctx, tx, site, opt.Caller, false)
+			w.files = fw
 		}
 		var e *Entry
 		var prev time.Time
@@ -870,10 +863,10 @@ func validate(tx store.Tx, site *store.Site, ch *Channel, e *Entry) error {
 // reader returns a reader for site.
 func (s *Service) reader(site *store.Site, opt ReadOptions) *reader {
 	base := s.baseURL(site)
-	return &reader{site: site, loc: s.location(site), opt: opt, fileURL: func(f *pages.File) string {
-		if f.Private && f.Key != "" && s.Files != nil {
+	return &reader{site: site, loc: s.location(site), opt: opt, fileURL: func(f *files.File) string {
+		if f.Private && f.Key != "" && s.Files != nil && s.Files.Blobs != nil {
 			exp := time.Now().Add(privateURLLifetime).Truncate(time.Minute)
-			return base + "/files/" + s.Files.SignURL(f.Key, exp)
+			return base + "/files/" + s.Files.Blobs.SignURL(f.Key, exp)
 		}
 		return f.URL
 	}}
@@ -1071,7 +1064,7 @@ func errQuery(format string, args ...any) *cms.Error {
 // storeQuery translates a list query into the store's terms: field names
 // to field ids, values to the text they are indexed as.
 func (s *Service) storeQuery(site *store.Site, ch *Channel, q Query) (store.EntryQuery, error) {
-	if err := pages.CheckContentLocale(q.Locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(q.Locale, site.Locales); err != nil {
 		return store.EntryQuery{}, err
 	}
 	if len(q.Where) > maxConds {
@@ -1224,11 +1217,11 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 	return err
 }
 
-// EntryFile finds the stored file a FileRef names on an entry of site:
+// FileSource finds the stored file a FileRef names on an entry of site:
 // service://<site>/entries/<entry id>/<file field>, or
-// …/<gallery field>/<image id>. It serves pages.Service.EntryFile.
-func (s *Service) EntryFile(tx store.Tx, site *store.Site, ref pages.FileRef) (*pages.File, error) {
-	missing := func(format string, args ...any) (*pages.File, error) {
+// …/<gallery field>/<image id>. It makes entries a files.Source.
+func (s *Service) FileSource(tx store.Tx, site *store.Site, ref files.Ref) (*files.File, error) {
+	missing := func(format string, args ...any) (*files.File, error) {
 		return nil, cms.Errorf(cms.ESourceNotFound, format, args...)
 	}
 	rec, err := tx.Entries().Get(site.ID, ref.RecordID)
@@ -1246,7 +1239,7 @@ func (s *Service) EntryFile(tx store.Tx, site *store.Site, ref pages.FileRef) (*
 		return nil, err
 	}
 	f := ch.Field(ref.Field)
-	var file *pages.File
+	var file *files.File
 	switch {
 	case f == nil:
 	case f.Type == TypeFile && ref.EmbeddedID == "":
@@ -1306,10 +1299,10 @@ func (c *renderCache) put(k renderKey, b []byte) {
 // RefTargets resolves references from page items to entries of the
 // channel with the given slug: each existing target's slug and title (its
 // channel's title field in locale, falling back to the default locale),
-// and the updated_at of every id looked at (zero when missing). It serves
-// pages.Service.EntryRefs.
-func (s *Service) RefTargets(tx store.Tx, site *store.Site, channel string, ids []string, locale string) (map[string]pages.RefTarget, map[string]time.Time, error) {
-	out, stamps := map[string]pages.RefTarget{}, map[string]time.Time{}
+// and the updated_at of every id looked at (zero when missing). It makes
+// entries the pages.EntryTargets of a page service.
+func (s *Service) RefTargets(tx store.Tx, site *store.Site, channel string, ids []string, locale string) (map[string]cms.RefTarget, map[string]time.Time, error) {
+	out, stamps := map[string]cms.RefTarget{}, map[string]time.Time{}
 	ch, err := findChannel(tx, site, channel, &s.channels)
 	if cms.IsCode(err, cms.ENotFound) {
 		return out, stamps, nil
@@ -1329,7 +1322,7 @@ func (s *Service) RefTargets(tx store.Tx, site *store.Site, channel string, ids 
 		if rec.ChannelID != ch.ID {
 			continue
 		}
-		t := pages.RefTarget{Slug: rec.Slug}
+		t := cms.RefTarget{Slug: rec.Slug}
 		if title != nil {
 			e, err := decodeEntry(rec)
 			if err != nil {

@@ -13,14 +13,14 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/files"
 )
 
 // FileStorer stores the files an entry write uploads or copies.
 type FileStorer interface {
 	// Store stores v (in private storage when private is set) and returns
 	// the file to keep. *cms.Error values are the caller's fault.
-	Store(v pages.FileValue, private bool) (*pages.File, error)
+	Store(v files.Value, private bool) (*files.File, error)
 }
 
 // RefLookup finds the targets of reference writes.
@@ -509,7 +509,7 @@ func (w *writer) relationObjects(f *Field, list []any, plain bool) ([]string, er
 // file applies a file write: upload, remove, keep (the read object with
 // its url, or the field omitted), a FileRef copy or a URL.
 func (w *writer) file(f *Field, v any, cur json.RawMessage) (json.RawMessage, error) {
-	var current *pages.File
+	var current *files.File
 	if cur != nil && json.Unmarshal(cur, &current) != nil {
 		current = nil
 	}
@@ -525,20 +525,20 @@ func (w *writer) file(f *Field, v any, cur json.RawMessage) (json.RawMessage, er
 
 // storeFile parses and stores one file value; keep reports that current
 // stays, a nil file with keep false that it is removed.
-func (w *writer) storeFile(f *Field, where string, v any, current *pages.File) (*pages.File, bool, error) {
+func (w *writer) storeFile(f *Field, where string, v any, current *files.File) (*files.File, bool, error) {
 	if m, ok := v.(map[string]any); ok {
 		if t, has := m["__type"]; has && t != "File" && t != "FileRef" {
 			return nil, false, errField(where, "must be {__type: File, filename, attachment}")
 		}
 	}
-	fv, act, err := pages.ParseFileValue(v, current, where)
+	fv, act, err := files.ParseValue(v, current, where)
 	if err != nil {
 		return nil, false, err
 	}
 	switch act {
-	case pages.FileKeep:
+	case files.Keep:
 		return nil, true, nil
-	case pages.FileClear:
+	case files.Clear:
 		return nil, false, nil
 	}
 	if w.files == nil {

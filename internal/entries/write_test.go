@@ -8,16 +8,16 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // fakeFiles stores every file value as a File named after it.
 type fakeFiles struct{ n int }
 
-func (f *fakeFiles) Store(v pages.FileValue, private bool) (*pages.File, error) {
+func (f *fakeFiles) Store(v files.Value, private bool) (*files.File, error) {
 	f.n++
-	return &pages.File{Filename: v.Filename, URL: fmt.Sprintf("https://files.test/%d", f.n), ContentType: "image/png",
+	return &files.File{Filename: v.Filename, URL: fmt.Sprintf("https://files.test/%d", f.n), ContentType: "image/png",
 		Key: fmt.Sprintf("k%d", f.n), Version: 1, Private: private}, nil
 }
 
@@ -320,7 +320,7 @@ func FuzzApply(f *testing.F) {
 			}
 			return
 		}
-		r := &reader{site: &store.Site{ID: "6a6c60362e4510dd4a459900"}, loc: w.loc, fileURL: func(f *pages.File) string { return f.URL }}
+		r := &reader{site: &store.Site{ID: "6a6c60362e4510dd4a459900"}, loc: w.loc, fileURL: func(f *files.File) string { return f.URL }}
 		for _, fd := range w.ch.Fields {
 			b := appendJSON(nil, r.value(fd, e.Values[fd.ID], false))
 			if !json.Valid(b) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"unicode"
@@ -106,6 +107,9 @@ var extTypes = map[string]string{
 	".woff": "font/woff", ".woff2": "font/woff2", ".ttf": "font/ttf", ".otf": "font/otf",
 }
 
+// refused is why a file of a forbidden type is not accepted.
+const refused = "html, js, svg, xml and css files are not accepted"
+
 // forbiddenExts are the html, js, svg, xml and css extensions.
 var forbiddenExts = map[string]bool{
 	".html": true, ".htm": true, ".xhtml": true, ".xht": true, ".shtml": true, ".mht": true,
@@ -119,8 +123,20 @@ var sniffedImages = map[string]bool{
 	"image/bmp": true, "image/x-icon": true,
 }
 
-// forbiddenType reports whether a media type is html, js, svg, xml or css.
+// forbiddenExt reports whether a file name or URL path (escaped or not)
+// ends in an html, js, svg, xml or css extension.
+func forbiddenExt(name string) bool {
+	if u, err := url.PathUnescape(name); err == nil {
+		name = u
+	}
+	return forbiddenExts[strings.ToLower(path.Ext(name))]
+}
+
+// forbiddenType reports whether a media type, with or without parameters,
+// is html, js, svg, xml or css. It reads the type loosely, so that a
+// declaration mime.ParseMediaType would refuse cannot slip past.
 func forbiddenType(mt string) bool {
+	mt = looseMediaType(mt)
 	switch mt {
 	case "text/html", "application/xhtml+xml", "text/css", "image/svg+xml", "text/xml",
 		"application/xml", "text/xsl", "application/xslt+xml":
@@ -143,6 +159,15 @@ func mediaType(s string) string {
 	return strings.ToLower(mt)
 }
 
+// looseMediaType lower-cases a media type and drops its parameters,
+// without judging the rest.
+func looseMediaType(s string) string {
+	if i := strings.IndexByte(s, ';'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.ToLower(strings.TrimSpace(s))
+}
+
 // sniffedMarkup reports whether head (the first bytes of a file) looks like
 // html, xml or svg. http.DetectContentType finds html and xml; svg without
 // an xml declaration sniffs as text, so look for its tag too.
@@ -159,9 +184,8 @@ func sniffedMarkup(head []byte, sniffed string) bool {
 // (at most 512). ok is false when the upload must be refused with
 // invalid_content_type; why then says why.
 func contentType(name, declared string, head []byte) (ct string, ok bool, why string) {
-	const refused = "html, js, svg, xml and css files are not accepted"
 	ext := strings.ToLower(path.Ext(name))
-	if forbiddenType(declared) || forbiddenExts[ext] {
+	if forbiddenType(declared) || forbiddenExt(name) {
 		return "", false, refused
 	}
 	sniffed := mediaType(http.DetectContentType(head))

@@ -44,16 +44,6 @@ func writeOptions(r *http.Request) pages.WriteOptions {
 	}
 }
 
-// caller describes the authenticated caller to the page service.
-func caller(r *http.Request) pages.Caller {
-	p := principal(r)
-	c := pages.Caller{Admin: p.IsAdmin(), SiteToken: p.IsSiteToken()}
-	if p.User != nil {
-		c.UserID = p.User.ID
-	}
-	return c
-}
-
 // handlePageList handles "GET /api/pages".
 func (s *Server) handlePageList(w http.ResponseWriter, r *http.Request) error {
 	page, perPage, err := pageParams(r)
@@ -205,7 +195,7 @@ func (s *Server) handlePagePublish(w http.ResponseWriter, r *http.Request, escap
 		return cms.Errorf(cms.EForbidden, "Only site admins may publish or unpublish pages.")
 	}
 	// The response is read in content_locale: check it before changing anything.
-	if err := pages.CheckContentLocale(r.URL.Query().Get("content_locale"), principal(r).Site.Locales); err != nil {
+	if err := cms.CheckContentLocale(r.URL.Query().Get("content_locale"), principal(r).Site.Locales); err != nil {
 		return err
 	}
 	ref, err := unescapeRef(escapedRef)

@@ -18,6 +18,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -43,6 +44,8 @@ type Server struct {
 	MaxBodyBytes int64
 	// Public serves every path outside /api/ (the public site); nil answers 404.
 	Public http.Handler
+	// Uploads keeps the uploads resource.
+	Uploads *files.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 

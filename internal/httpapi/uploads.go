@@ -2,6 +2,8 @@ package httpapi
 
 import (
 	"net/http"
+
+	"github.com/tessera-cms/tessera/internal/files"
 )
 
 // handleUploadCreate handles "POST /api/uploads".
@@ -10,7 +12,7 @@ func (s *Server) handleUploadCreate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	u, err := s.Pages.CreateUpload(r.Context(), principal(r).Site, caller(r), body)
+	u, err := s.Uploads.CreateUpload(r.Context(), principal(r).Site, caller(r), body)
 	if err != nil {
 		return err
 	}
@@ -24,7 +26,7 @@ func (s *Server) handleUploadList(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	items, total, err := s.Pages.ListUploads(r.Context(), principal(r).Site, listOptions(page, perPage))
+	items, total, err := s.Uploads.ListUploads(r.Context(), principal(r).Site, listOptions(page, perPage))
 	if err != nil {
 		return err
 	}
@@ -34,7 +36,7 @@ func (s *Server) handleUploadList(w http.ResponseWriter, r *http.Request) error 
 
 // handleUploadCount handles "GET /api/uploads/count".
 func (s *Server) handleUploadCount(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.Pages.CountUploads(r.Context(), principal(r).Site)
+	n, err := s.Uploads.CountUploads(r.Context(), principal(r).Site)
 	if err != nil {
 		return err
 	}
@@ -44,7 +46,7 @@ func (s *Server) handleUploadCount(w http.ResponseWriter, r *http.Request) error
 
 // handleUploadGet handles "GET /api/uploads/{id}".
 func (s *Server) handleUploadGet(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.Pages.GetUpload(r.Context(), principal(r).Site, r.PathValue("id"))
+	u, err := s.Uploads.GetUpload(r.Context(), principal(r).Site, r.PathValue("id"))
 	if err != nil {
 		return err
 	}
@@ -54,9 +56,20 @@ func (s *Server) handleUploadGet(w http.ResponseWriter, r *http.Request) error {
 
 // handleUploadDelete handles "DELETE /api/uploads/{id}".
 func (s *Server) handleUploadDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Pages.DeleteUpload(r.Context(), principal(r).Site, r.PathValue("id")); err != nil {
+	if err := s.Uploads.DeleteUpload(r.Context(), principal(r).Site, r.PathValue("id")); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// caller describes the authenticated caller to the services that store
+// file values (FileRef copies depend on who asks).
+func caller(r *http.Request) files.Caller {
+	p := principal(r)
+	c := files.Caller{Admin: p.IsAdmin(), SiteToken: p.IsSiteToken()}
+	if p.User != nil {
+		c.UserID = p.User.ID
+	}
+	return c
 }

@@ -202,3 +202,17 @@ func AppendString(b []byte, s string) []byte {
 	b = append(b, s[start:]...)
 	return append(b, '"')
 }
+
+// Kind returns the first non-space byte of a JSON text ('{' for an object,
+// '[' for an array, ...), or 0 for an empty one: enough to answer a body
+// of the wrong shape before decoding it.
+func Kind(raw []byte) byte {
+	for _, c := range raw {
+		switch c {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		return c
+	}
+	return 0
+}

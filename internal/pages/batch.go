@@ -59,20 +59,17 @@ package pages
 
 import (
 	"bytes"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
-	"net/url"
-	"path"
 	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -81,8 +78,6 @@ import (
 const (
 	// MaxOperations is the most operations one batch may hold.
 	MaxOperations = 10
-	// MaxFileSize is the largest file a batch set or insert may upload.
-	MaxFileSize = 25 << 20
 )
 
 // Batch operation names.
@@ -123,9 +118,6 @@ const (
 	EInvalidSwitchValue     = "invalid_switch_value"
 	EInvalidSelectValue     = "invalid_select_value"
 	EInvalidReferenceFormat = "invalid_reference_format"
-	EInvalidBase64          = "invalid_base64"
-	EFileTooLarge           = "file_too_large"
-	EInvalidContentType     = "invalid_content_type"
 	ESetFailed              = "set_failed"
 	EInvalidSlug            = "invalid_slug"
 	EInvalidInsertPath      = "invalid_insert_path"
@@ -135,8 +127,6 @@ const (
 	EDeleteFailed           = "delete_failed"
 	EInvalidMoveTarget      = "invalid_move_target"
 	EMoveFailed             = "move_failed"
-	EGone                   = "gone"
-	ECopyFailed             = "copy_failed"
 )
 
 // Operation is one element of a batch's operations array, as sent.
@@ -174,7 +164,7 @@ func DecodeOperations(body []byte) ([]Operation, error) {
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return nil, err422(cms.EInvalid, "Invalid JSON body: data after the object")
 	}
-	if jsonKind(raw) != '{' {
+	if jsonw.Kind(raw) != '{' {
 		return nil, err422(cms.EInvalid, "The body must be a JSON object with an operations array")
 	}
 	var top map[string]json.RawMessage
@@ -182,7 +172,7 @@ func DecodeOperations(body []byte) ([]Operation, error) {
 		return nil, err422(cms.EInvalid, "Invalid JSON body: %v", err)
 	}
 	opsRaw, ok := top["operations"]
-	if !ok || jsonKind(opsRaw) != '[' {
+	if !ok || jsonw.Kind(opsRaw) != '[' {
 		return nil, err422(cms.EInvalid, "operations must be an array")
 	}
 	var elems []json.RawMessage
@@ -195,7 +185,7 @@ func DecodeOperations(body []byte) ([]Operation, error) {
 	ops := make([]Operation, len(elems))
 	for i, e := range elems {
 		ops[i].Index = i
-		if jsonKind(e) != '{' {
+		if jsonw.Kind(e) != '{' {
 			continue
 		}
 		var m map[string]json.RawMessage
@@ -224,21 +214,9 @@ func checkCount(n int) error {
 	return nil
 }
 
-// jsonKind returns the first non-space byte of a JSON text, or 0.
-func jsonKind(raw []byte) byte {
-	for _, c := range raw {
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			continue
-		}
-		return c
-	}
-	return 0
-}
-
 // jsonString returns raw as a string when it is a JSON string, else "".
 func jsonString(raw json.RawMessage) string {
-	if jsonKind(raw) != '"' {
+	if jsonw.Kind(raw) != '"' {
 		return ""
 	}
 	var s string
@@ -258,59 +236,13 @@ type ReferenceChecker interface {
 	Exists(refType string, ids []string) (missing []string, err error)
 }
 
-// FileValueKind is what a file value asks for.
-type FileValueKind int
-
-// Kinds of file values.
-const (
-	// FileUpload carries the bytes: Data, Filename, ContentType.
-	FileUpload FileValueKind = iota + 1
-	// FileFromURL names a remote file (absolute http or https URL) to
-	// store as the item's file: URL, and Filename from its path.
-	FileFromURL
-	// FileCopy copies an existing file: Source and its parsed Ref.
-	FileCopy
-)
-
-// FileValue is a parsed batch file value, checked for shape, encoding,
-// size and content type, ready to be stored.
-type FileValue struct {
-	Kind FileValueKind
-	// Filename is the name without directories ("" for a FileCopy, and
-	// possibly for a FileFromURL).
-	Filename string
-	// ContentType is the declared media type (content_type, else the data:
-	// URL's), lower case without parameters; "" when none was declared.
-	ContentType string
-	Data        []byte
-	URL         string
-	Source      string
-	Ref         FileRef
-	// Current is the file the item holds now in the written locale; nil
-	// for none (a new block, or an empty item).
-	Current *File
-}
-
-// FileRef is a parsed service:// file source:
-// service://<SiteShortID>/<Resource>/<RecordID>/<Field>[/<EmbeddedID>].
-type FileRef struct {
-	SiteShortID string
-	Resource    string // entries, products, pages, uploads or tmp
-	RecordID    string
-	// Field is the field name (the file name for tmp); may be "" for uploads.
-	Field      string
-	EmbeddedID string
-}
-
-// FileValues stores the files batch set and insert write. The service
-// implements it on top of the Files work.
+// FileValues stores the files batch and PUT writes bring (a *files.Writer
+// in the service). A *cms.Error becomes the operation's error: for FileRef
+// sources unauthorized, not_found, gone, validation_failed or copy_failed;
+// for bytes and URLs invalid_content_type, file_too_large or
+// invalid_file_format. Any other error aborts the batch.
 type FileValues interface {
-	// SetFile stores v and returns the file object the item keeps. A
-	// *cms.Error becomes the operation's error: for FileRef sources
-	// unauthorized, not_found, gone, validation_failed or copy_failed; for
-	// bytes and URLs invalid_content_type, file_too_large or
-	// invalid_file_format. Any other error aborts the batch.
-	SetFile(v FileValue) (*File, error)
+	Store(v files.Value, private bool) (*files.File, error)
 }
 
 // BatchOptions are the inputs of ApplyBatch besides the page and operations.
@@ -423,7 +355,7 @@ func ApplyBatch(p *Page, ops []Operation, opt BatchOptions) (*BatchResult, error
 	if err := checkCount(len(ops)); err != nil {
 		return nil, err
 	}
-	if err := CheckContentLocale(opt.Locale, opt.Locales); err != nil {
+	if err := cms.CheckContentLocale(opt.Locale, opt.Locales); err != nil {
 		return nil, err
 	}
 	b := &batch{opt: opt, def: opt.DefaultLocale, locale: opt.Locale, now: opt.Now}
@@ -480,13 +412,13 @@ var opCodes = map[string][]string{
 	OpSet: {EMissingValue, EInvalidTarget, EInvalidField, EInvalidPosition, EInvalidContainerValue,
 		EInvalidContainerParent, cms.ERepeatableNotInTheme, EInvalidBoolean, EInvalidOperation,
 		EInvalidSwitchValue, EInvalidSelectValue, EInvalidReferenceFormat, EInvalidReferenceID,
-		EReferenceNotFound, EInvalidFileFormat, EInvalidBase64, EFileTooLarge, EInvalidContentType,
+		EReferenceNotFound, files.EInvalidFileFormat, files.EInvalidBase64, files.EFileTooLarge, files.EInvalidContentType,
 		cms.EValidationFailed, ESetFailed,
-		cms.EUnauthorized, cms.ENotFound, EGone, ECopyFailed},
+		cms.EUnauthorized, cms.ENotFound, files.EGone, files.ECopyFailed},
 	OpInsert: {EMissingValue, EMissingSlug, EInvalidSlug, EInvalidInsertPath, ENotACanvas,
-		cms.ERepeatableNotInTheme, cms.EEditableNotInTheme, EInvalidFileFormat, EInvalidBase64,
-		EFileTooLarge, EInvalidContentType, EInsertFailed,
-		cms.EUnauthorized, cms.ENotFound, EGone, cms.EValidationFailed, ECopyFailed},
+		cms.ERepeatableNotInTheme, cms.EEditableNotInTheme, files.EInvalidFileFormat, files.EInvalidBase64,
+		files.EFileTooLarge, files.EInvalidContentType, EInsertFailed,
+		cms.EUnauthorized, cms.ENotFound, files.EGone, cms.EValidationFailed, files.ECopyFailed},
 	OpDelete: {EInvalidDeleteTarget, EDeleteFailed},
 	OpMove:   {EInvalidMoveTarget, EMoveFailed},
 }
@@ -713,7 +645,7 @@ func (b *batch) setField(w *Page, field string, v any, st *opState) error {
 		}
 		return nil
 	case "published":
-		pub, ok := asBool(v)
+		pub, ok := cms.Bool(v)
 		if !ok {
 			return err422(EInvalidBoolean, "published takes true, false, yes, no, 1, 0, on or off")
 		}
@@ -773,7 +705,7 @@ func scalarValue(ed *themes.Editable, v any) (string, error) {
 	}
 	switch ed.Type {
 	case themes.TypeSwitch:
-		on, ok := asBool(v)
+		on, ok := cms.Bool(v)
 		if !ok {
 			return "", bad()
 		}
@@ -894,25 +826,16 @@ func batchIDList(ed *themes.Editable, v any) ([]string, error) {
 	return ids, nil
 }
 
-// FileAction is what a parsed file value asks of the field holding it.
-type FileAction int
-
-const (
-	fileKeep  FileAction = iota // no change
-	fileClear                   // remove the file
-	fileStore                   // store FileValue
-)
-
 func (b *batch) setFile(it *Item, v any, slug string) (bool, error) {
 	cur := it.File(b.locale, b.def)
-	fv, act, err := parseFileValue(v, cur, slug)
+	fv, act, err := files.ParseBatchValue(v, cur, slug)
 	if err != nil {
 		return false, err
 	}
 	switch act {
-	case fileKeep:
+	case files.Keep:
 		return false, nil
-	case fileClear:
+	case files.Clear:
 		if cur == nil {
 			return false, nil
 		}
@@ -927,28 +850,28 @@ func (b *batch) setFile(it *Item, v any, slug string) (bool, error) {
 	return true, nil
 }
 
-func (b *batch) storeFile(fv FileValue, slug string) (*File, error) {
+func (b *batch) storeFile(fv files.Value, slug string) (*files.File, error) {
 	if b.opt.Files == nil {
-		return nil, errUploadsUnsupported("File '" + slug + "'")
+		return nil, files.ErrUnsupported("File '" + slug + "'")
 	}
-	f, err := b.opt.Files.SetFile(fv)
+	f, err := b.opt.Files.Store(fv, false)
 	if err != nil {
 		return nil, fmt.Errorf("pages: store file for %q: %w", slug, err)
 	}
 	if f == nil {
-		return nil, err422(EInvalidFileFormat, "File '%s': the file could not be stored", slug)
+		return nil, err422(files.EInvalidFileFormat, "File '%s': the file could not be stored", slug)
 	}
 	return f, nil
 }
 
 // putFile writes f (nil clears) as the item's file in the batch locale.
-func (b *batch) putFile(it *Item, f *File) {
+func (b *batch) putFile(it *Item, f *files.File) {
 	if f == nil && b.locale == b.def {
 		delete(it.Files, b.locale)
 		return
 	}
 	if it.Files == nil {
-		it.Files = map[string]*File{}
+		it.Files = map[string]*files.File{}
 	}
 	it.Files[b.locale] = f
 }
@@ -1112,9 +1035,9 @@ func (b *batch) insertItems(rep *Repeatable, blk *themes.Block, canvas string, v
 	// Files are stored last, once every value checked out.
 	type pending struct {
 		it *Item
-		fv FileValue
+		fv files.Value
 	}
-	var files []pending
+	var uploads []pending
 	for _, k := range keys {
 		ed, it, val := blk.Editable(k), rep.Item(k), m[k]
 		if it == nil {
@@ -1130,12 +1053,12 @@ func (b *batch) insertItems(rep *Repeatable, blk *themes.Block, canvas string, v
 				st.warnings = append(st.warnings, fmt.Sprintf("%s '%s' is not assigned on insert; set it afterwards", what, k))
 			}
 		case themes.TypeFile:
-			fv, act, err := parseFileValue(val, nil, k)
+			fv, act, err := files.ParseBatchValue(val, nil, k)
 			if err != nil {
 				return err
 			}
-			if act == fileStore {
-				files = append(files, pending{it, fv})
+			if act == files.Set {
+				uploads = append(uploads, pending{it, fv})
 			}
 		default:
 			s, err := insertScalar(ed, val)
@@ -1145,7 +1068,7 @@ func (b *batch) insertItems(rep *Repeatable, blk *themes.Block, canvas string, v
 			it.Content.set(b.locale, b.def, s)
 		}
 	}
-	for _, p := range files {
+	for _, p := range uploads {
 		f, err := b.storeFile(p.fv, p.it.Slug)
 		if err != nil {
 			return err
@@ -1201,7 +1124,7 @@ func emptyValue(v any) bool {
 // with the anchor's index, first for null, or neither with the anchor as
 // text for the warning.
 func findAnchor(enabled []*Repeatable, raw json.RawMessage) (i int, found, first bool, anchor string) {
-	switch jsonKind(raw) {
+	switch jsonw.Kind(raw) {
 	case 'n':
 		return 0, false, true, ""
 	case '"':
@@ -1322,311 +1245,6 @@ func (b *batch) move(w *Page, op *Operation, pt Path, st *opState) error {
 		st.changed = true
 	}
 	return nil
-}
-
-// --- file values
-
-// parseFileValue parses a batch file value against the current file cur.
-// Errors: invalid_file_format, invalid_base64, file_too_large,
-// invalid_content_type, and validation_failed for a bad FileRef URI.
-func parseFileValue(v any, cur *File, slug string) (FileValue, FileAction, error) {
-	where := "File '" + slug + "'"
-	switch v := v.(type) {
-	case nil:
-		return FileValue{}, fileClear, nil
-	case string:
-		if cur != nil && v == cur.URL {
-			return FileValue{}, fileKeep, nil
-		}
-		fv, err := parseFileURL(v, "", where)
-		fv.Current = cur
-		return fv, fileStore, err
-	case map[string]any:
-		if rm, ok := v["remove"]; ok {
-			if on, ok := asBool(rm); ok && on {
-				return FileValue{}, fileClear, nil
-			}
-		}
-		t, _ := v["__type"].(string)
-		if src, ok := v["source"]; ok || t == "FileRef" {
-			s, ok := src.(string)
-			if !ok || s == "" {
-				return FileValue{}, 0, err422(EInvalidFileFormat, "%s: a FileRef needs a source string (service://...)", where)
-			}
-			ref, err := ParseFileRef(s)
-			if err != nil {
-				return FileValue{}, 0, err
-			}
-			return FileValue{Kind: FileCopy, Source: s, Ref: ref, Current: cur}, fileStore, nil
-		}
-		_, hasData := v["data"]
-		_, hasAttachment := v["attachment"]
-		if hasData || hasAttachment {
-			fv, err := parseUpload(v, where)
-			fv.Current = cur
-			return fv, fileStore, err
-		}
-		if u, ok := v["url"]; ok {
-			s, ok := u.(string)
-			if !ok {
-				return FileValue{}, 0, err422(EInvalidFileFormat, "%s: url must be a string", where)
-			}
-			if cur != nil && s == cur.URL {
-				return FileValue{}, fileKeep, nil
-			}
-			name, _ := v["filename"].(string)
-			fv, err := parseFileURL(s, name, where)
-			fv.Current = cur
-			return fv, fileStore, err
-		}
-	}
-	return FileValue{}, 0, err422(EInvalidFileFormat,
-		"%s takes {data, filename, content_type}, {url}, a URL, a FileRef {__type: FileRef, source}, or null", where)
-}
-
-func parseFileURL(s, name, where string) (FileValue, error) {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return FileValue{}, err422(EInvalidFileFormat, "%s: %q is not an http or https URL", where, s)
-	}
-	if name != "" {
-		if name, err = cleanFilename(name, where); err != nil {
-			return FileValue{}, err
-		}
-	} else if base := path.Base(u.Path); base != "/" && base != "." {
-		// A name taken from the URL is a hint only: drop it when unusable.
-		if name, err = cleanFilename(base, where); err != nil {
-			name = ""
-		}
-	}
-	if forbiddenExt(u.Path) || forbiddenExt(name) {
-		return FileValue{}, err422(EInvalidContentType, "%s: html, js, svg, xml and css files are not accepted", where)
-	}
-	return FileValue{Kind: FileFromURL, URL: s, Filename: name}, nil
-}
-
-func parseUpload(m map[string]any, where string) (FileValue, error) {
-	raw, ok := m["data"]
-	if !ok {
-		raw = m["attachment"]
-	}
-	data, ok := raw.(string)
-	if !ok || data == "" {
-		return FileValue{}, err422(EInvalidFileFormat, "%s: data must be a base64 string or a data: URL", where)
-	}
-	fn, _ := m["filename"].(string)
-	name, err := cleanFilename(fn, where)
-	if err != nil {
-		return FileValue{}, err
-	}
-	if name == "" {
-		return FileValue{}, err422(EInvalidFileFormat, "%s: an upload needs a filename", where)
-	}
-	ctype := ""
-	if ct, ok := m["content_type"]; ok && ct != nil {
-		s, ok := ct.(string)
-		if !ok {
-			return FileValue{}, err422(EInvalidFileFormat, "%s: content_type must be a string", where)
-		}
-		ctype = mediaType(s)
-	}
-	payload, b64, urlType := data, true, ""
-	if len(data) >= 5 && strings.EqualFold(data[:5], "data:") {
-		comma := strings.IndexByte(data, ',')
-		if comma < 0 {
-			return FileValue{}, err422(EInvalidFileFormat, "%s: malformed data: URL", where)
-		}
-		params := strings.Split(data[5:comma], ";")
-		urlType = mediaType(params[0])
-		b64 = strings.EqualFold(strings.TrimSpace(params[len(params)-1]), "base64")
-		payload = data[comma+1:]
-	}
-	if ctype == "" {
-		ctype = urlType
-	}
-	if forbiddenType(ctype) || forbiddenType(urlType) || forbiddenExt(name) {
-		return FileValue{}, err422(EInvalidContentType, "%s: html, js, svg, xml and css files are not accepted", where)
-	}
-	var content []byte
-	if b64 {
-		payload = stripSpace(payload)
-		if base64.StdEncoding.DecodedLen(len(payload)) > MaxFileSize+3 {
-			return FileValue{}, errTooLarge(where)
-		}
-		var ok bool
-		if content, ok = decodeBase64(payload); !ok {
-			return FileValue{}, err422(EInvalidBase64, "%s: data is not valid base64", where)
-		}
-	} else {
-		if len(payload) > 3*MaxFileSize {
-			return FileValue{}, errTooLarge(where)
-		}
-		s, err := url.PathUnescape(payload)
-		if err != nil {
-			return FileValue{}, err422(EInvalidFileFormat, "%s: malformed data: URL", where)
-		}
-		content = []byte(s)
-	}
-	if len(content) > MaxFileSize {
-		return FileValue{}, errTooLarge(where)
-	}
-	if len(content) == 0 {
-		return FileValue{}, err422(EInvalidFileFormat, "%s: the file is empty", where)
-	}
-	if sniffedMarkup(content) {
-		return FileValue{}, err422(EInvalidContentType, "%s: html, js, svg, xml and css files are not accepted", where)
-	}
-	return FileValue{Kind: FileUpload, Filename: name, ContentType: ctype, Data: content}, nil
-}
-
-func errTooLarge(where string) *cms.Error {
-	return err422(EFileTooLarge, "%s: files are at most %d MB", where, MaxFileSize>>20)
-}
-
-// cleanFilename drops directories from a filename and refuses control
-// characters and names that are only dots.
-func cleanFilename(s, where string) (string, error) {
-	if i := strings.LastIndexAny(s, `/\`); i >= 0 {
-		s = s[i+1:]
-	}
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return "", nil
-	}
-	if strings.Trim(s, ".") == "" || !utf8.ValidString(s) || len(s) > 255 {
-		return s, err422(EInvalidFileFormat, "%s: invalid filename %q", where, s)
-	}
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f {
-			return s, err422(EInvalidFileFormat, "%s: invalid filename %q", where, s)
-		}
-	}
-	return s, nil
-}
-
-// stripSpace drops the white space base64 may be wrapped with.
-func stripSpace(s string) string {
-	if !strings.ContainsAny(s, " \t\n\r") {
-		return s
-	}
-	return strings.Map(func(r rune) rune {
-		switch r {
-		case ' ', '\t', '\n', '\r':
-			return -1
-		}
-		return r
-	}, s)
-}
-
-// decodeBase64 decodes base64 without white space, padded or not, in the
-// standard or the URL alphabet.
-func decodeBase64(s string) ([]byte, bool) {
-	enc := base64.StdEncoding
-	if strings.ContainsAny(s, "-_") {
-		enc = base64.URLEncoding
-	}
-	out, err := enc.WithPadding(base64.NoPadding).DecodeString(strings.TrimRight(s, "="))
-	return out, err == nil
-}
-
-// mediaType lower-cases a media type and drops its parameters.
-func mediaType(s string) string {
-	if i := strings.IndexByte(s, ';'); i >= 0 {
-		s = s[:i]
-	}
-	return strings.ToLower(strings.TrimSpace(s))
-}
-
-// forbiddenType reports whether a media type is html, js, svg, xml or css.
-func forbiddenType(mt string) bool {
-	mt = mediaType(mt)
-	switch mt {
-	case "text/html", "application/xhtml+xml", "text/css", "image/svg+xml", "text/xml", "application/xml",
-		"text/xsl", "application/xslt+xml":
-		return true
-	}
-	return strings.HasSuffix(mt, "+xml") || strings.Contains(mt, "javascript") || strings.Contains(mt, "ecmascript")
-}
-
-var forbiddenExts = []string{".html", ".htm", ".xhtml", ".xht", ".shtml", ".js", ".mjs", ".cjs", ".jsx",
-	".svg", ".svgz", ".xml", ".xsl", ".xslt", ".css"}
-
-// forbiddenExt reports whether a file name or URL path ends in an html,
-// js, svg, xml or css extension.
-func forbiddenExt(name string) bool {
-	if u, err := url.PathUnescape(name); err == nil {
-		name = u
-	}
-	return slices.Contains(forbiddenExts, strings.ToLower(path.Ext(name)))
-}
-
-// sniffedMarkup reports whether bytes look like html, xml or svg whatever
-// their declared type.
-func sniffedMarkup(data []byte) bool {
-	ct := http.DetectContentType(data)
-	if strings.HasPrefix(ct, "text/html") || strings.HasPrefix(ct, "text/xml") {
-		return true
-	}
-	head := bytes.TrimLeft(data[:min(len(data), 512)], "\xef\xbb\xbf \t\r\n")
-	return len(head) >= 4 && bytes.EqualFold(head[:4], []byte("<svg"))
-}
-
-// ParseFileRef parses a FileRef source,
-// service://<site_short_id>/<resource>/<id>/<field>[/<embedded_id>].
-// Segments are URL-decoded. resource is entries, products, pages, uploads
-// or tmp; pages and entries need a field, products a field of images or
-// attachments and an embedded id, tmp a file name. Errors are 422
-// validation_failed (the spec's code for a bad FileRef URI).
-func ParseFileRef(source string) (FileRef, error) {
-	bad := func(why string) (FileRef, error) {
-		return FileRef{}, err422(cms.EValidationFailed, "Invalid FileRef source %q: %s", source, why)
-	}
-	const scheme = "service://"
-	if len(source) < len(scheme) || !strings.EqualFold(source[:len(scheme)], scheme) {
-		return bad("it must start with " + scheme)
-	}
-	raw := strings.Split(source[len(scheme):], "/")
-	if len(raw) < 3 || len(raw) > 5 {
-		return bad("expected service://<site>/<resource>/<id>/<field>[/<embedded_id>]")
-	}
-	segs := make([]string, len(raw))
-	for i, s := range raw {
-		u, err := url.PathUnescape(s)
-		if err != nil || u == "" {
-			return bad("empty or malformed segment")
-		}
-		segs[i] = u
-	}
-	ref := FileRef{SiteShortID: segs[0], Resource: segs[1], RecordID: segs[2]}
-	if len(segs) > 3 {
-		ref.Field = segs[3]
-	}
-	if len(segs) > 4 {
-		ref.EmbeddedID = segs[4]
-	}
-	switch ref.Resource {
-	case "pages", "entries":
-		if ref.Field == "" {
-			return bad(ref.Resource + " need a field name")
-		}
-	case "products":
-		if ref.Field != "images" && ref.Field != "attachments" || ref.EmbeddedID == "" {
-			return bad("products need images or attachments and an embedded id")
-		}
-	case "uploads":
-	case "tmp":
-		if ref.Field == "" || ref.EmbeddedID != "" {
-			return bad("tmp needs a file name")
-		}
-		return ref, nil
-	default:
-		return bad("resource must be entries, products, pages, uploads or tmp")
-	}
-	if !cms.IsID(ref.RecordID) {
-		return bad("the record id must be a 24-hex id")
-	}
-	ref.RecordID = strings.ToLower(ref.RecordID)
-	return ref, nil
 }
 
 // --- results JSON

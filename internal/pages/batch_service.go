@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -17,7 +18,7 @@ type BatchRequest struct {
 	Locale  string // content_locale
 	IfMatch string
 	// Caller decides whether FileRef copies are allowed.
-	Caller Caller
+	Caller files.Caller
 }
 
 // BatchOutcome is what a batch did.
@@ -47,7 +48,7 @@ var (
 // when others fail; with it, any failure saves nothing (422 atomic_failure).
 // A dry run validates everything, saves nothing and needs no If-Match.
 func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body []byte, req BatchRequest) (*BatchOutcome, error) {
-	if err := CheckContentLocale(req.Locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(req.Locale, site.Locales); err != nil {
 		return nil, err
 	}
 	id, err := s.lookup(ctx, site, ref, req.Locale)
@@ -62,9 +63,9 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		return nil, err
 	}
 	var out *BatchOutcome
-	var fv *fileValues
+	var fv *files.Writer
 	err = s.withPage(ctx, site, id, req.DryRun, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
-		fv = s.fileValues(ctx, tx, site, req.Caller, req.DryRun)
+		fv = s.Files.Writer(ctx, tx, site, req.Caller, req.DryRun)
 		if strings.TrimSpace(req.IfMatch) != "" || !req.DryRun {
 			if err := CheckIfMatch(req.IfMatch, p.ETag()); err != nil {
 				return err
@@ -104,7 +105,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		}
 		return s.archive(tx, site, out.Page, VersionLiveSave)
 	})
-	fv.cleanup(err == nil && !req.DryRun)
+	fv.Finish(err == nil && !req.DryRun)
 	if err != nil {
 		return nil, err
 	}

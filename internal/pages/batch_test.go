@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -31,20 +32,20 @@ func (r refs) Exists(refType string, ids []string) ([]string, error) {
 // fakeFiles stores every file value it is given and returns a file named
 // after it; err, when set, is returned instead.
 type fakeFiles struct {
-	got []pages.FileValue
+	got []files.Value
 	err error
 }
 
-func (f *fakeFiles) SetFile(v pages.FileValue) (*pages.File, error) {
+func (f *fakeFiles) Store(v files.Value, _ bool) (*files.File, error) {
 	f.got = append(f.got, v)
 	if f.err != nil {
 		return nil, f.err
 	}
 	name := v.Filename
-	if v.Kind == pages.FileCopy {
+	if v.Kind == files.KindCopy {
 		name = "copy-" + v.Ref.Field
 	}
-	return &pages.File{Filename: name, URL: "/files/site/" + name, ContentType: v.ContentType, Version: 1, Size: int64(len(v.Data))}, nil
+	return &files.File{Filename: name, URL: "/files/site/" + name, ContentType: v.ContentType, Version: 1, Size: int64(len(v.Data))}, nil
 }
 
 func batchOpts() pages.BatchOptions {
@@ -530,88 +531,88 @@ func TestBatchSetFiles(t *testing.T) {
 	tests := []struct {
 		name, value string
 		code        string
-		want        *pages.FileValue // what FileValues receives; nil for none
-		file        *pages.File      // the item's file after; checked when want is nil and code is ""
+		want        *files.Value // what FileValues receives; nil for none
+		file        *files.File  // the item's file after; checked when want is nil and code is ""
 	}{
 		{name: "data base64", value: `{"data":"` + b64(png) + `","filename":"a.png","content_type":"image/png"}`,
-			want: &pages.FileValue{Kind: pages.FileUpload, Filename: "a.png", ContentType: "image/png", Data: []byte(png)}},
+			want: &files.Value{Kind: files.KindUpload, Filename: "a.png", ContentType: "image/png", Data: []byte(png)}},
 		{name: "data unpadded", value: `{"data":"` + strings.TrimRight(b64("ab"), "=") + `","filename":"a.txt"}`,
-			want: &pages.FileValue{Kind: pages.FileUpload, Filename: "a.txt", Data: []byte("ab")}},
+			want: &files.Value{Kind: files.KindUpload, Filename: "a.txt", Data: []byte("ab")}},
 		{name: "data url-safe with newlines", value: `{"data":"` + base64.URLEncoding.EncodeToString([]byte{0xfb, 0xff, 0xfe, 1}) + `\n","filename":"x.bin"}`,
-			want: &pages.FileValue{Kind: pages.FileUpload, Filename: "x.bin", Data: []byte{0xfb, 0xff, 0xfe, 1}}},
+			want: &files.Value{Kind: files.KindUpload, Filename: "x.bin", Data: []byte{0xfb, 0xff, 0xfe, 1}}},
 		{name: "data URL", value: `{"data":"data:image/png;base64,` + b64(png) + `","filename":"dir/b.png"}`,
-			want: &pages.FileValue{Kind: pages.FileUpload, Filename: "b.png", ContentType: "image/png", Data: []byte(png)}},
+			want: &files.Value{Kind: files.KindUpload, Filename: "b.png", ContentType: "image/png", Data: []byte(png)}},
 		{name: "data URL percent", value: `{"data":"data:text/plain;charset=utf-8,hello%20world","filename":"h.txt"}`,
-			want: &pages.FileValue{Kind: pages.FileUpload, Filename: "h.txt", ContentType: "text/plain", Data: []byte("hello world")}},
+			want: &files.Value{Kind: files.KindUpload, Filename: "h.txt", ContentType: "text/plain", Data: []byte("hello world")}},
 		{name: "declared type wins", value: `{"data":"data:application/octet-stream;base64,` + b64("x") + `","filename":"a.pdf","content_type":"Application/PDF; x=y"}`,
-			want: &pages.FileValue{Kind: pages.FileUpload, Filename: "a.pdf", ContentType: "application/pdf", Data: []byte("x")}},
+			want: &files.Value{Kind: files.KindUpload, Filename: "a.pdf", ContentType: "application/pdf", Data: []byte("x")}},
 		{name: "attachment", value: `{"__type":"File","attachment":"` + b64("x") + `","filename":"a.txt"}`,
-			want: &pages.FileValue{Kind: pages.FileUpload, Filename: "a.txt", Data: []byte("x")}},
+			want: &files.Value{Kind: files.KindUpload, Filename: "a.txt", Data: []byte("x")}},
 		{name: "FileRef", value: `{"__type":"FileRef","source":"service://acme/pages/` + refPageID + `/Hero%20image"}`,
-			want: &pages.FileValue{Kind: pages.FileCopy, Source: "service://acme/pages/" + refPageID + "/Hero%20image",
-				Ref: pages.FileRef{SiteShortID: "acme", Resource: "pages", RecordID: refPageID, Field: "Hero image"}}},
+			want: &files.Value{Kind: files.KindCopy, Source: "service://acme/pages/" + refPageID + "/Hero%20image",
+				Ref: files.Ref{SiteShortID: "acme", Resource: "pages", RecordID: refPageID, Field: "Hero image"}}},
 		{name: "source without type", value: `{"source":"service://acme/uploads/` + refPageID + `"}`,
-			want: &pages.FileValue{Kind: pages.FileCopy, Source: "service://acme/uploads/" + refPageID,
-				Ref: pages.FileRef{SiteShortID: "acme", Resource: "uploads", RecordID: refPageID}}},
+			want: &files.Value{Kind: files.KindCopy, Source: "service://acme/uploads/" + refPageID,
+				Ref: files.Ref{SiteShortID: "acme", Resource: "uploads", RecordID: refPageID}}},
 		{name: "url object", value: `{"url":"https://cdn.example.com/img/cat.jpg?x=1"}`,
-			want: &pages.FileValue{Kind: pages.FileFromURL, URL: "https://cdn.example.com/img/cat.jpg?x=1", Filename: "cat.jpg"}},
+			want: &files.Value{Kind: files.KindURL, URL: "https://cdn.example.com/img/cat.jpg?x=1", Filename: "cat.jpg"}},
 		{name: "url with filename", value: `{"url":"http://example.com/dl","filename":"r.pdf"}`,
-			want: &pages.FileValue{Kind: pages.FileFromURL, URL: "http://example.com/dl", Filename: "r.pdf"}},
+			want: &files.Value{Kind: files.KindURL, URL: "http://example.com/dl", Filename: "r.pdf"}},
 		{name: "bare URL", value: `"https://example.com/a%20b.png"`,
-			want: &pages.FileValue{Kind: pages.FileFromURL, URL: "https://example.com/a%20b.png", Filename: "a b.png"}},
+			want: &files.Value{Kind: files.KindURL, URL: "https://example.com/a%20b.png", Filename: "a b.png"}},
 		{name: "bare URL no path", value: `"https://example.com"`,
-			want: &pages.FileValue{Kind: pages.FileFromURL, URL: "https://example.com"}},
+			want: &files.Value{Kind: files.KindURL, URL: "https://example.com"}},
 		{name: "current URL unchanged", value: `"` + heroImage.URL + `"`, file: heroImage},
 		{name: "read shape unchanged", value: `{"__type":"File","url":"` + heroImage.URL + `","filename":"hero.png"}`, file: heroImage},
 		{name: "null clears", value: `null`},
 		{name: "remove clears", value: `{"__type":"File","remove":true}`},
 
-		{name: "relative URL", value: `"/files/other.png"`, code: pages.EInvalidFileFormat},
-		{name: "ftp URL", value: `"ftp://example.com/a.png"`, code: pages.EInvalidFileFormat},
-		{name: "number", value: `5`, code: pages.EInvalidFileFormat},
-		{name: "array", value: `["https://example.com/a.png"]`, code: pages.EInvalidFileFormat},
-		{name: "object without form", value: `{"filename":"a.png"}`, code: pages.EInvalidFileFormat},
-		{name: "remove false", value: `{"remove":false}`, code: pages.EInvalidFileFormat},
-		{name: "url not a string", value: `{"url":5}`, code: pages.EInvalidFileFormat},
-		{name: "no filename", value: `{"data":"` + b64("x") + `"}`, code: pages.EInvalidFileFormat},
-		{name: "dot filename", value: `{"data":"` + b64("x") + `","filename":".."}`, code: pages.EInvalidFileFormat},
-		{name: "data not a string", value: `{"data":5,"filename":"a.txt"}`, code: pages.EInvalidFileFormat},
-		{name: "empty data", value: `{"data":"","filename":"a.txt"}`, code: pages.EInvalidFileFormat},
-		{name: "empty decoded", value: `{"data":"data:text/plain,","filename":"a.txt"}`, code: pages.EInvalidFileFormat},
-		{name: "data URL without comma", value: `{"data":"data:image/png;base64","filename":"a.png"}`, code: pages.EInvalidFileFormat},
-		{name: "content_type not a string", value: `{"data":"` + b64("x") + `","filename":"a.txt","content_type":1}`, code: pages.EInvalidFileFormat},
-		{name: "FileRef without source", value: `{"__type":"FileRef"}`, code: pages.EInvalidFileFormat},
-		{name: "bad base64", value: `{"data":"!!!!","filename":"a.txt"}`, code: pages.EInvalidBase64},
-		{name: "bad base64 in data URL", value: `{"data":"data:image/png;base64,*","filename":"a.png"}`, code: pages.EInvalidBase64},
-		{name: "html type", value: `{"data":"` + b64("x") + `","filename":"a.txt","content_type":"text/html"}`, code: pages.EInvalidContentType},
-		{name: "css type with charset", value: `{"data":"` + b64("x") + `","filename":"a.txt","content_type":"text/css; charset=utf-8"}`, code: pages.EInvalidContentType},
-		{name: "js type", value: `{"data":"` + b64("x") + `","filename":"a.txt","content_type":"application/javascript"}`, code: pages.EInvalidContentType},
-		{name: "xml type", value: `{"data":"` + b64("x") + `","filename":"a.txt","content_type":"application/xml"}`, code: pages.EInvalidContentType},
-		{name: "svg data URL", value: `{"data":"data:image/svg+xml;base64,` + b64("x") + `","filename":"a.png"}`, code: pages.EInvalidContentType},
-		{name: "js extension", value: `{"data":"` + b64("x") + `","filename":"app.JS","content_type":"text/plain"}`, code: pages.EInvalidContentType},
-		{name: "svg extension", value: `{"data":"` + b64("x") + `","filename":"logo.svg"}`, code: pages.EInvalidContentType},
-		{name: "html bytes", value: `{"data":"` + b64("<!DOCTYPE html><html></html>") + `","filename":"a.png","content_type":"image/png"}`, code: pages.EInvalidContentType},
-		{name: "svg bytes", value: `{"data":"` + b64("\n<svg xmlns='http://www.w3.org/2000/svg'></svg>") + `","filename":"a.png"}`, code: pages.EInvalidContentType},
-		{name: "html URL", value: `"https://example.com/page.html"`, code: pages.EInvalidContentType},
-		{name: "css url object", value: `{"url":"https://example.com/s.css?v=1"}`, code: pages.EInvalidContentType},
+		{name: "relative URL", value: `"/files/other.png"`, code: files.EInvalidFileFormat},
+		{name: "ftp URL", value: `"ftp://example.com/a.png"`, code: files.EInvalidFileFormat},
+		{name: "number", value: `5`, code: files.EInvalidFileFormat},
+		{name: "array", value: `["https://example.com/a.png"]`, code: files.EInvalidFileFormat},
+		{name: "object without form", value: `{"filename":"a.png"}`, code: files.EInvalidFileFormat},
+		{name: "remove false", value: `{"remove":false}`, code: files.EInvalidFileFormat},
+		{name: "url not a string", value: `{"url":5}`, code: files.EInvalidFileFormat},
+		{name: "no filename", value: `{"data":"` + b64("x") + `"}`, code: files.EInvalidFileFormat},
+		{name: "dot filename", value: `{"data":"` + b64("x") + `","filename":".."}`, code: files.EInvalidFileFormat},
+		{name: "data not a string", value: `{"data":5,"filename":"a.txt"}`, code: files.EInvalidFileFormat},
+		{name: "empty data", value: `{"data":"","filename":"a.txt"}`, code: files.EInvalidFileFormat},
+		{name: "empty decoded", value: `{"data":"data:text/plain,","filename":"a.txt"}`, code: files.EInvalidFileFormat},
+		{name: "data URL without comma", value: `{"data":"data:image/png;base64","filename":"a.png"}`, code: files.EInvalidFileFormat},
+		{name: "content_type not a string", value: `{"data":"` + b64("x") + `","filename":"a.txt","content_type":1}`, code: files.EInvalidFileFormat},
+		{name: "FileRef without source", value: `{"__type":"FileRef"}`, code: files.EInvalidFileFormat},
+		{name: "bad base64", value: `{"data":"!!!!","filename":"a.txt"}`, code: files.EInvalidBase64},
+		{name: "bad base64 in data URL", value: `{"data":"data:image/png;base64,*","filename":"a.png"}`, code: files.EInvalidBase64},
+		{name: "html type", value: `{"data":"` + b64("x") + `","filename":"a.txt","content_type":"text/html"}`, code: files.EInvalidContentType},
+		{name: "css type with charset", value: `{"data":"` + b64("x") + `","filename":"a.txt","content_type":"text/css; charset=utf-8"}`, code: files.EInvalidContentType},
+		{name: "js type", value: `{"data":"` + b64("x") + `","filename":"a.txt","content_type":"application/javascript"}`, code: files.EInvalidContentType},
+		{name: "xml type", value: `{"data":"` + b64("x") + `","filename":"a.txt","content_type":"application/xml"}`, code: files.EInvalidContentType},
+		{name: "svg data URL", value: `{"data":"data:image/svg+xml;base64,` + b64("x") + `","filename":"a.png"}`, code: files.EInvalidContentType},
+		{name: "js extension", value: `{"data":"` + b64("x") + `","filename":"app.JS","content_type":"text/plain"}`, code: files.EInvalidContentType},
+		{name: "svg extension", value: `{"data":"` + b64("x") + `","filename":"logo.svg"}`, code: files.EInvalidContentType},
+		{name: "html bytes", value: `{"data":"` + b64("<!DOCTYPE html><html></html>") + `","filename":"a.png","content_type":"image/png"}`, code: files.EInvalidContentType},
+		{name: "svg bytes", value: `{"data":"` + b64("\n<svg xmlns='http://www.w3.org/2000/svg'></svg>") + `","filename":"a.png"}`, code: files.EInvalidContentType},
+		{name: "html URL", value: `"https://example.com/page.html"`, code: files.EInvalidContentType},
+		{name: "css url object", value: `{"url":"https://example.com/s.css?v=1"}`, code: files.EInvalidContentType},
 		{name: "bad FileRef URI", value: `{"__type":"FileRef","source":"https://example.com/a.png"}`, code: cms.EValidationFailed},
 		{name: "FileRef bad resource", value: `{"__type":"FileRef","source":"service://acme/blogs/` + refPageID + `/x"}`, code: cms.EValidationFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files := &fakeFiles{}
+			ff := &fakeFiles{}
 			op := `{"op":"set","path":"/items/Hero image","value":` + tt.value + `}`
-			res, _ := runOne(t, op, tt.code, func(o *pages.BatchOptions) { o.Files = files })
+			res, _ := runOne(t, op, tt.code, func(o *pages.BatchOptions) { o.Files = ff })
 			if tt.code != "" {
-				if len(files.got) != 0 {
-					t.Errorf("FileValues was called for a failed value: %+v", files.got)
+				if len(ff.got) != 0 {
+					t.Errorf("FileValues was called for a failed value: %+v", ff.got)
 				}
 				return
 			}
 			it := res.Page.Item("Hero image")
 			if tt.want == nil {
-				if len(files.got) != 0 {
-					t.Errorf("FileValues was called: %+v", files.got)
+				if len(ff.got) != 0 {
+					t.Errorf("FileValues was called: %+v", ff.got)
 				}
 				if diff := cmp.Diff(tt.file, it.File("en", "en")); diff != "" {
 					t.Errorf("file (-want +got):\n%s", diff)
@@ -623,7 +624,7 @@ func TestBatchSetFiles(t *testing.T) {
 			}
 			want := *tt.want
 			want.Current = heroImage
-			if diff := cmp.Diff([]pages.FileValue{want}, files.got, cmpopts.EquateEmpty()); diff != "" {
+			if diff := cmp.Diff([]files.Value{want}, ff.got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("FileValues got (-want +got):\n%s", diff)
 			}
 			if got := it.File("en", "en"); got == nil || got.Version != 1 {
@@ -638,23 +639,23 @@ func TestBatchSetFiles(t *testing.T) {
 
 func TestBatchFileSizeLimit(t *testing.T) {
 	// Exactly the limit, wrapped at 76 columns as MIME does, is accepted.
-	enc := base64.StdEncoding.EncodeToString(make([]byte, pages.MaxFileSize))
+	enc := base64.StdEncoding.EncodeToString(make([]byte, files.MaxValueSize))
 	var wrapped strings.Builder
 	for i := 0; i < len(enc); i += 76 {
 		wrapped.WriteString(enc[i:min(i+76, len(enc))])
 		wrapped.WriteString(`\r\n`)
 	}
-	files := &fakeFiles{}
+	ff := &fakeFiles{}
 	runOne(t, `{"op":"set","path":"/items/Hero image","value":{"data":"`+wrapped.String()+`","filename":"big.bin"}}`, "",
-		func(o *pages.BatchOptions) { o.Files = files })
-	if len(files.got) != 1 || len(files.got[0].Data) != pages.MaxFileSize {
-		t.Errorf("got %d stored files", len(files.got))
+		func(o *pages.BatchOptions) { o.Files = ff })
+	if len(ff.got) != 1 || len(ff.got[0].Data) != files.MaxValueSize {
+		t.Errorf("got %d stored files", len(ff.got))
 	}
 }
 
 func TestBatchFileTooLarge(t *testing.T) {
-	data := base64.StdEncoding.EncodeToString(make([]byte, pages.MaxFileSize+1))
-	runOne(t, `{"op":"set","path":"/items/Hero image","value":{"data":"`+data+`","filename":"big.bin"}}`, pages.EFileTooLarge, nil)
+	data := base64.StdEncoding.EncodeToString(make([]byte, files.MaxValueSize+1))
+	runOne(t, `{"op":"set","path":"/items/Hero image","value":{"data":"`+data+`","filename":"big.bin"}}`, files.EFileTooLarge, nil)
 }
 
 func TestBatchFilesUnavailable(t *testing.T) {
@@ -664,32 +665,32 @@ func TestBatchFilesUnavailable(t *testing.T) {
 		`"https://example.com/a.png"`,
 		`{"__type":"FileRef","source":"service://acme/uploads/` + refPageID + `"}`,
 	} {
-		res, _ := runOne(t, `{"op":"set","path":"/items/Hero image","value":`+v+`}`, pages.EInvalidFileFormat, noFiles)
+		res, _ := runOne(t, `{"op":"set","path":"/items/Hero image","value":`+v+`}`, files.EInvalidFileFormat, noFiles)
 		if msg := res.Results[0].Error.Message; !strings.Contains(msg, "not supported yet") {
 			t.Errorf("got message %q, want it to say uploads are not available", msg)
 		}
 	}
 	// Parse errors keep their own code; clearing needs no file store.
-	runOne(t, `{"op":"set","path":"/items/Hero image","value":{"data":"!","filename":"a.txt"}}`, pages.EInvalidBase64, noFiles)
+	runOne(t, `{"op":"set","path":"/items/Hero image","value":{"data":"!","filename":"a.txt"}}`, files.EInvalidBase64, noFiles)
 	res, _ := runOne(t, `{"op":"set","path":"/items/Hero image","value":null}`, "", noFiles)
 	if f := res.Page.Item("Hero image").File("en", "en"); f != nil {
 		t.Errorf("got file %+v, want it cleared", f)
 	}
 	// A FileValues *cms.Error is the operation's; others abort.
-	files := &fakeFiles{err: cms.Errorf(EGoneCode, "expired")}
+	ff := &fakeFiles{err: cms.Errorf(EGoneCode, "expired")}
 	res, _ = runOne(t, `{"op":"set","path":"/items/Hero image","value":{"source":"service://acme/tmp/abc/x.png"}}`, EGoneCode,
-		func(o *pages.BatchOptions) { o.Files = files })
+		func(o *pages.BatchOptions) { o.Files = ff })
 	if got := res.Results[0].Error.Message; got != "expired" {
 		t.Errorf("got message %q, want the store's", got)
 	}
-	files.err = cms.Errorf("weird_code", "odd")
+	ff.err = cms.Errorf("weird_code", "odd")
 	runOne(t, `{"op":"set","path":"/items/Hero image","value":"https://example.com/a.png"}`, pages.ESetFailed,
-		func(o *pages.BatchOptions) { o.Files = files })
+		func(o *pages.BatchOptions) { o.Files = ff })
 	boom := errors.New("disk full")
-	files.err = boom
+	ff.err = boom
 	ops, _ := pages.DecodeOperations([]byte(opsBody(`{"op":"set","path":"/items/Hero image","value":"https://example.com/a.png"}`)))
 	opt := batchOpts()
-	opt.Files = files
+	opt.Files = ff
 	if _, err := pages.ApplyBatch(testPage(), ops, opt); !errors.Is(err, boom) {
 		t.Fatalf("got %v, want the store's error", err)
 	}
@@ -700,15 +701,15 @@ const EGoneCode = "gone"
 func TestParseFileRef(t *testing.T) {
 	tests := []struct {
 		in   string
-		want pages.FileRef
+		want files.Ref
 		ok   bool
 	}{
-		{"service://acme/pages/" + refPageID + "/og_image", pages.FileRef{SiteShortID: "acme", Resource: "pages", RecordID: refPageID, Field: "og_image"}, true},
-		{"service://acme/pages/" + refPageID + "/Image/" + heroID, pages.FileRef{SiteShortID: "acme", Resource: "pages", RecordID: refPageID, Field: "Image", EmbeddedID: heroID}, true},
-		{"SERVICE://acme/entries/" + strings.ToUpper(article1) + "/cover", pages.FileRef{SiteShortID: "acme", Resource: "entries", RecordID: article1, Field: "cover"}, true},
-		{"service://acme/products/" + article1 + "/images/" + article2, pages.FileRef{SiteShortID: "acme", Resource: "products", RecordID: article1, Field: "images", EmbeddedID: article2}, true},
-		{"service://acme/uploads/" + article1, pages.FileRef{SiteShortID: "acme", Resource: "uploads", RecordID: article1}, true},
-		{"service://acme/tmp/k3y/photo%20a.jpg", pages.FileRef{SiteShortID: "acme", Resource: "tmp", RecordID: "k3y", Field: "photo a.jpg"}, true},
+		{"service://acme/pages/" + refPageID + "/og_image", files.Ref{SiteShortID: "acme", Resource: "pages", RecordID: refPageID, Field: "og_image"}, true},
+		{"service://acme/pages/" + refPageID + "/Image/" + heroID, files.Ref{SiteShortID: "acme", Resource: "pages", RecordID: refPageID, Field: "Image", EmbeddedID: heroID}, true},
+		{"SERVICE://acme/entries/" + strings.ToUpper(article1) + "/cover", files.Ref{SiteShortID: "acme", Resource: "entries", RecordID: article1, Field: "cover"}, true},
+		{"service://acme/products/" + article1 + "/images/" + article2, files.Ref{SiteShortID: "acme", Resource: "products", RecordID: article1, Field: "images", EmbeddedID: article2}, true},
+		{"service://acme/uploads/" + article1, files.Ref{SiteShortID: "acme", Resource: "uploads", RecordID: article1}, true},
+		{"service://acme/tmp/k3y/photo%20a.jpg", files.Ref{SiteShortID: "acme", Resource: "tmp", RecordID: "k3y", Field: "photo a.jpg"}, true},
 		{in: "service://acme/pages/" + refPageID},
 		{in: "service://acme/entries/" + article1},
 		{in: "service://acme/products/" + article1 + "/images"},
@@ -723,7 +724,7 @@ func TestParseFileRef(t *testing.T) {
 		{in: ""},
 	}
 	for _, tt := range tests {
-		got, err := pages.ParseFileRef(tt.in)
+		got, err := files.ParseRef(tt.in)
 		if !tt.ok {
 			wantCode(t, err, cms.EValidationFailed)
 			continue
@@ -866,9 +867,9 @@ func TestBatchInsert(t *testing.T) {
 		{name: "item content array", path: "/items/Body/repeatables", value: `{"slug":"quote","items":{"Quote":["x"]}}`, code: pages.EInsertFailed},
 		{name: "item content object", path: "/items/Body/repeatables", value: `{"slug":"quote","items":{"Quote":{"text":"x"}}}`, code: pages.EInsertFailed},
 		{name: "bad select", path: pColumns + "/repeatables", value: `{"slug":"column","items":{"Align":"middle"}}`, code: pages.EInsertFailed},
-		{name: "bad file", path: "/items/Body/repeatables", value: `{"slug":"hero","items":{"Image":5}}`, code: pages.EInvalidFileFormat},
-		{name: "bad base64 file", path: "/items/Body/repeatables", value: `{"slug":"hero","items":{"Image":{"data":"%%","filename":"a.png"}}}`, code: pages.EInvalidBase64},
-		{name: "html file", path: "/items/Body/repeatables", value: `{"slug":"hero","items":{"Image":"https://x.com/a.htm"}}`, code: pages.EInvalidContentType},
+		{name: "bad file", path: "/items/Body/repeatables", value: `{"slug":"hero","items":{"Image":5}}`, code: files.EInvalidFileFormat},
+		{name: "bad base64 file", path: "/items/Body/repeatables", value: `{"slug":"hero","items":{"Image":{"data":"%%","filename":"a.png"}}}`, code: files.EInvalidBase64},
+		{name: "html file", path: "/items/Body/repeatables", value: `{"slug":"hero","items":{"Image":"https://x.com/a.htm"}}`, code: files.EInvalidContentType},
 		{name: "canvas path", path: "/items/Body", value: `{"slug":"hero"}`, code: pages.EInvalidInsertPath},
 		{name: "field path", path: "/title", value: `{"slug":"hero"}`, code: pages.EInvalidInsertPath},
 		{name: "block path", path: pHero, value: `{"slug":"hero"}`, code: pages.EInvalidInsertPath},
@@ -917,10 +918,10 @@ func TestBatchInsert(t *testing.T) {
 }
 
 func TestBatchInsertItems(t *testing.T) {
-	files := &fakeFiles{}
+	ff := &fakeFiles{}
 	res, _ := runOne(t, `{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"hero","position":1,"id":"`+missingID+`",
 		"items":{"Heading":{"content":"Hi"},"Image":{"data":"`+b64("img")+`","filename":"i.png"}}}}`, "",
-		func(o *pages.BatchOptions) { o.Files = files })
+		func(o *pages.BatchOptions) { o.Files = ff })
 	id := res.Results[0].ID
 	if id == missingID {
 		t.Fatal("insert took the id from the value")
@@ -932,8 +933,8 @@ func TestBatchInsertItems(t *testing.T) {
 	if got := rep.Item("Image").File("en", "en"); got == nil || got.Filename != "i.png" {
 		t.Errorf("got Image %+v", got)
 	}
-	if len(files.got) != 1 || files.got[0].Current != nil {
-		t.Errorf("got file values %+v, want one without a current file", files.got)
+	if len(ff.got) != 1 || ff.got[0].Current != nil {
+		t.Errorf("got file values %+v, want one without a current file", ff.got)
 	}
 	var slugs []string
 	for _, it := range rep.Items {
@@ -952,7 +953,7 @@ func TestBatchInsertItems(t *testing.T) {
 
 	// Files: without a store nothing is inserted.
 	runOne(t, `{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"hero","items":{"Image":"https://x.com/a.png"}}}`,
-		pages.EInvalidFileFormat, func(o *pages.BatchOptions) { o.Files = nil })
+		files.EInvalidFileFormat, func(o *pages.BatchOptions) { o.Files = nil })
 	// A null file is no file and needs no store.
 	runOne(t, `{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"hero","items":{"Image":null}}}`,
 		"", func(o *pages.BatchOptions) { o.Files = nil })
@@ -1249,7 +1250,7 @@ func TestBatchContentLocale(t *testing.T) {
 		{"Intro", np.Item("Intro").Content, text("en", "", "nl", "Hallo")},
 		{"Style", np.Item("Style").Content, text("en", "solid", "nl", "ghost")},
 		{"Show banner", np.Item("Show banner").Content, text("en", "false", "nl", "true")},
-		{"Hero image", np.Item("Hero image").Files, map[string]*pages.File{"en": heroImage, "nl": nil}},
+		{"Hero image", np.Item("Hero image").Files, map[string]*files.File{"en": heroImage, "nl": nil}},
 		{"published", np.Published, false},
 		{"Featured", np.Item("Featured").RefIDs, []string(nil)},
 		{"SlugChanged", res.SlugChanged, []string{"nl"}},
@@ -1261,14 +1262,14 @@ func TestBatchContentLocale(t *testing.T) {
 		}
 	}
 	// A file set in nl leaves en's.
-	files := &fakeFiles{}
+	ff := &fakeFiles{}
 	res = runBatch(t, p, opsBody(`{"op":"set","path":"/items/Hero image","value":"https://x.com/n.png"}`),
-		func(o *pages.BatchOptions) { o.Locale = "nl"; o.Files = files })
+		func(o *pages.BatchOptions) { o.Locale = "nl"; o.Files = ff })
 	if f := res.Page.Item("Hero image").Files; !cmp.Equal(f["en"], heroImage) || f["nl"] == nil || f["nl"].Filename != "n.png" {
 		t.Errorf("got files %+v", f)
 	}
-	if !cmp.Equal(files.got[0].Current, heroImageNL) {
-		t.Errorf("got current %+v, want the nl file", files.got[0].Current)
+	if !cmp.Equal(ff.got[0].Current, heroImageNL) {
+		t.Errorf("got current %+v, want the nl file", ff.got[0].Current)
 	}
 	// content_locale equal to the default is the default.
 	res = runBatch(t, p, opsBody(`{"op":"set","path":"/title","value":"T"}`), func(o *pages.BatchOptions) { o.Locale = "en" })

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -28,7 +29,7 @@ func benchPage() (*pages.Page, *themes.Template) {
 		it := item(100+i, slug, typ)
 		switch typ {
 		case themes.TypeFile:
-			it.Files = map[string]*pages.File{"en": heroImage, "nl": heroImageNL}
+			it.Files = map[string]*files.File{"en": heroImage, "nl": heroImageNL}
 		case themes.TypeReference:
 			it.RefType, it.RefIDs = "pages", []string{refPageID}
 		default:
@@ -48,7 +49,7 @@ func benchPage() (*pages.Page, *themes.Template) {
 			body := item(3000+c*100+b, "Body", themes.TypeText)
 			body.Content = text("en", "<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>", "nl", "<p>Nederlandse tekst.</p>")
 			img := item(4000+c*100+b, "Image", themes.TypeFile)
-			img.Files = map[string]*pages.File{"en": heroImage}
+			img.Files = map[string]*files.File{"en": heroImage}
 			r.Items = []*pages.Item{h, body, img}
 			canvas.Repeatables = append(canvas.Repeatables, r)
 		}

@@ -47,6 +47,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 )
 
 // Security mechanisms a page can have.
@@ -88,8 +89,8 @@ type Page struct {
 	Locales           []string `json:"locales,omitempty"`
 	FixedLocale       string   `json:"fixed_locale,omitempty"`
 	// CachingStrategy is writable but never serialized in reads.
-	CachingStrategy string `json:"caching_strategy,omitempty"`
-	OGImage         *File  `json:"og_image,omitempty"`
+	CachingStrategy string      `json:"caching_strategy,omitempty"`
+	OGImage         *files.File `json:"og_image,omitempty"`
 
 	// TemplateSyncedAt is the template's updated_at when the page's items
 	// were last synced against it (see Sync).
@@ -161,7 +162,7 @@ type Item struct {
 	Content Text `json:"content,omitempty"`
 	// Files holds a file item's file per locale; a nil entry is a file
 	// cleared in that locale (it does not fall back to the default locale).
-	Files map[string]*File `json:"files,omitempty"`
+	Files map[string]*files.File `json:"files,omitempty"`
 
 	// RefType is the reference target resource ("pages",
 	// "channels.articles"), RefIDs the referenced ids, Many whether the
@@ -176,7 +177,7 @@ type Item struct {
 
 // File returns the item's file in locale, falling back to the default
 // locale's when locale has no entry.
-func (it *Item) File(locale, def string) *File {
+func (it *Item) File(locale, def string) *files.File {
 	if f, ok := it.Files[locale]; ok {
 		return f
 	}
@@ -192,27 +193,6 @@ type Repeatable struct {
 	CreatedAt time.Time `json:"created_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	Items     []*Item   `json:"items,omitempty"`
-}
-
-// File is the metadata of a stored file. Key is the blob key, never shown.
-type File struct {
-	Filename             string `json:"filename"`
-	URL                  string `json:"url"`
-	ContentType          string `json:"content_type"`
-	Version              int    `json:"version"`
-	Checksum             string `json:"checksum"`
-	Size                 int64  `json:"size"`
-	Width                int    `json:"width,omitempty"`
-	Height               int    `json:"height,omitempty"`
-	Private              bool   `json:"private,omitempty"`
-	PermanentURL         string `json:"permanent_url,omitempty"`
-	PermanentRelativeURL string `json:"permanent_relative_url,omitempty"`
-	Key                  string `json:"key,omitempty"`
-}
-
-// IsImage reports whether the file is an image (and so shows width and height).
-func (f *File) IsImage() bool {
-	return len(f.ContentType) >= 6 && f.ContentType[:6] == "image/"
 }
 
 // Item returns the page's top-level item with the given slug, enabled or
@@ -252,7 +232,7 @@ func (p *Page) Clone() *Page {
 	c.SEODescription = cloneText(p.SEODescription)
 	c.SEOKeywords = cloneText(p.SEOKeywords)
 	c.Locales = slices.Clone(p.Locales)
-	c.OGImage = cloneFile(p.OGImage)
+	c.OGImage = p.OGImage.Clone()
 	c.Items = cloneItems(p.Items)
 	return &c
 }
@@ -266,14 +246,6 @@ func cloneText(t Text) Text {
 		c[k] = v
 	}
 	return c
-}
-
-func cloneFile(f *File) *File {
-	if f == nil {
-		return nil
-	}
-	c := *f
-	return &c
 }
 
 func cloneItems(items []*Item) []*Item {
@@ -291,9 +263,9 @@ func (it *Item) clone() *Item {
 	c := *it
 	c.Content = cloneText(it.Content)
 	if it.Files != nil {
-		c.Files = make(map[string]*File, len(it.Files))
+		c.Files = make(map[string]*files.File, len(it.Files))
 		for k, f := range it.Files {
-			c.Files[k] = cloneFile(f)
+			c.Files[k] = f.Clone()
 		}
 	}
 	c.RefIDs = slices.Clone(it.RefIDs)

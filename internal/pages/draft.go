@@ -248,7 +248,7 @@ func PublishDraft(live, draft *Page, now time.Time) *Page {
 	p.SEOTitle = cloneText(draft.SEOTitle)
 	p.SEODescription = cloneText(draft.SEODescription)
 	p.SEOKeywords = cloneText(draft.SEOKeywords)
-	p.OGImage = cloneFile(draft.OGImage)
+	p.OGImage = draft.OGImage.Clone()
 	p.FixedLocale = draft.FixedLocale
 	p.Locales = slices.Clone(draft.Locales)
 	p.Items = cloneItems(draft.Items)
@@ -278,7 +278,7 @@ func PublishDraft(live, draft *Page, now time.Time) *Page {
 // Output is deterministic. The only error is the spec's message-only 422
 // for a v.Locale the site does not enable.
 func RenderSnapshot(dst []byte, p *Page, v *View) ([]byte, error) {
-	if err := CheckContentLocale(v.Locale, v.Locales); err != nil {
+	if err := cms.CheckContentLocale(v.Locale, v.Locales); err != nil {
 		return dst, err
 	}
 	r := newRenderer(dst, v)
@@ -418,7 +418,7 @@ type DraftInfo struct {
 // RenderSnapshot of the draft page p and future_page_id and
 // reserved_fullpath are null. Errors are RenderSnapshot's.
 func RenderDraft(dst []byte, d DraftInfo, p *Page, v *View) ([]byte, error) {
-	if err := CheckContentLocale(v.Locale, v.Locales); err != nil {
+	if err := cms.CheckContentLocale(v.Locale, v.Locales); err != nil {
 		return dst, err
 	}
 	r := newRenderer(dst, v)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -115,7 +116,7 @@ func (s *Service) GetDraft(ctx context.Context, site *store.Site, ref string, op
 	if err := checkDrafts(site); err != nil {
 		return nil, err
 	}
-	if err := CheckContentLocale(opt.Locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
 	var out []byte
@@ -185,7 +186,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckContentLocale(opt.Locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
 	parts, err := DraftableBody(doc)
@@ -197,9 +198,9 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 		return nil, err
 	}
 	var out []byte
-	var fv *fileValues
+	var fv *files.Writer
 	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
-		fv = s.fileValues(ctx, tx, site, opt.Caller, false)
+		fv = s.Files.Writer(ctx, tx, site, opt.Caller, false)
 		draft, basedOn, err := draftOrLive(tx, site, live)
 		if err != nil {
 			return err
@@ -228,7 +229,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 		out, err = s.renderDraft(tx, site, d, res.Page, ReadOptions{Locale: opt.Locale})
 		return err
 	})
-	fv.cleanup(err == nil)
+	fv.Finish(err == nil)
 	return out, err
 }
 
@@ -249,11 +250,11 @@ func (s *Service) DeleteDraft(ctx context.Context, site *store.Site, ref string)
 // DraftBatch runs batch operations on the page's draft, creating it when
 // there is none: all or nothing (422 operation_failed with the results when
 // any fails). A slug set is applied to the live page at once.
-func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, body []byte, locale string, caller Caller) (results []OpResult, draft []byte, err error) {
+func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, body []byte, locale string, caller files.Caller) (results []OpResult, draft []byte, err error) {
 	if err := checkDrafts(site); err != nil {
 		return nil, nil, err
 	}
-	if err := CheckContentLocale(locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(locale, site.Locales); err != nil {
 		return nil, nil, err
 	}
 	ops, err := DecodeOperations(body)
@@ -264,9 +265,9 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 	if err != nil {
 		return nil, nil, err
 	}
-	var fv *fileValues
+	var fv *files.Writer
 	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
-		fv = s.fileValues(ctx, tx, site, caller, false)
+		fv = s.Files.Writer(ctx, tx, site, caller, false)
 		dp, basedOn, err := draftOrLive(tx, site, live)
 		if err != nil {
 			return err
@@ -304,7 +305,7 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 		draft, err = s.renderDraft(tx, site, d, np, ReadOptions{Locale: locale})
 		return err
 	})
-	fv.cleanup(err == nil)
+	fv.Finish(err == nil)
 	if err != nil {
 		return nil, nil, err
 	}

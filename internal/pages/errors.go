@@ -11,7 +11,6 @@ import (
 // layer need not know these codes.
 const (
 	EPathNotFound       = "path_not_found"
-	EInvalidFileFormat  = "invalid_file_format"
 	EMissingSlug        = "missing_slug"
 	EInvalidPosition    = "invalid_position"
 	EInvalidReferenceID = "invalid_reference_id"
@@ -29,12 +28,6 @@ func err422(code, format string, args ...any) *cms.Error {
 
 func errPath(format string, args ...any) *cms.Error {
 	return cms.Errorf(EPathNotFound, format, args...)
-}
-
-// errUploadsUnsupported answers the file upload and FileRef write forms,
-// which the Files work adds later.
-func errUploadsUnsupported(where string) *cms.Error {
-	return err422(EInvalidFileFormat, "%s: file uploads and FileRef copies are not supported yet", where)
 }
 
 // errEditablesNotInTheme is the spec's editable_not_in_theme; canvas and
@@ -74,13 +67,4 @@ func joinQuoted(s []string) string {
 // errSubtreeNotFound is the item-subtree route's 404, a bare message with no code.
 func errSubtreeNotFound(msg string) *cms.Error {
 	return &cms.Error{Code: cms.EBareNotFound, Message: msg}
-}
-
-// CheckContentLocale returns the spec's message-only 422 when locale is not
-// one of the site's enabled locales. An empty locale is valid (the default).
-func CheckContentLocale(locale string, enabled []string) error {
-	if locale == "" || slices.Contains(enabled, locale) {
-		return nil
-	}
-	return &cms.Error{Code: cms.EBareInvalid, Message: "Invalid content_locale: " + locale + " is not enabled for this site."}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -89,13 +90,13 @@ func text(kv ...string) pages.Text {
 	return t
 }
 
-var heroImage = &pages.File{Filename: "hero.png", URL: "/files/site/hero.png", ContentType: "image/png",
+var heroImage = &files.File{Filename: "hero.png", URL: "/files/site/hero.png", ContentType: "image/png",
 	Version: 2, Checksum: "5d41402abc4b2a76b9719d911017c592", Size: 2048, Width: 1200, Height: 630, Key: "blob/1"}
 
-var heroImageNL = &pages.File{Filename: "held.jpg", URL: "/files/site/held.jpg", ContentType: "image/jpeg",
+var heroImageNL = &files.File{Filename: "held.jpg", URL: "/files/site/held.jpg", ContentType: "image/jpeg",
 	Version: 1, Checksum: "7d793037a0760186574b0282f2f435e7", Size: 4096, Width: 800, Height: 600, Key: "blob/2"}
 
-var privatePDF = &pages.File{Filename: "terms.pdf", URL: "/files/site/terms.pdf", ContentType: "application/pdf",
+var privatePDF = &files.File{Filename: "terms.pdf", URL: "/files/site/terms.pdf", ContentType: "application/pdf",
 	Version: 1, Checksum: "9e107d9d372bb6826bd81d3542a419d6", Size: 1000, Private: true,
 	PermanentURL: "https://cdn.example.com/p/terms.pdf?sig=abc", PermanentRelativeURL: "/p/terms.pdf?sig=abc", Key: "blob/3"}
 
@@ -122,7 +123,7 @@ func testPage() *pages.Page {
 	intro := item(2, "Intro", themes.TypeText)
 	intro.Content = text("en", "") // blank: fallback_content shows
 	heroImg := item(3, "Hero image", themes.TypeFile)
-	heroImg.Files = map[string]*pages.File{"en": heroImage, "nl": heroImageNL}
+	heroImg.Files = map[string]*files.File{"en": heroImage, "nl": heroImageNL}
 	style := item(4, "Style", themes.TypeSelect)
 	style.Content = text("en", "solid")
 	banner := item(5, "Show banner", themes.TypeSwitch)
@@ -147,7 +148,7 @@ func testPage() *pages.Page {
 	heading := item(10, "Heading", themes.TypeField)
 	heading.Content = text("en", "Big news", "nl", "Groot nieuws")
 	img := item(11, "Image", themes.TypeFile)
-	img.Files = map[string]*pages.File{"en": privatePDF}
+	img.Files = map[string]*files.File{"en": privatePDF}
 	columns := item(12, "Columns", themes.TypeCanvas)
 	columns.Repeatables = []*pages.Repeatable{col, col2}
 	hero.Items = []*pages.Item{heading, img, columns}
@@ -175,10 +176,10 @@ func testPage() *pages.Page {
 }
 
 // refs is a RefResolver over a fixed set of records.
-type refs map[string]map[string]pages.RefTarget
+type refs map[string]map[string]cms.RefTarget
 
-func (r refs) ResolveRefs(refType string, ids []string, locale string) (map[string]pages.RefTarget, error) {
-	out := map[string]pages.RefTarget{}
+func (r refs) ResolveRefs(refType string, ids []string, locale string) (map[string]cms.RefTarget, error) {
+	out := map[string]cms.RefTarget{}
 	for _, id := range ids {
 		if t, ok := r[refType][id]; ok {
 			if locale == "nl" {

@@ -7,12 +7,12 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"path"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -122,7 +122,7 @@ func Apply(p *Page, body map[string]any, opt ApplyOptions) (*Result, error) {
 	if a.def == "" && len(opt.Locales) > 0 {
 		a.def = opt.Locales[0]
 	}
-	if err := CheckContentLocale(opt.Locale, opt.Locales); err != nil {
+	if err := cms.CheckContentLocale(opt.Locale, opt.Locales); err != nil {
 		return nil, err
 	}
 	if a.locale == "" {
@@ -170,7 +170,7 @@ func (a *applier) apply(body map[string]any) error {
 		if !ok {
 			continue
 		}
-		b, ok := asBool(v)
+		b, ok := cms.Bool(v)
 		if !ok {
 			return errInvalid("%s must be a boolean", k)
 		}
@@ -612,7 +612,7 @@ func (a *applier) applyFileItem(it *Item, v any, where string) (bool, error) {
 			return nil
 		}
 		if it.Files == nil {
-			it.Files = map[string]*File{}
+			it.Files = map[string]*files.File{}
 		}
 		it.Files[l] = f
 		return nil
@@ -660,69 +660,24 @@ func isFileForm(m map[string]any) bool {
 
 // fileForm interprets a file write form against the current file cur and
 // stores what it brings. It returns the new file and whether it changed.
-func (a *applier) fileForm(cur *File, v any, where string) (*File, bool, error) {
-	fv, act, err := parsePutFile(cur, v, where)
+func (a *applier) fileForm(cur *files.File, v any, where string) (*files.File, bool, error) {
+	fv, act, err := files.ParseValue(v, cur, where)
 	switch {
 	case err != nil:
 		return nil, false, err
-	case act == fileClear:
+	case act == files.Clear:
 		return nil, cur != nil, nil
-	case act == fileKeep:
+	case act == files.Keep:
 		return cur, false, nil
 	}
 	if a.opt.Files == nil {
-		return nil, false, errUploadsUnsupported(where)
+		return nil, false, files.ErrUnsupported(where)
 	}
-	f, err := a.opt.Files.SetFile(fv)
+	f, err := a.opt.Files.Store(fv, false)
 	if err != nil {
 		return nil, false, err
 	}
 	return f, true, nil
-}
-
-// parsePutFile interprets a PUT file write form against the current file
-// cur: read shapes (any object with a url, or the current URL as a string)
-// keep it; null and {remove: true} clear it; an upload ({__type: File,
-// filename, attachment} with raw base64 and a filename with an extension)
-// or a FileRef is parsed and checked like a batch file value. Page PUT and
-// channel entries share these rules; the batch-only forms (data:, {data},
-// {url} of another file, bare URLs) are refused.
-func parsePutFile(cur *File, v any, where string) (FileValue, FileAction, error) {
-	switch v := v.(type) {
-	case nil:
-		return FileValue{}, fileClear, nil
-	case string:
-		if cur != nil && v == cur.URL {
-			return FileValue{}, fileKeep, nil
-		}
-		return FileValue{}, 0, err422(EInvalidFileFormat, "%s: a file is written as a file object ({__type: File, remove: true} clears it)", where)
-	case map[string]any:
-		if rm, ok := v["remove"]; ok {
-			if b, ok := asBool(rm); ok && b {
-				return FileValue{}, fileClear, nil
-			}
-		}
-		_, hasSource := v["source"]
-		_, hasAttachment := v["attachment"]
-		if t, _ := v["__type"].(string); t == "FileRef" || hasSource || hasAttachment {
-			if att, ok := v["attachment"].(string); ok && len(att) >= 5 && strings.EqualFold(att[:5], "data:") {
-				return FileValue{}, 0, err422(EInvalidFileFormat, "%s: attachment is raw base64, without a data: prefix", where)
-			}
-			if fn, ok := v["filename"].(string); hasAttachment && ok && path.Ext(fn) == "" {
-				return FileValue{}, 0, err422(EInvalidFileFormat, "%s: the filename needs an extension (it gives the content type)", where)
-			}
-			fv, _, err := parseFileValue(v, cur, strings.TrimPrefix(where, "items."))
-			return fv, fileStore, err
-		}
-		if _, ok := v["data"]; ok {
-			return FileValue{}, 0, err422(EInvalidFileFormat, "%s: data is a batch form; PUT uploads send {__type: File, filename, attachment}", where)
-		}
-		if _, ok := v["url"].(string); ok {
-			return FileValue{}, fileKeep, nil
-		}
-		return FileValue{}, 0, err422(EInvalidFileFormat, "%s: invalid file object", where)
-	}
-	return FileValue{}, 0, err422(EInvalidFileFormat, "%s: invalid file value", where)
 }
 
 func (a *applier) applyReference(it *Item, ed *themes.Editable, v any, where string) (bool, error) {
@@ -902,7 +857,7 @@ func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string
 		}
 		en := entry{m: m, where: ew}
 		if d, ok := m["_destroy"]; ok {
-			en.destroy, _ = asBool(d)
+			en.destroy, _ = cms.Bool(d)
 		}
 		if idv, ok := m["id"]; ok && idv != nil {
 			id, ok := idv.(string)
@@ -1027,29 +982,6 @@ func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string
 		it.Repeatables = nil
 	}
 	return changed, nil
-}
-
-// asBool reads a boolean: JSON true/false, or the switch value set
-// (true, false, yes, no, 1, 0, on, off, any case) as a string or number.
-func asBool(v any) (bool, bool) {
-	switch v := v.(type) {
-	case bool:
-		return v, true
-	case string:
-		switch strings.ToLower(strings.TrimSpace(v)) {
-		case "true", "yes", "1", "on":
-			return true, true
-		case "false", "no", "0", "off":
-			return false, true
-		}
-	case json.Number:
-		return asBool(v.String())
-	case float64:
-		if v == 1 || v == 0 {
-			return v == 1, true
-		}
-	}
-	return false, false
 }
 
 // asString reads a string; null reads as "".

@@ -10,6 +10,7 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
 )
 
@@ -331,17 +332,17 @@ func TestApplyErrors(t *testing.T) {
 		{name: "CanvasType", body: `{"items":{"Body":"x"}}`, code: cms.EValidationFailed, msg: "items.Body"},
 		{name: "CanvasRepeatablesType", body: `{"items":{"Body":{"repeatables":{}}}}`, code: cms.EValidationFailed, msg: "items.Body.repeatables"},
 		{name: "Position", body: `{"items":{"Body":[{"id":"` + heroID + `","position":0}]}}`, code: pages.EInvalidPosition, msg: "position"},
-		{name: "FileUpload", body: `{"items":{"Hero image":{"__type":"File","filename":"a.png","attachment":"aGk="}}}`, code: pages.EInvalidFileFormat, msg: "not supported yet"},
+		{name: "FileUpload", body: `{"items":{"Hero image":{"__type":"File","filename":"a.png","attachment":"aGk="}}}`, code: files.EInvalidFileFormat, msg: "not supported yet"},
 		{name: "FileRefBadURI", body: `{"items":{"Hero image":{"__type":"FileRef","source":"service://s/pages/x/y"}}}`, code: cms.EValidationFailed, msg: "24-hex id"},
-		{name: "FileRefWithoutStorage", body: `{"items":{"Hero image":{"__type":"FileRef","source":"service://s/pages/6a6c60362e4510dd4a459982/Hero image"}}}`, code: pages.EInvalidFileFormat, msg: "not supported yet"},
-		{name: "UploadWithoutStorage", body: `{"items":{"Hero image":{"__type":"File","filename":"a.png","attachment":"aGVsbG8="}}}`, code: pages.EInvalidFileFormat, msg: "not supported yet"},
-		{name: "UploadDataPrefix", body: `{"items":{"Hero image":{"__type":"File","filename":"a.png","attachment":"data:image/png;base64,aGVsbG8="}}}`, code: pages.EInvalidFileFormat, msg: "without a data: prefix"},
-		{name: "UploadBadBase64", body: `{"items":{"Hero image":{"__type":"File","filename":"a.png","attachment":"%%%"}}}`, code: pages.EInvalidBase64, msg: ""},
-		{name: "UploadHTML", body: `{"items":{"Hero image":{"__type":"File","filename":"a.html","attachment":"aGVsbG8="}}}`, code: pages.EInvalidContentType, msg: ""},
-		{name: "DataFormIsBatchOnly", body: `{"items":{"Hero image":{"data":"aGVsbG8=","filename":"a.png"}}}`, code: pages.EInvalidFileFormat, msg: "batch form"},
-		{name: "OGImageUpload", body: `{"og_image":{"__type":"File","filename":"a.png","attachment":"aGk="}}`, code: pages.EInvalidFileFormat, msg: "og_image"},
-		{name: "FileBareURL", body: `{"items":{"Hero image":"https://x/y.png"}}`, code: pages.EInvalidFileFormat, msg: "items.Hero image"},
-		{name: "FileEmptyObject", body: `{"items":{"Hero image":{"__type":"File"}}}`, code: pages.EInvalidFileFormat, msg: "invalid file object"},
+		{name: "FileRefWithoutStorage", body: `{"items":{"Hero image":{"__type":"FileRef","source":"service://s/pages/6a6c60362e4510dd4a459982/Hero image"}}}`, code: files.EInvalidFileFormat, msg: "not supported yet"},
+		{name: "UploadWithoutStorage", body: `{"items":{"Hero image":{"__type":"File","filename":"a.png","attachment":"aGVsbG8="}}}`, code: files.EInvalidFileFormat, msg: "not supported yet"},
+		{name: "UploadDataPrefix", body: `{"items":{"Hero image":{"__type":"File","filename":"a.png","attachment":"data:image/png;base64,aGVsbG8="}}}`, code: files.EInvalidFileFormat, msg: "without a data: prefix"},
+		{name: "UploadBadBase64", body: `{"items":{"Hero image":{"__type":"File","filename":"a.png","attachment":"%%%"}}}`, code: files.EInvalidBase64, msg: ""},
+		{name: "UploadHTML", body: `{"items":{"Hero image":{"__type":"File","filename":"a.html","attachment":"aGVsbG8="}}}`, code: files.EInvalidContentType, msg: ""},
+		{name: "DataFormIsBatchOnly", body: `{"items":{"Hero image":{"data":"aGVsbG8=","filename":"a.png"}}}`, code: files.EInvalidFileFormat, msg: "batch form"},
+		{name: "OGImageUpload", body: `{"og_image":{"__type":"File","filename":"a.png","attachment":"aGk="}}`, code: files.EInvalidFileFormat, msg: "og_image"},
+		{name: "FileBareURL", body: `{"items":{"Hero image":"https://x/y.png"}}`, code: files.EInvalidFileFormat, msg: "items.Hero image"},
+		{name: "FileEmptyObject", body: `{"items":{"Hero image":{"__type":"File"}}}`, code: files.EInvalidFileFormat, msg: "invalid file object"},
 		{name: "ReferenceBadID", body: `{"items":{"Featured":"about-us"}}`, code: pages.EInvalidReferenceID, msg: "items.Featured"},
 		{name: "ReferenceBadIDs", body: `{"items":{"Related":{"reference_ids":["` + article1 + `",3]}}}`, code: pages.EInvalidReferenceID, msg: "reference_ids"},
 		{name: "ReferenceUnknownSlug", body: `{"items":{"Featured":{"reference_slug":"nope"}}}`, code: pages.EReferenceNotFound, msg: "nope"},
@@ -484,7 +485,7 @@ func TestApplyItems(t *testing.T) {
 	})
 	t.Run("FileRemoveInLocale", func(t *testing.T) {
 		p := testPage()
-		p.Item("Hero image").Files = map[string]*pages.File{"en": heroImage}
+		p.Item("Hero image").Files = map[string]*files.File{"en": heroImage}
 		res := mustApply(t, p, `{"items":{"Hero image":{"__type":"File","remove":true}}}`, func(o *pages.ApplyOptions) { o.Locale = "nl" })
 		it := res.Page.Item("Hero image")
 		if !cmp.Equal(it.File("en", "en"), heroImage) || it.File("nl", "en") != nil {

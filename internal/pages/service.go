@@ -25,20 +25,22 @@ type Service struct {
 	Locker lock.Locker
 	// SiteURL returns a site's public base URL without a trailing slash.
 	SiteURL func(*store.Site) string
-	// Files stores the bytes of uploaded and copied files; nil refuses them.
-	Files *files.Store
-	// EntryFile finds the stored file a FileRef names on a channel entry
-	// of site (resource "entries"); nil answers such sources not_found.
-	// Errors are *cms.Error (not_found) or abort the write.
-	EntryFile func(tx store.Tx, site *store.Site, ref FileRef) (*File, error)
-	// EntryRefs resolves references from page items to the entries of a
-	// channel (reference type "channels.<slug>"): slug and title of each
-	// existing target in locale; stamps holds the updated_at of each id
-	// looked at and, under "channel:<slug>", of the channel (zero when
-	// missing). nil shows none.
-	EntryRefs func(tx store.Tx, site *store.Site, channel string, ids []string, locale string) (map[string]RefTarget, map[string]time.Time, error)
+	// Files stores the files writes bring; nil refuses them.
+	Files *files.Service
+	// Entries resolves references from page items to channel entries; nil
+	// shows none.
+	Entries EntryTargets
 
 	cache renderCache
+}
+
+// EntryTargets resolves references from page items to the entries of a
+// channel (reference type "channels.<slug>"): slug and title of each
+// existing target in locale; stamps holds the updated_at of each id looked
+// at and, under "channel:<slug>", of the channel (zero when missing). The
+// entries service implements it.
+type EntryTargets interface {
+	RefTargets(tx store.Tx, site *store.Site, channel string, ids []string, locale string) (found map[string]cms.RefTarget, stamps map[string]time.Time, err error)
 }
 
 // ReadOptions are the query options of a page read.
@@ -73,7 +75,7 @@ type WriteOptions struct {
 	IfMatch    string
 	HasIfMatch bool
 	// Caller decides whether FileRef copies are allowed.
-	Caller Caller
+	Caller files.Caller
 }
 
 // Rendered is a page document ready to send.
@@ -90,7 +92,7 @@ func lockKey(siteID, pageID string) string { return "page:" + siteID + ":" + pag
 
 // Read returns the page document of the page ref (id or fullpath) names.
 func (s *Service) Read(ctx context.Context, site *store.Site, ref string, opt ReadOptions) (*Rendered, error) {
-	if err := CheckContentLocale(opt.Locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
 	var out *Rendered
@@ -297,16 +299,16 @@ func (s *Service) refResolver(tx store.Tx, site *store.Site) *refResolver {
 	return &refResolver{s: s, tx: tx, site: site, seen: map[string]time.Time{}}
 }
 
-func (r *refResolver) ResolveRefs(refType string, ids []string, locale string) (map[string]RefTarget, error) {
-	out := map[string]RefTarget{}
+func (r *refResolver) ResolveRefs(refType string, ids []string, locale string) (map[string]cms.RefTarget, error) {
+	out := map[string]cms.RefTarget{}
 	if locale == "" {
 		locale = r.site.DefaultLocale
 	}
 	if channel, ok := strings.CutPrefix(refType, "channels."); ok {
-		if r.s.EntryRefs == nil {
+		if r.s.Entries == nil {
 			return out, nil
 		}
-		found, stamps, err := r.s.EntryRefs(r.tx, r.site, channel, ids, locale)
+		found, stamps, err := r.s.Entries.RefTargets(r.tx, r.site, channel, ids, locale)
 		if err != nil {
 			return nil, err
 		}
@@ -334,7 +336,7 @@ func (r *refResolver) ResolveRefs(refType string, ids []string, locale string) (
 			return nil, err
 		}
 		r.seen[id] = rec.UpdatedAt
-		out[id] = RefTarget{Slug: p.Fullpath.Get(locale, r.site.DefaultLocale), Title: p.Title.Get(locale, r.site.DefaultLocale)}
+		out[id] = cms.RefTarget{Slug: p.Fullpath.Get(locale, r.site.DefaultLocale), Title: p.Title.Get(locale, r.site.DefaultLocale)}
 	}
 	return out, nil
 }
@@ -408,7 +410,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckContentLocale(opt.Locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
 	id, err := s.lookup(ctx, site, ref, opt.Locale)
@@ -416,9 +418,9 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		return nil, err
 	}
 	var saved *Page
-	var fv *fileValues
+	var fv *files.Writer
 	err = s.withPage(ctx, site, id, opt.DryRun, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
-		fv = s.fileValues(ctx, tx, site, opt.Caller, opt.DryRun)
+		fv = s.Files.Writer(ctx, tx, site, opt.Caller, opt.DryRun)
 		if opt.HasIfMatch && !opt.DryRun {
 			if err := CheckIfMatch(opt.IfMatch, p.ETag()); err != nil {
 				return err
@@ -444,7 +446,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		}
 		return s.archive(tx, site, res.Page, VersionLiveSave)
 	})
-	fv.cleanup(err == nil && !opt.DryRun)
+	fv.Finish(err == nil && !opt.DryRun)
 	return saved, err
 }
 
@@ -486,13 +488,13 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckContentLocale(opt.Locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
 	var saved *Page
-	var fv *fileValues
+	var fv *files.Writer
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
-		fv = s.fileValues(ctx, tx, site, opt.Caller, opt.DryRun)
+		fv = s.Files.Writer(ctx, tx, site, opt.Caller, opt.DryRun)
 		blank := NewPage(cms.NewID(tx.Now()), site.ID, tx.Now())
 		res, err := Apply(blank, doc, ApplyOptions{
 			DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
@@ -523,7 +525,7 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt
 	if errors.Is(err, errDryRun) {
 		err = nil
 	}
-	fv.cleanup(err == nil && !opt.DryRun)
+	fv.Finish(err == nil && !opt.DryRun)
 	return saved, err
 }
 
@@ -784,7 +786,7 @@ type ListFilter struct {
 
 // List returns rendered pages of the site in tree order, and their total.
 func (s *Service) List(ctx context.Context, site *store.Site, f ListFilter, opt ReadOptions, win store.ListOptions) ([][]byte, int, error) {
-	if err := CheckContentLocale(opt.Locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, 0, err
 	}
 	locale := opt.Locale
@@ -846,7 +848,7 @@ func (s *Service) Schema(ctx context.Context, site *store.Site, ref string) ([]b
 // Item returns the item-subtree response of path (the escaped rest of the
 // URL after /items/) in the page ref names.
 func (s *Service) Item(ctx context.Context, site *store.Site, ref, rawPath string, opt ReadOptions) ([]byte, error) {
-	if err := CheckContentLocale(opt.Locale, site.Locales); err != nil {
+	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
 	path, err := ParseSubtreePath(rawPath)

@@ -6,17 +6,10 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
-
-// RefTarget is what a reference read shows of its target: for pages, Slug is
-// the target's fullpath (with or without the leading slash; reads drop it),
-// for entries the entry slug; Title is the target's title.
-type RefTarget struct {
-	Slug  string
-	Title string
-}
 
 // RefResolver looks up reference targets for reads. The service implements
 // it on top of its store; a view calls it once per reference type.
@@ -24,7 +17,7 @@ type RefResolver interface {
 	// ResolveRefs returns, for each of ids that exists as a record of
 	// refType (as in Editable.Reference: "pages", "channels.articles"), its
 	// slug and title in locale. Missing ids are left out of the map.
-	ResolveRefs(refType string, ids []string, locale string) (map[string]RefTarget, error)
+	ResolveRefs(refType string, ids []string, locale string) (map[string]cms.RefTarget, error)
 }
 
 // View holds what a read needs besides the page itself. The zero value of an
@@ -132,7 +125,7 @@ type renderer struct {
 	locale string // served locale
 	def    string // default locale
 	multi  bool
-	refs   map[string]RefTarget
+	refs   map[string]cms.RefTarget
 }
 
 func newRenderer(dst []byte, v *View) *renderer {
@@ -537,7 +530,7 @@ func (r *renderer) refTitle(id string) {
 }
 
 // file writes a file object, or null.
-func (r *renderer) file(f *File) {
+func (r *renderer) file(f *files.File) {
 	w := &r.w
 	if f == nil {
 		w.Null()
@@ -634,7 +627,7 @@ func (r *renderer) resolveRefs(items []*Item, rep *Repeatable) error {
 		types = append(types, t)
 	}
 	slices.Sort(types)
-	r.refs = make(map[string]RefTarget)
+	r.refs = make(map[string]cms.RefTarget)
 	for _, t := range types {
 		ids := byType[t]
 		slices.Sort(ids)

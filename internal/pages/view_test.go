@@ -258,13 +258,13 @@ func TestRenderItemNotFound(t *testing.T) {
 }
 
 func TestCheckContentLocale(t *testing.T) {
-	if err := pages.CheckContentLocale("nl", []string{"en", "nl"}); err != nil {
+	if err := cms.CheckContentLocale("nl", []string{"en", "nl"}); err != nil {
 		t.Errorf("nl: got %v, want nil", err)
 	}
-	if err := pages.CheckContentLocale("", []string{"en"}); err != nil {
+	if err := cms.CheckContentLocale("", []string{"en"}); err != nil {
 		t.Errorf("empty: got %v, want nil", err)
 	}
-	ce := wantCode(t, pages.CheckContentLocale("fr", []string{"en", "nl"}), cms.EBareInvalid)
+	ce := wantCode(t, cms.CheckContentLocale("fr", []string{"en", "nl"}), cms.EBareInvalid)
 	if want := "Invalid content_locale: fr is not enabled for this site."; ce.Message != want {
 		t.Errorf("got %q, want %q", ce.Message, want)
 	}

@@ -1,4 +1,4 @@
-package pages
+package files
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -37,7 +38,7 @@ func UploadSource(site *store.Site, id string) string {
 
 func (s *Service) uploadView(site *store.Site, u *store.Upload) *Upload {
 	v := &Upload{
-		ID: u.ID, Name: u.Filename, URL: s.fileURL(site, u.Key), Size: u.Size, MimeType: u.ContentType,
+		ID: u.ID, Name: u.Filename, URL: s.URL(site, u.Key), Size: u.Size, MimeType: u.ContentType,
 		Source: UploadSource(site, u.ID), Checksum: u.Checksum, Width: u.Width, Height: u.Height,
 		Tmp: u.Tmp, CreatedAt: u.CreatedAt,
 	}
@@ -53,7 +54,7 @@ func (s *Service) uploadView(site *store.Site, u *store.Upload) *Upload {
 // validation, and the same FileRef permissions); a URL is not accepted, as
 // Tessera does not fetch files. A tmp upload expires after TmpUploadTTL.
 func (s *Service) CreateUpload(ctx context.Context, site *store.Site, caller Caller, body []byte) (*Upload, error) {
-	if jsonKind(body) != '{' {
+	if jsonw.Kind(body) != '{' {
 		return nil, err422(cms.EInvalid, "The body must be a JSON object {\"source\": ..., \"tmp\": false}")
 	}
 	var req map[string]json.RawMessage
@@ -63,32 +64,32 @@ func (s *Service) CreateUpload(ctx context.Context, site *store.Site, caller Cal
 	tmp := false
 	if raw, ok := req["tmp"]; ok && string(raw) != "null" {
 		if err := json.Unmarshal(raw, &tmp); err != nil {
-			return nil, errInvalid("tmp must be true or false")
+			return nil, cms.Errorf(cms.EValidationFailed, "tmp must be true or false")
 		}
 	}
 	raw, ok := req["source"]
-	if !ok || jsonKind(raw) != '{' {
+	if !ok || jsonw.Kind(raw) != '{' {
 		return nil, err422(EInvalidFileFormat, "source must be a File upload {__type: File, filename, attachment} or a FileRef {__type: FileRef, source}")
 	}
 	var src map[string]any
 	if err := json.Unmarshal(raw, &src); err != nil {
 		return nil, err422(cms.EInvalid, "Invalid source: %v", err)
 	}
-	v, action, err := parseFileValue(src, nil, "source")
+	v, action, err := ParseBatchValue(src, nil, "source")
 	if err != nil {
 		return nil, err
 	}
-	if action != fileStore || (v.Kind != FileUpload && v.Kind != FileCopy) {
+	if action != Set || (v.Kind != KindUpload && v.Kind != KindCopy) {
 		return nil, err422(EInvalidFileFormat, "source must be a File upload {__type: File, filename, attachment} or a FileRef {__type: FileRef, source}")
 	}
-	if s.Files == nil {
-		return nil, errUploadsUnsupported("source")
+	if s.Blobs == nil {
+		return nil, ErrUnsupported("source")
 	}
 	var rec *store.Upload
-	var fv *fileValues
+	var w *Writer
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
-		fv = s.fileValues(ctx, tx, site, caller, false)
-		f, err := fv.SetFile(v)
+		w = s.Writer(ctx, tx, site, caller, false)
+		f, err := w.Store(v, false)
 		if err != nil {
 			return err
 		}
@@ -102,7 +103,7 @@ func (s *Service) CreateUpload(ctx context.Context, site *store.Site, caller Cal
 		}
 		return tx.Uploads().Create(rec)
 	})
-	fv.cleanup(err == nil)
+	w.Finish(err == nil)
 	if err != nil {
 		return nil, err
 	}
@@ -164,25 +165,25 @@ func (s *Service) DeleteUpload(ctx context.Context, site *store.Site, id string)
 	if err != nil {
 		return err
 	}
-	if s.Files != nil && key != "" {
-		_ = s.Files.Delete(context.WithoutCancel(ctx), key)
+	if s.Blobs != nil && key != "" {
+		_ = s.Blobs.Delete(context.WithoutCancel(ctx), key)
 	}
 	return nil
 }
 
 // uploadSource resolves a FileRef to an upload (resource uploads or tmp)
 // of src: an expired tmp upload is gone.
-func (fv *fileValues) uploadSource(src *store.Site, ref FileRef) (*File, error) {
-	u, err := fv.tx.Uploads().Get(src.ID, ref.RecordID)
+func (w *Writer) uploadSource(src *store.Site, ref Ref) (*File, error) {
+	u, err := w.tx.Uploads().Get(src.ID, ref.RecordID)
 	if cms.IsCode(err, cms.ENotFound) {
 		return nil, cms.Errorf(cms.ESourceNotFound, "No upload %s on site %q", ref.RecordID, ref.SiteShortID)
 	} else if err != nil {
 		return nil, err
 	}
-	if u.Tmp && !fv.tx.Now().Before(u.ExpiresAt) {
+	if u.Tmp && !w.tx.Now().Before(u.ExpiresAt) {
 		return nil, cms.Errorf(EGone, "The temporary upload %s has expired", ref.RecordID)
 	}
-	ok, err := fv.s.Files.Exists(fv.ctx, u.Key)
+	ok, err := w.s.Blobs.Exists(w.ctx, u.Key)
 	if err != nil {
 		return nil, err
 	}
@@ -216,8 +217,8 @@ func (s *Service) SweepExpiredUploads(ctx context.Context) (int, error) {
 			} else if err != nil {
 				return removed, err
 			}
-			if s.Files != nil {
-				_ = s.Files.Delete(ctx, u.Key)
+			if s.Blobs != nil {
+				_ = s.Blobs.Delete(ctx, u.Key)
 			}
 			removed++
 		}

@@ -1,0 +1,62 @@
+// Package services assembles the services of one Tessera process and wires
+// them to each other, once, for the command line and the HTTP conformance
+// suite alike: which service answers FileRefs to which resource, which
+// resolves references from pages to entries, who shares the write lock.
+package services
+
+import (
+	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/sites"
+	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/themes"
+)
+
+// Options are what the process decides about its surroundings.
+type Options struct {
+	// Locker serializes writes to one record across every process that
+	// shares the store; nil locks in this process only.
+	Locker lock.Locker
+	// Blobs keeps file bytes; nil refuses file values (commands that never
+	// store files).
+	Blobs *files.Store
+	// Port is the port the public site answers on, for the URLs of sites
+	// without a domain ("" for the default port).
+	Port string
+}
+
+// Set is every service of one process.
+type Set struct {
+	Store   store.Store
+	Sites   *sites.Service
+	Auth    *auth.Service
+	Themes  *themes.Service
+	Pages   *pages.Service
+	Entries *entries.Service
+	// Files stores file values and keeps the uploads resource.
+	Files *files.Service
+}
+
+// New builds the services on st and wires them together.
+func New(st store.Store, opt Options) *Set {
+	locker := opt.Locker
+	if locker == nil {
+		locker = &lock.Local{}
+	}
+	siteURL := func(site *store.Site) string { return sites.BaseURL(site, opt.Port) }
+	s := &Set{
+		Store:  st,
+		Sites:  &sites.Service{Store: st},
+		Auth:   &auth.Service{Store: st},
+		Themes: &themes.Service{Store: st},
+		Files:  &files.Service{Store: st, Blobs: opt.Blobs, SiteURL: siteURL},
+	}
+	s.Entries = &entries.Service{Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL}
+	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries}
+	s.Files.Register("pages", s.Pages)
+	s.Files.Register("entries", s.Entries)
+	return s
+}
