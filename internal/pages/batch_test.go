@@ -698,47 +698,6 @@ func TestBatchFilesUnavailable(t *testing.T) {
 
 const EGoneCode = "gone"
 
-func TestParseFileRef(t *testing.T) {
-	tests := []struct {
-		in   string
-		want files.Ref
-		ok   bool
-	}{
-		{"service://acme/pages/" + refPageID + "/og_image", files.Ref{SiteShortID: "acme", Resource: "pages", RecordID: refPageID, Field: "og_image"}, true},
-		{"service://acme/pages/" + refPageID + "/Image/" + heroID, files.Ref{SiteShortID: "acme", Resource: "pages", RecordID: refPageID, Field: "Image", EmbeddedID: heroID}, true},
-		{"SERVICE://acme/entries/" + strings.ToUpper(article1) + "/cover", files.Ref{SiteShortID: "acme", Resource: "entries", RecordID: article1, Field: "cover"}, true},
-		{"service://acme/products/" + article1 + "/images/" + article2, files.Ref{SiteShortID: "acme", Resource: "products", RecordID: article1, Field: "images", EmbeddedID: article2}, true},
-		{"service://acme/uploads/" + article1, files.Ref{SiteShortID: "acme", Resource: "uploads", RecordID: article1}, true},
-		{"service://acme/tmp/k3y/photo%20a.jpg", files.Ref{SiteShortID: "acme", Resource: "tmp", RecordID: "k3y", Field: "photo a.jpg"}, true},
-		{in: "service://acme/pages/" + refPageID},
-		{in: "service://acme/entries/" + article1},
-		{in: "service://acme/products/" + article1 + "/images"},
-		{in: "service://acme/products/" + article1 + "/videos/" + article2},
-		{in: "service://acme/tmp/k3y"},
-		{in: "service://acme/pages/about/x"},
-		{in: "service://acme/widgets/" + article1 + "/x"},
-		{in: "service://acme//" + article1 + "/x"},
-		{in: "service://acme/pages/" + article1 + "/x/y/z"},
-		{in: "service://acme/pages/" + article1 + "/%zz"},
-		{in: "http://acme/pages/" + article1 + "/x"},
-		{in: ""},
-	}
-	for _, tt := range tests {
-		got, err := files.ParseRef(tt.in)
-		if !tt.ok {
-			wantCode(t, err, cms.EValidationFailed)
-			continue
-		}
-		if err != nil {
-			t.Errorf("ParseFileRef(%q): %v", tt.in, err)
-			continue
-		}
-		if diff := cmp.Diff(tt.want, got); diff != "" {
-			t.Errorf("ParseFileRef(%q) (-want +got):\n%s", tt.in, diff)
-		}
-	}
-}
-
 // TestBatchSetRepeatable covers the repeatable row of the set values table.
 func TestBatchSetRepeatable(t *testing.T) {
 	tests := []struct {
