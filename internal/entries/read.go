@@ -238,25 +238,13 @@ func (r *reader) file(f *files.File, top bool) any {
 	if f.Private {
 		r.signed = true
 	}
-	url := r.fileURL(f)
-	if !r.opt.ClientVersion {
-		return object{{"filename", f.Filename}, {"url", url}, {"content_type", f.ContentType}}
+	shape := files.ShapeEntry
+	if r.opt.ClientVersion {
+		shape = files.ShapeEntryFull
 	}
-	var w, h any
-	if f.IsImage() && f.Width > 0 {
-		w, h = f.Width, f.Height
-	}
-	o := make(object, 0, 10)
-	if top {
-		o = append(o, member{"__type", "File"})
-	}
-	o = append(o, member{"filename", f.Filename}, member{"url", url}, member{"content_type", f.ContentType},
-		member{"size", f.Size}, member{"width", w}, member{"height", h}, member{"version", f.Version},
-		member{"checksum", f.Checksum})
-	if f.Private {
-		o = append(o, member{"private", true})
-	}
-	return o
+	w := jsonw.Writer{B: make([]byte, 0, 256)}
+	files.WriteJSON(&w, f, r.fileURL(f), shape, top && r.opt.ClientVersion)
+	return json.RawMessage(w.B)
 }
 
 // appendJSON appends v as JSON: objects in their key order, raw values as

@@ -531,57 +531,15 @@ func (r *renderer) refTitle(id string) {
 
 // file writes a file object, or null.
 func (r *renderer) file(f *files.File) {
-	w := &r.w
-	if f == nil {
-		w.Null()
-		return
-	}
-	w.OpenObject()
-	if r.v.ClientVersion {
-		w.K("__type")
-		w.Str("File")
-	}
+	shape := files.ShapePage
 	if r.v.Compact {
-		w.K("url")
-		w.Str(f.URL)
-		w.K("filename")
-		w.Str(f.Filename)
-		if f.IsImage() {
-			w.K("width")
-			w.Int(int64(f.Width))
-			w.K("height")
-			w.Int(int64(f.Height))
-		}
-		w.CloseObject()
-		return
+		shape = files.ShapePageCompact
 	}
-	w.K("filename")
-	w.Str(f.Filename)
-	w.K("url")
-	w.Str(f.URL)
-	w.K("content_type")
-	w.Str(f.ContentType)
-	w.K("version")
-	w.Int(int64(f.Version))
-	w.K("checksum")
-	w.Str(f.Checksum)
-	w.K("size")
-	w.Int(f.Size)
-	if f.IsImage() {
-		w.K("width")
-		w.Int(int64(f.Width))
-		w.K("height")
-		w.Int(int64(f.Height))
+	url := ""
+	if f != nil {
+		url = f.URL
 	}
-	if f.Private {
-		w.K("private")
-		w.Bool(true)
-		w.K("permanent_url")
-		w.Str(f.PermanentURL)
-		w.K("permanent_relative_url")
-		w.Str(f.PermanentRelativeURL)
-	}
-	w.CloseObject()
+	files.WriteJSON(&r.w, f, url, shape, r.v.ClientVersion)
 }
 
 // resolveRefs collects the reference ids of the enabled items (and, when
