@@ -1,0 +1,331 @@
+package pages
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/jsonw"
+	"github.com/tessera-cms/tessera/internal/themes"
+)
+
+// The block operations: insert, delete and move, and the canvas layout they
+// keep in order.
+
+func (b *batch) insert(w *Page, op *Operation, pt Path, st *opState) error {
+	if pt.Kind != PathRepeatables {
+		return err422(EInvalidInsertPath, "insert needs a path ending in /repeatables of a canvas")
+	}
+	if !op.HasValue() {
+		return err422(EMissingValue, "insert needs a value with a slug")
+	}
+	v, err := decodeRaw(op.Value)
+	if err != nil {
+		return err
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return err422(EMissingValue, "insert needs a value object with a slug")
+	}
+	l, notCanvas, err := b.locate(w, pt)
+	if err != nil {
+		if notCanvas {
+			return err422(ENotACanvas, "Item '%s' is not a canvas", pt.Slug)
+		}
+		return err
+	}
+	slug, err := insertSlug(m["slug"])
+	if err != nil {
+		return err
+	}
+	blk := l.canvasEd.Block(slug)
+	if blk == nil {
+		return errRepeatablesNotInTheme(l.canvas.Slug, []string{slug})
+	}
+	rep := newRepeatable(blk, b.now)
+	if err := b.insertItems(rep, blk, l.canvas.Slug, m["items"], st); err != nil {
+		return err
+	}
+
+	enabled, disabled := splitBlocks(l.canvas)
+	at := len(enabled)
+	if op.HasAfter() {
+		i, found, first, anchor := findAnchor(enabled, op.After)
+		switch {
+		case found:
+			at = i + 1
+		case first:
+			at = 0
+		default:
+			st.warnings = append(st.warnings, anchorWarning(anchor))
+		}
+	}
+	enabled = slices.Insert(enabled, at, rep)
+	layout(l.canvas, enabled, disabled, b.now)
+	l.touch(b.now)
+	st.changed = true
+	st.res.ID = rep.ID
+	st.res.Path = op.Path + "/" + rep.ID
+	return nil
+}
+
+// insertSlug checks value.slug of an insert.
+func insertSlug(v any) (string, error) {
+	if v == nil {
+		return "", err422(EMissingSlug, "insert needs value.slug, the block kind")
+	}
+	s, ok := v.(string)
+	if !ok {
+		return "", err422(EInvalidSlug, "value.slug must be a string")
+	}
+	if strings.TrimSpace(s) == "" {
+		return "", err422(EMissingSlug, "insert needs value.slug, the block kind")
+	}
+	if len(s) > 255 || !utf8.ValidString(s) || strings.TrimSpace(s) != s {
+		return "", err422(EInvalidSlug, "Invalid block slug %q", s)
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(`<>{}"\`, r) {
+			return "", err422(EInvalidSlug, "Invalid block slug %q: markup and control characters are not allowed", s)
+		}
+	}
+	return s, nil
+}
+
+// insertItems writes value.items of an insert into the new block rep.
+func (b *batch) insertItems(rep *Repeatable, blk *themes.Block, canvas string, v any, st *opState) error {
+	if v == nil {
+		return nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return err422(EInsertFailed, "value.items must be an object of item slug to content")
+	}
+	keys := sortedKeys(m)
+	var unknown []string
+	for _, k := range keys {
+		if blk.Editable(k) == nil {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		return errEditablesNotInTheme(unknown, canvas, blk.Slug)
+	}
+	// Files are stored last, once every value checked out.
+	type pending struct {
+		it *Item
+		fv files.Value
+	}
+	var uploads []pending
+	for _, k := range keys {
+		ed, it, val := blk.Editable(k), rep.Item(k), m[k]
+		if it == nil {
+			continue // unreachable: newRepeatable creates every item
+		}
+		switch ed.Type {
+		case themes.TypeReference, themes.TypeCanvas:
+			if !emptyValue(val) {
+				what := "Reference"
+				if ed.Type == themes.TypeCanvas {
+					what = "Canvas"
+				}
+				st.warnings = append(st.warnings, fmt.Sprintf("%s '%s' is not assigned on insert; set it afterwards", what, k))
+			}
+		case themes.TypeFile:
+			fv, act, err := files.ParseBatchValue(val, nil, k)
+			if err != nil {
+				return err
+			}
+			if act == files.Set {
+				uploads = append(uploads, pending{it, fv})
+			}
+		default:
+			s, err := insertScalar(ed, val)
+			if err != nil {
+				return err
+			}
+			it.Content.set(b.locale, b.def, s)
+		}
+	}
+	for _, p := range uploads {
+		f, err := b.storeFile(p.fv, p.it.Slug)
+		if err != nil {
+			return err
+		}
+		b.putFile(p.it, f)
+	}
+	return nil
+}
+
+// insertScalar reads a scalar item's content on insert: a string, number,
+// boolean or null, or {content: one of those}.
+func insertScalar(ed *themes.Editable, v any) (string, error) {
+	if v == nil {
+		return "", nil
+	}
+	if m, ok := v.(map[string]any); ok {
+		cv, ok := m["content"]
+		if !ok {
+			return "", err422(EInsertFailed, "Item '%s' takes content (a scalar or {content})", ed.Slug)
+		}
+		v = cv
+	}
+	switch x := v.(type) {
+	case json.Number:
+		v = x.String()
+	case bool:
+		if ed.Type != themes.TypeSwitch {
+			v = fmt.Sprint(x)
+		}
+	}
+	s, err := scalarValue(ed, v)
+	if err != nil {
+		return "", err422(EInsertFailed, "%s", cms.ErrorMessage(err))
+	}
+	return s, nil
+}
+
+func emptyValue(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return true
+	case []any:
+		return len(v) == 0
+	case string:
+		return v == ""
+	case map[string]any:
+		return len(v) == 0
+	}
+	return false
+}
+
+// findAnchor reads an after value against a canvas's enabled blocks: found
+// with the anchor's index, first for null, or neither with the anchor as
+// text for the warning.
+func findAnchor(enabled []*Repeatable, raw json.RawMessage) (i int, found, first bool, anchor string) {
+	switch jsonw.Kind(raw) {
+	case 'n':
+		return 0, false, true, ""
+	case '"':
+		anchor = jsonString(raw)
+	default:
+		return 0, false, false, string(bytes.TrimSpace(raw))
+	}
+	if cms.IsID(anchor) {
+		id := strings.ToLower(anchor)
+		for i, r := range enabled {
+			if r.ID == id {
+				return i, true, false, anchor
+			}
+		}
+	}
+	return 0, false, false, anchor
+}
+
+func anchorWarning(anchor string) string {
+	return "Anchor '" + anchor + "' not found, appending to end"
+}
+
+// splitBlocks returns a canvas's enabled blocks in position order, and its
+// disabled ones.
+func splitBlocks(c *Item) (enabled, disabled []*Repeatable) {
+	all := slices.Clone(c.Repeatables)
+	sortRepeatables(all)
+	for _, r := range all {
+		if r.Disabled {
+			disabled = append(disabled, r)
+		} else {
+			enabled = append(enabled, r)
+		}
+	}
+	return enabled, disabled
+}
+
+// layout makes enabled then disabled the canvas's blocks, numbered from 1;
+// blocks whose position changes get updated_at now. It reports whether the
+// order or any position changed.
+func layout(c *Item, enabled, disabled []*Repeatable, now time.Time) bool {
+	all := append(enabled, disabled...)
+	changed := len(all) != len(c.Repeatables)
+	for i, r := range all {
+		if i < len(c.Repeatables) && c.Repeatables[i] != r {
+			changed = true
+		}
+		if r.Position != i+1 {
+			r.Position = i + 1
+			r.UpdatedAt = now
+			changed = true
+		}
+	}
+	if len(all) == 0 {
+		all = nil
+	}
+	c.Repeatables = all
+	return changed
+}
+
+func (b *batch) delete(w *Page, pt Path, st *opState) error {
+	if pt.Kind != PathRepeatable {
+		return err422(EInvalidDeleteTarget, "Only canvas blocks can be deleted (path .../repeatables/<id>)")
+	}
+	l, notCanvas, err := b.locate(w, pt)
+	if err != nil {
+		if notCanvas {
+			return err422(EInvalidDeleteTarget, "Item '%s' is not a canvas; only canvas blocks can be deleted", pt.Slug)
+		}
+		return err
+	}
+	enabled, disabled := splitBlocks(l.canvas)
+	i := slices.Index(enabled, l.rep)
+	enabled = slices.Delete(enabled, i, i+1)
+	layout(l.canvas, enabled, disabled, b.now)
+	l.touch(b.now)
+	st.changed = true
+	return nil
+}
+
+func (b *batch) move(w *Page, op *Operation, pt Path, st *opState) error {
+	if pt.Kind != PathRepeatable {
+		return err422(EInvalidMoveTarget, "Only canvas blocks can be moved (path .../repeatables/<id>)")
+	}
+	l, notCanvas, err := b.locate(w, pt)
+	if err != nil {
+		if notCanvas {
+			return err422(EInvalidMoveTarget, "Item '%s' is not a canvas; only canvas blocks can be moved", pt.Slug)
+		}
+		return err
+	}
+	if !op.HasAfter() {
+		return nil
+	}
+	enabled, disabled := splitBlocks(l.canvas)
+	i, found, first, anchor := findAnchor(enabled, op.After)
+	if found && enabled[i] == l.rep {
+		return nil
+	}
+	self := slices.Index(enabled, l.rep)
+	enabled = slices.Delete(enabled, self, self+1)
+	at := len(enabled)
+	switch {
+	case found && i < self:
+		at = i + 1
+	case found:
+		at = i // the anchor moved up one place when the block left
+	case first:
+		at = 0
+	default:
+		st.warnings = append(st.warnings, anchorWarning(anchor))
+	}
+	enabled = slices.Insert(enabled, at, l.rep)
+	if layout(l.canvas, enabled, disabled, b.now) {
+		l.touch(b.now)
+		st.changed = true
+	}
+	return nil
+}

@@ -1,0 +1,179 @@
+package pages
+
+// PUT of canvases: the spec's rules for arrays of repeatables.
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/themes"
+)
+
+// applyCanvas applies the spec's canvas rules to a canvas value: an array
+// of repeatables or {repeatables: [...]}.
+func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string) (bool, error) {
+	var entries []any
+	switch v := v.(type) {
+	case nil:
+		return false, nil
+	case []any:
+		entries = v
+	case map[string]any:
+		rv, ok := v["repeatables"]
+		if !ok || rv == nil {
+			return false, nil
+		}
+		if entries, ok = rv.([]any); !ok {
+			return false, errInvalid("%s.repeatables must be an array", where)
+		}
+	default:
+		return false, errInvalid("%s: a canvas takes an array of repeatables", where)
+	}
+	where += ".repeatables"
+
+	// First pass: shapes, ids and block kinds, so that nothing is applied
+	// when a block kind is unknown and every unknown kind is reported.
+	type entry struct {
+		m       map[string]any
+		rep     *Repeatable // existing block, nil for a new one
+		destroy bool
+		where   string
+	}
+	list := make([]entry, 0, len(entries))
+	var unknown []string
+	for i, e := range entries {
+		ew := fmt.Sprintf("%s[%d]", where, i)
+		m, ok := e.(map[string]any)
+		if !ok {
+			return false, errInvalid("%s must be an object", ew)
+		}
+		en := entry{m: m, where: ew}
+		if d, ok := m["_destroy"]; ok {
+			en.destroy, _ = cms.Bool(d)
+		}
+		if idv, ok := m["id"]; ok && idv != nil {
+			id, ok := idv.(string)
+			if !ok || !cms.IsID(id) {
+				return false, errInvalid("%s.id: %v is not a repeatable id", ew, idv)
+			}
+			en.rep = it.Repeatable(strings.ToLower(id))
+			if en.rep == nil || en.rep.Disabled {
+				if en.destroy {
+					continue
+				}
+				return false, errInvalid("%s: repeatable %s not found in canvas %s", ew, id, it.Slug)
+			}
+		} else if en.destroy {
+			continue
+		}
+		sv := m["slug"]
+		if en.destroy || (sv == nil && en.rep != nil) {
+			list = append(list, en)
+			continue
+		}
+		slug, _ := sv.(string)
+		if slug == "" {
+			if en.rep == nil {
+				return false, err422(EMissingSlug, "%s: a new repeatable needs a slug", ew)
+			}
+			return false, errInvalid("%s.slug must be a block slug", ew)
+		}
+		if (en.rep == nil || slug != en.rep.Slug) && ed.Block(slug) == nil && !slices.Contains(unknown, slug) {
+			unknown = append(unknown, slug)
+		}
+		list = append(list, en)
+	}
+	if len(unknown) > 0 {
+		return false, errRepeatablesNotInTheme(it.Slug, unknown)
+	}
+
+	changed := false
+	listed := make(map[*Repeatable]bool, len(list))
+	order := make([]*Repeatable, 0, len(list))
+	maxPos := 0
+	for _, r := range it.Repeatables {
+		maxPos = max(maxPos, r.Position)
+	}
+	for _, en := range list {
+		rep := en.rep
+		if en.destroy {
+			if i := slices.Index(it.Repeatables, rep); i >= 0 {
+				it.Repeatables = slices.Delete(it.Repeatables, i, i+1)
+				changed = true
+			}
+			continue
+		}
+		repChanged := false
+		if rep == nil {
+			slug := en.m["slug"].(string)
+			rep = newRepeatable(ed.Block(slug), a.now)
+			maxPos++
+			rep.Position = maxPos
+			it.Repeatables = append(it.Repeatables, rep)
+			changed = true
+		} else if slug, ok := en.m["slug"].(string); ok && slug != rep.Slug {
+			rep.Slug = slug
+			rep.Items, _ = syncItems(rep.Items, ed.Block(slug).Editables, a.now)
+			repChanged = true
+		}
+		if pv, ok := en.m["position"]; ok && !a.opt.Replace && pv != nil {
+			n, ok := asInt(pv)
+			if !ok {
+				return false, errInvalid("%s.position must be an integer", en.where)
+			}
+			if n < 1 {
+				return false, err422(EInvalidPosition, "%s.position must be at least 1", en.where)
+			}
+			if n != rep.Position {
+				rep.Position = n
+				repChanged = true
+			}
+		}
+		if iv, ok := en.m["items"]; ok {
+			var eds []*themes.Editable
+			if b := ed.Block(rep.Slug); b != nil {
+				eds = b.Editables
+			}
+			items, c, err := a.applyItems(rep.Items, eds, iv, it.Slug, rep.Slug, en.where+".items")
+			if err != nil {
+				return false, err
+			}
+			rep.Items = items
+			repChanged = repChanged || c
+		}
+		if repChanged {
+			rep.UpdatedAt = a.now
+			changed = true
+		}
+		listed[rep] = true
+		order = append(order, rep)
+	}
+	if a.opt.Replace {
+		kept := it.Repeatables[:0]
+		for _, r := range it.Repeatables {
+			if listed[r] {
+				kept = append(kept, r)
+			} else {
+				changed = true
+			}
+		}
+		clear(it.Repeatables[len(kept):])
+		it.Repeatables = kept
+		for i, r := range order {
+			if r.Position != i+1 {
+				r.Position = i + 1
+				r.UpdatedAt = a.now
+				changed = true
+			}
+		}
+	}
+	if changed {
+		sortRepeatables(it.Repeatables)
+	}
+	if len(it.Repeatables) == 0 {
+		it.Repeatables = nil
+	}
+	return changed, nil
+}

@@ -1,0 +1,372 @@
+package pages
+
+// The page service's writes: PUT, create, delete, publish, and the tree
+// bookkeeping (parents, positions, the homepage) a save keeps in step.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// Update applies a PUT/PATCH/POST body to the page ref names, under the
+// page's write lock, and returns the saved page (or, for a dry run, the
+// page as it would be saved).
+func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body []byte, opt WriteOptions) (*Page, error) {
+	doc, err := DecodeBody(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
+		return nil, err
+	}
+	id, err := s.lookup(ctx, site, ref, opt.Locale)
+	if err != nil {
+		return nil, err
+	}
+	var saved *Page
+	var fv *files.Writer
+	err = s.withPage(ctx, site, id, opt.DryRun, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+		fv = s.Files.Writer(ctx, tx, site, opt.Caller, opt.DryRun)
+		if opt.HasIfMatch && !opt.DryRun {
+			if err := CheckIfMatch(opt.IfMatch, p.ETag()); err != nil {
+				return err
+			}
+		}
+		tpl, err := s.templateInfo(tx, site, p.Template)
+		if err != nil {
+			return err
+		}
+		res, err := Apply(p, doc, ApplyOptions{
+			Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
+			Replace: opt.Replace, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Files: fv,
+		})
+		if err != nil {
+			return err
+		}
+		if err := s.save(tx, site, rec, res.Page, res.ParentChanged, res.HomepageChanged); err != nil {
+			return err
+		}
+		saved = res.Page
+		if opt.DryRun {
+			return errDryRun
+		}
+		return s.archive(tx, site, res.Page, VersionLiveSave)
+	})
+	fv.Finish(err == nil && !opt.DryRun)
+	return saved, err
+}
+
+// withPage runs fn on page id, loaded in a read-write transaction that
+// commits when fn returns nil. Unless dryRun, it holds the page's write
+// lock throughout; a lock timeout is an error with timeoutCode (the spec
+// answers it 409 on PUT and DELETE, 422 in a batch). fn
+// returns errDryRun to roll back a dry run that validated, which withPage
+// turns into success.
+func (s *Service) withPage(ctx context.Context, site *store.Site, id string, dryRun bool, timeoutCode string, fn func(tx store.Tx, rec *store.PageRecord, p *Page) error) error {
+	if !dryRun {
+		unlock, err := s.lock(ctx, site.ID, id, timeoutCode)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		rec, err := tx.Pages().Get(site.ID, id)
+		if err != nil {
+			return err
+		}
+		p, err := decodePage(rec)
+		if err != nil {
+			return err
+		}
+		return fn(tx, rec, p)
+	})
+	if errors.Is(err, errDryRun) {
+		return nil
+	}
+	return err
+}
+
+// Create stores a new page from a POST /pages body (or validates it, for a
+// dry run).
+func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt WriteOptions) (*Page, error) {
+	doc, err := DecodeBody(body)
+	if err != nil {
+		return nil, err
+	}
+	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
+		return nil, err
+	}
+	var saved *Page
+	var fv *files.Writer
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		fv = s.Files.Writer(ctx, tx, site, opt.Caller, opt.DryRun)
+		blank := NewPage(cms.NewID(tx.Now()), site.ID, tx.Now())
+		res, err := Apply(blank, doc, ApplyOptions{
+			DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
+			Replace: opt.Replace, Now: tx.Now(), New: true, Resolver: &writeResolver{s: s, tx: tx, site: site}, Files: fv,
+		})
+		if err != nil {
+			return err
+		}
+		p := res.Page
+		if _, hasPos := doc["position"]; !hasPos {
+			siblings, err := tx.Pages().Children(site.ID, p.ParentID)
+			if err != nil {
+				return err
+			}
+			for _, sib := range siblings {
+				p.Position = max(p.Position, sib.Position+1)
+			}
+		}
+		if err := s.save(tx, site, nil, p, true, p.Homepage); err != nil {
+			return err
+		}
+		saved = p
+		if opt.DryRun {
+			return errDryRun
+		}
+		return nil
+	})
+	if errors.Is(err, errDryRun) {
+		err = nil
+	}
+	fv.Finish(err == nil && !opt.DryRun)
+	return saved, err
+}
+
+// save places p in the tree (fullpaths, sort key, cascading both to its
+// descendants), keeps one homepage per site, and stores it: a
+// compare-and-swap against prev, or a create when prev is nil.
+func (s *Service) save(tx store.Tx, site *store.Site, prev *store.PageRecord, p *Page, parentChanged, homepageChanged bool) error {
+	var parent *Page
+	var parentSortKey string
+	if p.ParentID != "" {
+		prec, err := tx.Pages().Get(site.ID, p.ParentID)
+		if cms.IsCode(err, cms.ENotFound) {
+			return errInvalid("parent: no page %s", p.ParentID)
+		} else if err != nil {
+			return err
+		}
+		parentSortKey = prec.SortKey
+		if parent, err = decodePage(prec); err != nil {
+			return err
+		}
+		if parentChanged && prev != nil {
+			if err := s.checkNotDescendant(tx, site, p.ID, parent); err != nil {
+				return err
+			}
+		}
+	}
+	if homepageChanged && p.Homepage {
+		if err := s.clearHomepage(tx, site, p.ID); err != nil {
+			return err
+		}
+	}
+	return s.place(tx, site, prev, p, parent, parentSortKey)
+}
+
+// checkNotDescendant refuses a parent that is the page itself or one of its
+// descendants: the tree would get a cycle.
+func (s *Service) checkNotDescendant(tx store.Tx, site *store.Site, pageID string, parent *Page) error {
+	for a := parent; a != nil; {
+		if a.ID == pageID {
+			return errInvalid("parent: a page cannot be moved under itself or one of its descendants")
+		}
+		if a.ParentID == "" {
+			return nil
+		}
+		rec, err := tx.Pages().Get(site.ID, a.ParentID)
+		if err != nil {
+			return err
+		}
+		if a, err = decodePage(rec); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// clearHomepage takes the homepage flag from every page but keep: a site
+// has one homepage, and making a page the homepage is how it changes.
+func (s *Service) clearHomepage(tx store.Tx, site *store.Site, keep string) error {
+	recs, _, err := tx.Pages().List(site.ID, store.PageFilter{}, store.ListOptions{})
+	if err != nil {
+		return err
+	}
+	for _, rec := range recs {
+		if !rec.Homepage || rec.ID == keep {
+			continue
+		}
+		p, err := decodePage(rec)
+		if err != nil {
+			return err
+		}
+		p.Homepage = false
+		p.UpdatedAt = cms.NextUpdatedAt(p.UpdatedAt, tx.Now())
+		if err := s.put(tx, rec, p, rec.SortKey); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// place computes p's fullpath in every locale and its sort key from its
+// parent, stores p (creating it when prev is nil), and when either changed
+// re-places its children, so the whole subtree moves in one transaction.
+func (s *Service) place(tx store.Tx, site *store.Site, prev *store.PageRecord, p *Page, parent *Page, parentSortKey string) error {
+	oldPaths := p.Fullpath
+	full := make(Text, len(site.Locales))
+	for _, l := range site.Locales {
+		fp := p.Slug.Get(l, site.DefaultLocale)
+		if parent != nil {
+			fp = parent.Fullpath.Get(l, site.DefaultLocale) + "/" + fp
+		}
+		full[l] = fp
+	}
+	p.Fullpath = full
+	sortKey := sortSegment(p.Position, p.ID)
+	if parent != nil {
+		sortKey = parentSortKey + "/" + sortKey
+	}
+	var err error
+	if prev == nil {
+		err = tx.Pages().Create(record(p, sortKey))
+	} else {
+		err = tx.Pages().Update(record(p, sortKey), prev.UpdatedAt)
+	}
+	if err != nil {
+		return err
+	}
+	pathsChanged := prev == nil || !equalText(oldPaths, full)
+	if pathsChanged {
+		if err := tx.Pages().SetPaths(site.ID, p.ID, full); err != nil {
+			if cms.IsCode(err, cms.EConflict) {
+				return errInvalid("slug: another page already has the path /%s", full[site.DefaultLocale])
+			}
+			return err
+		}
+	}
+	if prev == nil || (!pathsChanged && sortKey == prev.SortKey) {
+		return nil
+	}
+	children, err := tx.Pages().Children(site.ID, p.ID)
+	if err != nil {
+		return err
+	}
+	for _, crec := range children {
+		c, err := decodePage(crec)
+		if err != nil {
+			return err
+		}
+		c.UpdatedAt = cms.NextUpdatedAt(c.UpdatedAt, tx.Now())
+		if err := s.place(tx, site, crec, c, p, sortKey); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// put stores p over prev with compare-and-swap.
+func (s *Service) put(tx store.Tx, prev *store.PageRecord, p *Page, sortKey string) error {
+	return tx.Pages().Update(record(p, sortKey), prev.UpdatedAt)
+}
+
+// record builds the stored form of p.
+func record(p *Page, sortKey string) *store.PageRecord {
+	doc, err := json.Marshal(p)
+	if err != nil {
+		panic(fmt.Sprintf("pages: encode %s: %v", p.ID, err)) // a Page always encodes
+	}
+	return &store.PageRecord{
+		ID: p.ID, SiteID: p.SiteID, ParentID: p.ParentID, Position: p.Position, Published: p.Published,
+		Homepage: p.Homepage, Template: p.Template, SortKey: sortKey, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Doc: doc,
+	}
+}
+
+// sortSegment is one level of a sort key: siblings order by position, then
+// id. Positions are offset so that negative ones sort first too.
+func sortSegment(position int, id string) string {
+	return fmt.Sprintf("%010d.%s", int64(position)+1<<31, id)
+}
+
+func equalText(a, b Text) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if w, ok := b[k]; !ok || w != v {
+			return false
+		}
+	}
+	return true
+}
+
+// lookup resolves ref to a page id in a read transaction.
+func (s *Service) lookup(ctx context.Context, site *store.Site, ref, locale string) (id string, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		id, err = s.resolveRef(tx, site, ref, locale)
+		return err
+	})
+	return id, err
+}
+
+// lock takes the page's write lock; a timeout is an error with
+// timeoutCode.
+func (s *Service) lock(ctx context.Context, siteID, pageID string, timeoutCode string) (func(), error) {
+	unlock, err := s.Locker.Lock(ctx, lockKey(siteID, pageID))
+	if lock.IsTimeout(err) {
+		return nil, cms.Errorf(timeoutCode, "The page is being changed by another request; try again.")
+	}
+	return unlock, err
+}
+
+// Delete removes the page ref names and all its descendants. With an
+// If-Match header the page must be unchanged.
+func (s *Service) Delete(ctx context.Context, site *store.Site, ref string, opt WriteOptions) error {
+	id, err := s.lookup(ctx, site, ref, opt.Locale)
+	if err != nil {
+		return err
+	}
+	return s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+		if opt.HasIfMatch {
+			if err := CheckIfMatch(opt.IfMatch, p.ETag()); err != nil {
+				return err
+			}
+		}
+		ids := []string{id}
+		for i := 0; i < len(ids); i++ {
+			children, err := tx.Pages().Children(site.ID, ids[i])
+			if err != nil {
+				return err
+			}
+			for _, c := range children {
+				ids = append(ids, c.ID)
+			}
+		}
+		return tx.Pages().Delete(site.ID, ids)
+	})
+}
+
+// SetPublished publishes or unpublishes a page.
+func (s *Service) SetPublished(ctx context.Context, site *store.Site, ref string, published bool) (*Page, error) {
+	id, err := s.lookup(ctx, site, ref, "")
+	if err != nil {
+		return nil, err
+	}
+	var saved *Page
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+		p.Published = published
+		p.UpdatedAt = cms.NextUpdatedAt(p.UpdatedAt, tx.Now())
+		saved = p
+		return s.put(tx, rec, p, rec.SortKey)
+	})
+	return saved, err
+}
