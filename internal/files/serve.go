@@ -6,7 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"io"
-	"net/http"
+	"net/http" // serves file bytes under /files/: the one HTTP handler outside httpapi
 	"strconv"
 	"strings"
 	"time"

@@ -3,7 +3,7 @@ package files
 import (
 	"bytes"
 	"mime"
-	"net/http"
+	"net/http" // DetectContentType only: the WHATWG sniffing rules browsers apply
 	"net/url"
 	"path"
 	"strings"

@@ -2,7 +2,7 @@ package files
 
 import (
 	"encoding/base64"
-	"net/http"
+	"net/http" // DetectContentType only: the WHATWG sniffing rules browsers apply
 	"net/url"
 	"path"
 	"strings"
