@@ -96,10 +96,8 @@ func ParseBatchValue(v any, cur *File, slug string) (Value, Action, error) {
 		fv.Current = cur
 		return fv, Set, err
 	case map[string]any:
-		if rm, ok := v["remove"]; ok {
-			if on, ok := cms.Bool(rm); ok && on {
-				return Value{}, Clear, nil
-			}
+		if removes(v) {
+			return Value{}, Clear, nil
 		}
 		t, _ := v["__type"].(string)
 		if src, ok := v["source"]; ok || t == "FileRef" {
@@ -155,10 +153,8 @@ func ParseValue(v any, cur *File, where string) (Value, Action, error) {
 		}
 		return Value{}, 0, err422(EInvalidFileFormat, "%s: a file is written as a file object ({__type: File, remove: true} clears it)", where)
 	case map[string]any:
-		if rm, ok := v["remove"]; ok {
-			if b, ok := cms.Bool(rm); ok && b {
-				return Value{}, Clear, nil
-			}
+		if removes(v) {
+			return Value{}, Clear, nil
 		}
 		_, hasSource := v["source"]
 		_, hasAttachment := v["attachment"]
@@ -181,6 +177,13 @@ func ParseValue(v any, cur *File, where string) (Value, Action, error) {
 		return Value{}, 0, err422(EInvalidFileFormat, "%s: invalid file object", where)
 	}
 	return Value{}, 0, err422(EInvalidFileFormat, "%s: invalid file value", where)
+}
+
+// removes reports whether a file object asks to clear the file
+// ({remove: true}, or any switch spelling of true).
+func removes(m map[string]any) bool {
+	on, ok := cms.Bool(m["remove"])
+	return ok && on
 }
 
 func parseURL(s, name, where string) (Value, error) {
