@@ -25,9 +25,9 @@ type batchError struct {
 	Message string `json:"message"`
 }
 
-// handlePageBatch handles "POST /api/pages/{page_id}/batch".
-func (s *Server) handlePageBatch(w http.ResponseWriter, r *http.Request, escapedRef string) error {
-	ref, err := unescapeRef(escapedRef)
+// handlePageBatch handles "POST /api/pages/{page}/batch".
+func (s *Server) handlePageBatch(w http.ResponseWriter, r *http.Request) error {
+	ref, err := pageRef(r)
 	if err != nil {
 		return err
 	}

@@ -9,98 +9,140 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages"
 )
 
-// draftRoute reports whether segs[i:] (segs[i] being "draft" or
-// "versions") has the shape of a draft or version route, so that a page
-// whose fullpath merely contains such a segment still reads as a page.
-func draftRoute(segs []string, i int) bool {
-	rest := segs[i+1:]
-	if segs[i] == "draft" {
-		return len(rest) == 0 || len(rest) == 1 && (rest[0] == "batch" || rest[0] == "publish" || rest[0] == "preview_token")
+// draftRef is the page of a draft or version route. Those routes change
+// drafts and versions, which have no dry run: asking for one is refused
+// rather than ignored.
+func draftRef(r *http.Request) (string, error) {
+	ref, err := pageRef(r)
+	if err != nil {
+		return "", err
 	}
-	return len(rest) == 0 || len(rest) == 1 && rest[0] != "" || len(rest) == 2 && rest[1] == "restore"
+	if _, ok := r.URL.Query()["dry_run"]; ok {
+		return "", cms.Errorf(cms.EInvalid, "Draft routes do not support dry_run.")
+	}
+	return ref, nil
 }
 
-// handleDraftRoute handles the draft and version routes of a page:
-// "/pages/{page_id}/draft[/batch|/publish|/preview_token]" and
-// "/pages/{page_id}/versions[/{version_id}[/restore]]".
-func (s *Server) handleDraftRoute(w http.ResponseWriter, r *http.Request, escapedRef, kind string, rest []string) error {
-	ref, err := unescapeRef(escapedRef)
+// handleDraftGet handles "GET /api/pages/{page}/draft".
+func (s *Server) handleDraftGet(w http.ResponseWriter, r *http.Request) error {
+	ref, err := draftRef(r)
 	if err != nil {
 		return err
 	}
-	if _, ok := r.URL.Query()["dry_run"]; ok {
-		return cms.Errorf(cms.EInvalid, "Draft routes do not support dry_run.")
+	body, err := s.Pages.GetDraft(r.Context(), principal(r).Site, ref, readOptions(r))
+	return rawOK(w, body, err)
+}
+
+// handleDraftDelete handles "DELETE /api/pages/{page}/draft".
+func (s *Server) handleDraftDelete(w http.ResponseWriter, r *http.Request) error {
+	ref, err := draftRef(r)
+	if err != nil {
+		return err
 	}
-	site := principal(r).Site
-	ctx := r.Context()
-	action := ""
-	if len(rest) > 0 {
-		action = rest[len(rest)-1]
+	if err := s.Pages.DeleteDraft(r.Context(), principal(r).Site, ref); err != nil {
+		return err
 	}
-	switch {
-	case kind == "draft" && action == "" && r.Method == http.MethodGet:
-		body, err := s.Pages.GetDraft(ctx, site, ref, readOptions(r))
-		return rawOK(w, body, err)
-	case kind == "draft" && action == "" && r.Method == http.MethodDelete:
-		if err := s.Pages.DeleteDraft(ctx, site, ref); err != nil {
-			return err
-		}
-		w.WriteHeader(http.StatusNoContent)
-		return nil
-	case kind == "draft" && action == "":
-		r, body, err := readFileBody(r)
-		if err != nil {
-			return err
-		}
-		draft, err := s.Pages.SaveDraft(r.Context(), site, ref, body, writeOptions(r))
-		return rawOK(w, draft, err)
-	case kind == "draft" && r.Method != http.MethodPost:
-		return errMethod(r)
-	case kind == "draft" && action == "batch":
-		r, body, err := readFileBody(r)
-		if err != nil {
-			return err
-		}
-		results, draft, err := s.Pages.DraftBatch(r.Context(), site, ref, body, r.URL.Query().Get("content_locale"), caller(r))
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, map[string]any{"results": results, "draft": json.RawMessage(draft)})
-		return nil
-	case kind == "draft" && action == "publish":
-		var req struct {
-			Confirm bool `json:"confirm"`
-		}
-		if err := decodeJSON(r, &req); err != nil {
-			return err
-		}
-		p, err := s.Pages.PublishDraft(ctx, site, ref, req.Confirm)
-		if err != nil {
-			return err
-		}
-		return s.writePage(w, r, p, http.StatusOK)
-	case kind == "draft" && action == "preview_token":
-		token, url, err := s.Pages.PreviewToken(ctx, site, ref)
-		if err != nil {
-			return err
-		}
-		writeJSON(w, http.StatusOK, map[string]string{"token": token, "preview_url": url})
-		return nil
-	case len(rest) == 0 && r.Method == http.MethodGet:
-		limit, offset, err := versionWindow(r)
-		if err != nil {
-			return err
-		}
-		body, err := s.Pages.Versions(ctx, site, ref, limit, offset)
-		return rawOK(w, body, err)
-	case len(rest) == 1 && r.Method == http.MethodGet:
-		body, err := s.Pages.Version(ctx, site, ref, rest[0])
-		return rawOK(w, body, err)
-	case len(rest) == 2 && r.Method == http.MethodPost:
-		body, err := s.Pages.RestoreVersion(ctx, site, ref, rest[0])
-		return rawOK(w, body, err)
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// handleDraftSave handles "PUT|PATCH|POST /api/pages/{page}/draft".
+func (s *Server) handleDraftSave(w http.ResponseWriter, r *http.Request) error {
+	ref, err := draftRef(r)
+	if err != nil {
+		return err
 	}
-	return errMethod(r)
+	r, body, err := readFileBody(r)
+	if err != nil {
+		return err
+	}
+	draft, err := s.Pages.SaveDraft(r.Context(), principal(r).Site, ref, body, writeOptions(r))
+	return rawOK(w, draft, err)
+}
+
+// handleDraftBatch handles "POST /api/pages/{page}/draft/batch".
+func (s *Server) handleDraftBatch(w http.ResponseWriter, r *http.Request) error {
+	ref, err := draftRef(r)
+	if err != nil {
+		return err
+	}
+	r, body, err := readFileBody(r)
+	if err != nil {
+		return err
+	}
+	results, draft, err := s.Pages.DraftBatch(r.Context(), principal(r).Site, ref, body, r.URL.Query().Get("content_locale"), caller(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"results": results, "draft": json.RawMessage(draft)})
+	return nil
+}
+
+// handleDraftPublish handles "POST /api/pages/{page}/draft/publish".
+func (s *Server) handleDraftPublish(w http.ResponseWriter, r *http.Request) error {
+	ref, err := draftRef(r)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Confirm bool `json:"confirm"`
+	}
+	if err := decodeJSON(r, &req); err != nil {
+		return err
+	}
+	p, err := s.Pages.PublishDraft(r.Context(), principal(r).Site, ref, req.Confirm)
+	if err != nil {
+		return err
+	}
+	return s.writePage(w, r, p, http.StatusOK)
+}
+
+// handleDraftPreviewToken handles "POST /api/pages/{page}/draft/preview_token".
+func (s *Server) handleDraftPreviewToken(w http.ResponseWriter, r *http.Request) error {
+	ref, err := draftRef(r)
+	if err != nil {
+		return err
+	}
+	token, url, err := s.Pages.PreviewToken(r.Context(), principal(r).Site, ref)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"token": token, "preview_url": url})
+	return nil
+}
+
+// handleVersionList handles "GET /api/pages/{page}/versions".
+func (s *Server) handleVersionList(w http.ResponseWriter, r *http.Request) error {
+	ref, err := draftRef(r)
+	if err != nil {
+		return err
+	}
+	limit, offset, err := versionWindow(r)
+	if err != nil {
+		return err
+	}
+	body, err := s.Pages.Versions(r.Context(), principal(r).Site, ref, limit, offset)
+	return rawOK(w, body, err)
+}
+
+// handleVersionGet handles "GET /api/pages/{page}/versions/{version}".
+func (s *Server) handleVersionGet(w http.ResponseWriter, r *http.Request) error {
+	ref, err := draftRef(r)
+	if err != nil {
+		return err
+	}
+	body, err := s.Pages.Version(r.Context(), principal(r).Site, ref, r.PathValue("version"))
+	return rawOK(w, body, err)
+}
+
+// handleVersionRestore handles "POST /api/pages/{page}/versions/{version}/restore".
+func (s *Server) handleVersionRestore(w http.ResponseWriter, r *http.Request) error {
+	ref, err := draftRef(r)
+	if err != nil {
+		return err
+	}
+	body, err := s.Pages.RestoreVersion(r.Context(), principal(r).Site, ref, r.PathValue("version"))
+	return rawOK(w, body, err)
 }
 
 // rawOK writes an encoded JSON body with 200, or returns err.
@@ -110,10 +152,6 @@ func rawOK(w http.ResponseWriter, body []byte, err error) error {
 	}
 	writeRawJSON(w, http.StatusOK, body)
 	return nil
-}
-
-func errMethod(r *http.Request) error {
-	return cms.Errorf(cms.EMethodNotAllowed, "%s is not allowed here.", r.Method)
 }
 
 // versionWindow reads the versions list's limit (1 to 100, default 50) and

@@ -2,8 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
@@ -101,55 +99,22 @@ func (s *Server) writePage(w http.ResponseWriter, r *http.Request, p *pages.Page
 	return nil
 }
 
-// handlePageRoute handles every route under "/api/pages/{page_id}". A page
-// id may be a fullpath with slashes, so the route is told apart by the path's
-// tail: "/schema", "/batch" and "/items/…" follow a single segment (the spec's rule),
-// "/publish" and "/unpublish" end the path; anything else names a page.
-func (s *Server) handlePageRoute(w http.ResponseWriter, r *http.Request) error {
-	rest := strings.TrimPrefix(r.URL.EscapedPath(), "/api/pages/")
-	segs := strings.Split(rest, "/")
-	last := segs[len(segs)-1]
-	for i := len(segs) - 1; i >= 1; i-- {
-		if (segs[i] == "draft" || segs[i] == "versions") && draftRoute(segs, i) {
-			return s.handleDraftRoute(w, r, strings.Join(segs[:i], "/"), segs[i], segs[i+1:])
-		}
-	}
-	switch {
-	case len(segs) == 2 && last == "schema" && r.Method == http.MethodGet:
-		return s.handlePageSchema(w, r, segs[0])
-	case len(segs) == 2 && last == "batch" && r.Method == http.MethodPost:
-		return s.handlePageBatch(w, r, segs[0])
-	case len(segs) >= 3 && segs[1] == "items" && r.Method == http.MethodGet:
-		return s.handlePageItem(w, r, segs[0], strings.Join(segs[2:], "/"))
-	case len(segs) >= 2 && (last == "publish" || last == "unpublish") && r.Method == http.MethodPost:
-		return s.handlePagePublish(w, r, strings.Join(segs[:len(segs)-1], "/"), last == "publish")
-	}
-	ref, err := unescapeRef(rest)
-	if err != nil {
-		return err
-	}
-	switch r.Method {
-	case http.MethodGet:
-		return s.handlePageGet(w, r, ref)
-	case http.MethodDelete:
-		return s.handlePageDelete(w, r, ref)
-	default:
-		return s.handlePageUpdate(w, r, ref)
-	}
-}
-
-// unescapeRef decodes a page reference from the URL; an encoded slash
-// (%2F) is a slash of the fullpath.
-func unescapeRef(escaped string) (string, error) {
-	ref, err := url.PathUnescape(escaped)
-	if err != nil || ref == "" {
+// pageRef is the {page} of a page route: an id, or a fullpath whose
+// slashes arrive escaped as %2F (routes.go turns literal ones into that).
+func pageRef(r *http.Request) (string, error) {
+	ref := r.PathValue("page")
+	if ref == "" {
 		return "", cms.ErrNotFound()
 	}
 	return ref, nil
 }
 
-// handlePageGet handles "GET /api/pages/{page_id}".
-func (s *Server) handlePageGet(w http.ResponseWriter, r *http.Request, ref string) error {
+// handlePageGet handles "GET /api/pages/{page}".
+func (s *Server) handlePageGet(w http.ResponseWriter, r *http.Request) error {
+	ref, err := pageRef(r)
+	if err != nil {
+		return err
+	}
 	out, err := s.Pages.Read(r.Context(), principal(r).Site, ref, readOptions(r))
 	if err != nil {
 		return err
@@ -161,8 +126,12 @@ func (s *Server) handlePageGet(w http.ResponseWriter, r *http.Request, ref strin
 	return nil
 }
 
-// handlePageUpdate handles "PUT|PATCH|POST /api/pages/{page_id}".
-func (s *Server) handlePageUpdate(w http.ResponseWriter, r *http.Request, ref string) error {
+// handlePageUpdate handles "PUT|PATCH|POST /api/pages/{page}".
+func (s *Server) handlePageUpdate(w http.ResponseWriter, r *http.Request) error {
+	ref, err := pageRef(r)
+	if err != nil {
+		return err
+	}
 	r, body, err := readFileBody(r)
 	if err != nil {
 		return err
@@ -179,9 +148,13 @@ func (s *Server) handlePageUpdate(w http.ResponseWriter, r *http.Request, ref st
 	return s.writePage(w, r, p, http.StatusOK)
 }
 
-// handlePageDelete handles "DELETE /api/pages/{page_id}": the page and its
+// handlePageDelete handles "DELETE /api/pages/{page}": the page and its
 // descendants are removed.
-func (s *Server) handlePageDelete(w http.ResponseWriter, r *http.Request, ref string) error {
+func (s *Server) handlePageDelete(w http.ResponseWriter, r *http.Request) error {
+	ref, err := pageRef(r)
+	if err != nil {
+		return err
+	}
 	if err := s.Pages.Delete(r.Context(), principal(r).Site, ref, writeOptions(r)); err != nil {
 		return err
 	}
@@ -189,8 +162,17 @@ func (s *Server) handlePageDelete(w http.ResponseWriter, r *http.Request, ref st
 	return nil
 }
 
-// handlePagePublish handles "POST /api/pages/{page_id}/publish|unpublish".
-func (s *Server) handlePagePublish(w http.ResponseWriter, r *http.Request, escapedRef string, publish bool) error {
+// handlePagePublish handles "POST /api/pages/{page}/publish".
+func (s *Server) handlePagePublish(w http.ResponseWriter, r *http.Request) error {
+	return s.setPublished(w, r, true)
+}
+
+// handlePageUnpublish handles "POST /api/pages/{page}/unpublish".
+func (s *Server) handlePageUnpublish(w http.ResponseWriter, r *http.Request) error {
+	return s.setPublished(w, r, false)
+}
+
+func (s *Server) setPublished(w http.ResponseWriter, r *http.Request, publish bool) error {
 	if !principal(r).IsAdmin() {
 		return cms.Errorf(cms.EForbidden, "Only site admins may publish or unpublish pages.")
 	}
@@ -198,7 +180,7 @@ func (s *Server) handlePagePublish(w http.ResponseWriter, r *http.Request, escap
 	if err := cms.CheckContentLocale(r.URL.Query().Get("content_locale"), principal(r).Site.Locales); err != nil {
 		return err
 	}
-	ref, err := unescapeRef(escapedRef)
+	ref, err := pageRef(r)
 	if err != nil {
 		return err
 	}
@@ -209,9 +191,9 @@ func (s *Server) handlePagePublish(w http.ResponseWriter, r *http.Request, escap
 	return s.writePage(w, r, p, http.StatusOK)
 }
 
-// handlePageSchema handles "GET /api/pages/{page_id}/schema".
-func (s *Server) handlePageSchema(w http.ResponseWriter, r *http.Request, escapedRef string) error {
-	ref, err := unescapeRef(escapedRef)
+// handlePageSchema handles "GET /api/pages/{page}/schema".
+func (s *Server) handlePageSchema(w http.ResponseWriter, r *http.Request) error {
+	ref, err := pageRef(r)
 	if err != nil {
 		return err
 	}
@@ -223,13 +205,14 @@ func (s *Server) handlePageSchema(w http.ResponseWriter, r *http.Request, escape
 	return nil
 }
 
-// handlePageItem handles "GET /api/pages/{page_id}/items/{path}".
-func (s *Server) handlePageItem(w http.ResponseWriter, r *http.Request, escapedRef, rawPath string) error {
-	ref, err := unescapeRef(escapedRef)
+// handlePageItem handles "GET /api/pages/{page}/items/{path...}". The path
+// is read still escaped (see pages.ParseSubtreePath).
+func (s *Server) handlePageItem(w http.ResponseWriter, r *http.Request) error {
+	ref, err := pageRef(r)
 	if err != nil {
 		return err
 	}
-	body, err := s.Pages.Item(r.Context(), principal(r).Site, ref, rawPath, readOptions(r))
+	body, err := s.Pages.Item(r.Context(), principal(r).Site, ref, escapedTail(r, 4), readOptions(r))
 	if err != nil {
 		return err
 	}

@@ -49,8 +49,9 @@ type Server struct {
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 
-	mux     *http.ServeMux
-	metrics *metrics
+	mux      *http.ServeMux
+	metrics  *metrics
+	patterns []string // every API route, in registration order
 }
 
 // handlerFunc is an API handler: it writes a response, or returns an error
@@ -89,6 +90,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	s.mux = http.NewServeMux()
 	s.routes()
+	s.mux.HandleFunc("/api/pages/{fullpath...}", s.handlePageFullpath)
 	s.mux.HandleFunc("GET /healthz", s.handleHealth)
 	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	s.mux.HandleFunc("/api/", s.handleUnmatched)
@@ -103,54 +105,6 @@ func (s *Server) Handler() http.Handler {
 	return s.recoverer(s.cors(s.mux))
 }
 
-// routes registers every API route.
-func (s *Server) routes() {
-	s.handle("GET /api/user", needToken, s.handleUser)
-	s.handle("GET /api/sites", needToken, s.handleSiteList)
-	s.handle("GET /api/sites/count", needToken, s.handleSiteCount)
-	s.handle("GET /api/sites/{site}", needToken, s.handleSiteGet)
-	s.handle("GET /api/sites/{site}/settings", needToken, s.handleSiteSettings)
-	s.handle("POST /api/sites/{site}/preview_secret", needToken, s.handleSitePreviewSecret)
-
-	s.handle("GET /api/themes", needSite, s.handleThemeList)
-	s.handle("GET /api/themes/count", needSite, s.handleThemeCount)
-	s.handle("GET /api/themes/{theme}", needSite, s.handleThemeGet)
-	s.handle("GET /api/themes/{theme}/{kind}/{name}", needSite, s.handleThemeFileGet)
-	s.handle("POST /api/themes/{theme}/{kind}", needAdmin, s.handleThemeFilePut)
-	s.handle("DELETE /api/themes/{theme}/{kind}/{name}", needAdmin, s.handleThemeFileDelete)
-
-	s.handle("GET /api/pages", needSite, s.handlePageList)
-	s.handle("GET /api/pages/count", needSite, s.handlePageCount)
-	s.handleLimit("POST /api/pages", needSite, pageBodyBytes, s.handlePageCreate)
-	for _, m := range []string{"GET", "PUT", "PATCH", "POST", "DELETE"} {
-		s.handleLimit(m+" /api/pages/{rest...}", needSite, pageBodyBytes, s.handlePageRoute)
-	}
-
-	s.handle("GET /api/uploads", needSite, s.handleUploadList)
-	s.handle("GET /api/uploads/count", needSite, s.handleUploadCount)
-	s.handleLimit("POST /api/uploads", needSite, pageBodyBytes, s.handleUploadCreate)
-	s.handle("GET /api/uploads/{id}", needSite, s.handleUploadGet)
-	s.handle("DELETE /api/uploads/{id}", needSite, s.handleUploadDelete)
-
-	// Channel definitions are the site's schema: changing them needs an
-	// admin; entries are content, which editors write.
-	s.handle("GET /api/channels", needSite, s.handleChannelList)
-	s.handle("GET /api/channels/count", needSite, s.handleChannelCount)
-	s.handle("POST /api/channels", needAdmin, s.handleChannelCreate)
-	s.handle("GET /api/channels/{channel}", needSite, s.handleChannelGet)
-	s.handle("PATCH /api/channels/{channel}", needAdmin, s.handleChannelUpdate)
-	s.handle("PUT /api/channels/{channel}", needAdmin, s.handleChannelUpdate)
-	s.handle("DELETE /api/channels/{channel}", needAdmin, s.handleChannelDelete)
-	s.handle("GET /api/channels/{channel}/customizations", needSite, s.handleChannelCustomizations)
-	s.handle("GET /api/channels/{channel}/entries", needSite, s.handleEntryList)
-	s.handle("GET /api/channels/{channel}/entries/count", needSite, s.handleEntryCount)
-	s.handleLimit("POST /api/channels/{channel}/entries", needSite, pageBodyBytes, s.handleEntryCreate)
-	s.handle("GET /api/channels/{channel}/entries/{entry}", needSite, s.handleEntryGet)
-	s.handleLimit("PUT /api/channels/{channel}/entries/{entry}", needSite, pageBodyBytes, s.handleEntryUpdate)
-	s.handleLimit("PATCH /api/channels/{channel}/entries/{entry}", needSite, pageBodyBytes, s.handleEntryUpdate)
-	s.handle("DELETE /api/channels/{channel}/entries/{entry}", needSite, s.handleEntryDelete)
-}
-
 // handle registers an API route: the handler runs after authentication, with
 // the request body limited, and is measured under its pattern.
 func (s *Server) handle(pattern string, need access, h handlerFunc) {
@@ -160,6 +114,7 @@ func (s *Server) handle(pattern string, need access, h handlerFunc) {
 // handleLimit is handle with a route-specific body limit.
 func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handlerFunc) {
 	route := pattern[strings.IndexByte(pattern, ' ')+1:]
+	s.patterns = append(s.patterns, pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		start := time.Now()

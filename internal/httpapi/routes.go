@@ -1,0 +1,153 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+)
+
+// routes registers every API route: this is the route table, and
+// docs/api.md lists it (a test holds the two together).
+func (s *Server) routes() {
+	s.handle("GET /api/user", needToken, s.handleUser)
+	s.handle("GET /api/sites", needToken, s.handleSiteList)
+	s.handle("GET /api/sites/count", needToken, s.handleSiteCount)
+	s.handle("GET /api/sites/{site}", needToken, s.handleSiteGet)
+	s.handle("GET /api/sites/{site}/settings", needToken, s.handleSiteSettings)
+	s.handle("POST /api/sites/{site}/preview_secret", needToken, s.handleSitePreviewSecret)
+
+	s.handle("GET /api/themes", needSite, s.handleThemeList)
+	s.handle("GET /api/themes/count", needSite, s.handleThemeCount)
+	s.handle("GET /api/themes/{theme}", needSite, s.handleThemeGet)
+	s.handle("GET /api/themes/{theme}/{kind}/{name}", needSite, s.handleThemeFileGet)
+	s.handle("POST /api/themes/{theme}/{kind}", needAdmin, s.handleThemeFilePut)
+	s.handle("DELETE /api/themes/{theme}/{kind}/{name}", needAdmin, s.handleThemeFileDelete)
+
+	s.handle("GET /api/pages", needSite, s.handlePageList)
+	s.handle("GET /api/pages/count", needSite, s.handlePageCount)
+	s.handleLimit("POST /api/pages", needSite, pageBodyBytes, s.handlePageCreate)
+	s.handle("GET /api/pages/{page}", needSite, s.handlePageGet)
+	s.handleLimit("PUT /api/pages/{page}", needSite, pageBodyBytes, s.handlePageUpdate)
+	s.handleLimit("PATCH /api/pages/{page}", needSite, pageBodyBytes, s.handlePageUpdate)
+	s.handleLimit("POST /api/pages/{page}", needSite, pageBodyBytes, s.handlePageUpdate)
+	s.handle("DELETE /api/pages/{page}", needSite, s.handlePageDelete)
+	s.handle("GET /api/pages/{page}/schema", needSite, s.handlePageSchema)
+	s.handle("GET /api/pages/{page}/items/{path...}", needSite, s.handlePageItem)
+	s.handleLimit("POST /api/pages/{page}/batch", needSite, pageBodyBytes, s.handlePageBatch)
+	s.handle("POST /api/pages/{page}/publish", needSite, s.handlePagePublish)
+	s.handle("POST /api/pages/{page}/unpublish", needSite, s.handlePageUnpublish)
+	s.handle("GET /api/pages/{page}/draft", needSite, s.handleDraftGet)
+	s.handleLimit("PUT /api/pages/{page}/draft", needSite, pageBodyBytes, s.handleDraftSave)
+	s.handleLimit("PATCH /api/pages/{page}/draft", needSite, pageBodyBytes, s.handleDraftSave)
+	s.handleLimit("POST /api/pages/{page}/draft", needSite, pageBodyBytes, s.handleDraftSave)
+	s.handle("DELETE /api/pages/{page}/draft", needSite, s.handleDraftDelete)
+	s.handleLimit("POST /api/pages/{page}/draft/batch", needSite, pageBodyBytes, s.handleDraftBatch)
+	s.handle("POST /api/pages/{page}/draft/publish", needSite, s.handleDraftPublish)
+	s.handle("POST /api/pages/{page}/draft/preview_token", needSite, s.handleDraftPreviewToken)
+	s.handle("GET /api/pages/{page}/versions", needSite, s.handleVersionList)
+	s.handle("GET /api/pages/{page}/versions/{version}", needSite, s.handleVersionGet)
+	s.handle("POST /api/pages/{page}/versions/{version}/restore", needSite, s.handleVersionRestore)
+
+	s.handle("GET /api/uploads", needSite, s.handleUploadList)
+	s.handle("GET /api/uploads/count", needSite, s.handleUploadCount)
+	s.handleLimit("POST /api/uploads", needSite, pageBodyBytes, s.handleUploadCreate)
+	s.handle("GET /api/uploads/{id}", needSite, s.handleUploadGet)
+	s.handle("DELETE /api/uploads/{id}", needSite, s.handleUploadDelete)
+
+	// Channel definitions are the site's schema: changing them needs an
+	// admin; entries are content, which editors write.
+	s.handle("GET /api/channels", needSite, s.handleChannelList)
+	s.handle("GET /api/channels/count", needSite, s.handleChannelCount)
+	s.handle("POST /api/channels", needAdmin, s.handleChannelCreate)
+	s.handle("GET /api/channels/{channel}", needSite, s.handleChannelGet)
+	s.handle("PATCH /api/channels/{channel}", needAdmin, s.handleChannelUpdate)
+	s.handle("PUT /api/channels/{channel}", needAdmin, s.handleChannelUpdate)
+	s.handle("DELETE /api/channels/{channel}", needAdmin, s.handleChannelDelete)
+	s.handle("GET /api/channels/{channel}/customizations", needSite, s.handleChannelCustomizations)
+	s.handle("GET /api/channels/{channel}/entries", needSite, s.handleEntryList)
+	s.handle("GET /api/channels/{channel}/entries/count", needSite, s.handleEntryCount)
+	s.handleLimit("POST /api/channels/{channel}/entries", needSite, pageBodyBytes, s.handleEntryCreate)
+	s.handle("GET /api/channels/{channel}/entries/{entry}", needSite, s.handleEntryGet)
+	s.handleLimit("PUT /api/channels/{channel}/entries/{entry}", needSite, pageBodyBytes, s.handleEntryUpdate)
+	s.handleLimit("PATCH /api/channels/{channel}/entries/{entry}", needSite, pageBodyBytes, s.handleEntryUpdate)
+	s.handle("DELETE /api/channels/{channel}/entries/{entry}", needSite, s.handleEntryDelete)
+}
+
+// fullpathTails are the routes whose {page} may be a fullpath with
+// literal slashes (/api/pages/about/team/draft), by priority: a draft or
+// version tail is tried before publish, so that a page called "draft" can
+// still be published. Routes not named here (schema, items, batch) take a
+// single segment, as the spec says; the page's own routes take the rest.
+var fullpathTails = [][]string{
+	{"/api/pages/{page}/draft", "/api/pages/{page}/draft/batch", "/api/pages/{page}/draft/publish",
+		"/api/pages/{page}/draft/preview_token", "/api/pages/{page}/versions",
+		"/api/pages/{page}/versions/{version}", "/api/pages/{page}/versions/{version}/restore"},
+	{"/api/pages/{page}/publish", "/api/pages/{page}/unpublish"},
+}
+
+type canonicalKey struct{}
+
+// handlePageFullpath takes the page paths no route matches as they came:
+// those whose page is a fullpath with literal slashes. It finds the route
+// the tail names (see fullpathTails), escapes the slashes of the page part,
+// and serves the request again under that canonical path, where the route
+// table decides. A path that is still unmatched then is a 404 or 405.
+func (s *Server) handlePageFullpath(w http.ResponseWriter, r *http.Request) {
+	if r.Context().Value(canonicalKey{}) != nil {
+		s.handleUnmatched(w, r)
+		return
+	}
+	segs := strings.Split(strings.TrimPrefix(r.URL.EscapedPath(), "/api/pages/"), "/")
+	canonical := "/api/pages/" + strings.Join(segs, "%2F")
+found:
+	for _, tails := range fullpathTails {
+		for i := len(segs) - 1; i >= 1; i-- {
+			path := "/api/pages/" + strings.Join(segs[:i], "%2F") + "/" + strings.Join(segs[i:], "/")
+			if pattern := s.routeFor(r, path); pattern != "" && slices.Contains(tails, pattern) {
+				canonical = path
+				break found
+			}
+		}
+	}
+	unescaped, err := url.PathUnescape(canonical)
+	if err != nil {
+		s.handleUnmatched(w, r)
+		return
+	}
+	r2 := r.Clone(context.WithValue(r.Context(), canonicalKey{}, true))
+	r2.URL.Path, r2.URL.RawPath = unescaped, canonical
+	s.mux.ServeHTTP(w, r2)
+}
+
+// routeFor returns the path part of the pattern that serves path for any
+// method, or "".
+func (s *Server) routeFor(r *http.Request, path string) string {
+	probe := r.Clone(r.Context())
+	probe.URL = &url.URL{Path: path}
+	if u, err := url.PathUnescape(path); err == nil {
+		probe.URL.Path, probe.URL.RawPath = u, path
+	}
+	for _, m := range []string{http.MethodGet, http.MethodPost, http.MethodPut, http.MethodPatch, http.MethodDelete} {
+		probe.Method = m
+		if _, pattern := s.mux.Handler(probe); strings.Contains(pattern, " ") {
+			return pattern[strings.IndexByte(pattern, ' ')+1:]
+		}
+	}
+	return ""
+}
+
+// escapedTail returns the request path after its first n segments, still
+// escaped: for a {name...} wildcard whose escapes carry meaning.
+func escapedTail(r *http.Request, n int) string {
+	p := strings.TrimPrefix(r.URL.EscapedPath(), "/")
+	for ; n > 0; n-- {
+		i := strings.IndexByte(p, '/')
+		if i < 0 {
+			return ""
+		}
+		p = p[i+1:]
+	}
+	return p
+}

@@ -1,0 +1,54 @@
+package httpapi
+
+import (
+	"bufio"
+	"os"
+	"regexp"
+	"slices"
+	"testing"
+)
+
+// TestRoutesDocumented holds the route table and the Routes list of
+// docs/api.md together: every registered pattern is listed there, in the
+// table's order, and the list names no route the table lacks.
+func TestRoutesDocumented(t *testing.T) {
+	s := &Server{}
+	s.Handler()
+	f, err := os.Open("../../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	item := regexp.MustCompile("^- `([A-Z]+ /api/[^`]*)`")
+	var documented []string
+	in := false
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		line := sc.Text()
+		switch {
+		case line == "## Routes":
+			in = true
+		case in && len(line) > 2 && line[:3] == "## ":
+			in = false
+		case in:
+			if m := item.FindStringSubmatch(line); m != nil {
+				documented = append(documented, m[1])
+			}
+		}
+	}
+	if len(documented) == 0 {
+		t.Fatal(`docs/api.md has no "## Routes" list`)
+	}
+	for _, p := range s.patterns {
+		if !slices.Contains(documented, p) {
+			t.Errorf("route %q is not in docs/api.md", p)
+		}
+	}
+	for _, p := range documented {
+		if !slices.Contains(s.patterns, p) {
+			t.Errorf("docs/api.md lists %q, which the route table lacks", p)
+		}
+	}
+	if !t.Failed() && !slices.Equal(documented, s.patterns) {
+		t.Errorf("docs/api.md lists the routes in another order than the table:\n got %q\nwant %q", documented, s.patterns)
+	}
+}
