@@ -1,0 +1,202 @@
+package entries
+
+// Entry reads: one entry, lists and counts, with cached default renders
+// and resolved references.
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// reader returns a reader for site.
+func (s *Service) reader(site *store.Site, opt ReadOptions) *reader {
+	base := s.baseURL(site)
+	return &reader{site: site, loc: s.location(site), opt: opt, fileURL: func(f *files.File) string {
+		if f.Private && f.Key != "" && s.Files != nil && s.Files.Blobs != nil {
+			exp := time.Now().Add(privateURLLifetime).Truncate(time.Minute)
+			return base + "/files/" + s.Files.Blobs.SignURL(f.Key, exp)
+		}
+		return f.URL
+	}}
+}
+
+// Entry returns an entry's read shape.
+func (s *Service) Entry(ctx context.Context, site *store.Site, ref, entryRef string, opt ReadOptions) ([]byte, error) {
+	var out []byte
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		ch, rec, err := s.lookupEntry(tx, site, ref, entryRef)
+		if err != nil {
+			return err
+		}
+		if err := checkResolve(ch, opt.Resolve); err != nil {
+			return err
+		}
+		bodies, err := s.render(tx, site, ch, []*store.Entry{rec}, opt)
+		if err != nil {
+			return err
+		}
+		out = bodies[0]
+		return nil
+	})
+	return out, err
+}
+
+// checkResolve refuses resolve= names that are not reference fields.
+func checkResolve(ch *Channel, names []string) error {
+	for _, n := range names {
+		f := ch.Field(n)
+		if f == nil || (f.Type != TypeBelongsTo && f.Type != TypeBelongsToMany) {
+			return cms.Errorf(cms.EBadRequest, "resolve: %q is not a reference field of channel %s", n, ch.Slug)
+		}
+	}
+	return nil
+}
+
+// render renders entries of ch, from the cache when nothing they show has
+// changed.
+func (s *Service) render(tx store.Tx, site *store.Site, ch *Channel, recs []*store.Entry, opt ReadOptions) ([][]byte, error) {
+	out := make([][]byte, len(recs))
+	var r *reader
+	var todo []*Entry
+	var at []int
+	for i, rec := range recs {
+		key := renderKey{entry: rec.ID, updatedAt: rec.UpdatedAt, channelAt: ch.UpdatedAt, siteAt: site.UpdatedAt,
+			full: opt.ClientVersion}
+		if opt.cacheable() {
+			if b := s.cache.get(key); b != nil {
+				out[i] = b
+				continue
+			}
+		}
+		e, err := decodeEntry(rec)
+		if err != nil {
+			return nil, err
+		}
+		todo, at = append(todo, e), append(at, i)
+	}
+	if len(todo) == 0 {
+		return out, nil
+	}
+	r = s.reader(site, opt)
+	if !opt.cacheable() {
+		if err := s.loadTargets(tx, site, ch, todo, r); err != nil {
+			return nil, err
+		}
+	}
+	for j, e := range todo {
+		r.signed = false
+		b := appendJSON(nil, r.entry(ch, e, true))
+		out[at[j]] = b
+		if opt.cacheable() && !r.signed {
+			s.cache.put(renderKey{entry: e.ID, updatedAt: e.UpdatedAt, channelAt: ch.UpdatedAt, siteAt: site.UpdatedAt,
+				full: opt.ClientVersion}, b)
+		}
+	}
+	return out, nil
+}
+
+// loadTargets loads the entries the references of es point at, for
+// include_slugs and resolve.
+func (s *Service) loadTargets(tx store.Tx, site *store.Site, ch *Channel, es []*Entry, r *reader) error {
+	r.targets = map[string]*target{}
+	// Which channel each referenced id must be in, and whether it is read
+	// in full; then one read of all targets.
+	want := map[string]string{}
+	full := map[string]bool{}
+	var ids []string
+	for _, f := range ch.Fields {
+		if f.Type != TypeBelongsTo && f.Type != TypeBelongsToMany {
+			continue
+		}
+		for _, e := range es {
+			for _, id := range refIDs(f, e.Values[f.ID]) {
+				if _, seen := want[id]; !seen {
+					want[id] = f.ReferenceID
+					ids = append(ids, id)
+				}
+				if slices.Contains(r.opt.Resolve, f.Name) {
+					full[id] = true
+				}
+			}
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	recs, err := tx.Entries().GetMany(site.ID, ids)
+	if err != nil {
+		return err
+	}
+	channels := newChannelCache(tx, site, ch)
+	for _, rec := range recs {
+		if rec.ChannelID != want[rec.ID] {
+			continue
+		}
+		t := &target{slug: rec.Slug}
+		if full[rec.ID] {
+			tch, err := channels.get(rec.ChannelID)
+			if err != nil {
+				return err
+			}
+			te, err := decodeEntry(rec)
+			if err != nil {
+				return err
+			}
+			inner := &reader{site: r.site, loc: r.loc, opt: ReadOptions{ClientVersion: r.opt.ClientVersion}, fileURL: r.fileURL}
+			t.resolved = inner.entry(tch, te, false)
+		}
+		r.targets[rec.ID] = t
+	}
+	return nil
+}
+
+// List returns one page of the channel's entries matching q, in their
+// read shape, and the number that match.
+func (s *Service) List(ctx context.Context, site *store.Site, ref string, q Query, opt ReadOptions, lo store.ListOptions) ([][]byte, int, error) {
+	var out [][]byte
+	var total int
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		ch, err := findChannel(tx, site, ref, &s.channels)
+		if err != nil {
+			return err
+		}
+		if err := checkResolve(ch, opt.Resolve); err != nil {
+			return err
+		}
+		sq, err := s.storeQuery(site, ch, q)
+		if err != nil {
+			return err
+		}
+		recs, n, err := tx.Entries().List(site.ID, ch.ID, sq, lo)
+		if err != nil {
+			return err
+		}
+		total = n
+		out, err = s.render(tx, site, ch, recs, opt)
+		return err
+	})
+	return out, total, err
+}
+
+// Count returns the number of the channel's entries matching q.
+func (s *Service) Count(ctx context.Context, site *store.Site, ref string, q Query) (int, error) {
+	var total int
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		ch, err := findChannel(tx, site, ref, &s.channels)
+		if err != nil {
+			return err
+		}
+		sq, err := s.storeQuery(site, ch, q)
+		if err != nil {
+			return err
+		}
+		_, total, err = tx.Entries().List(site.ID, ch.ID, sq, store.ListOptions{Limit: 1})
+		return err
+	})
+	return total, err
+}
