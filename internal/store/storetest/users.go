@@ -1,0 +1,111 @@
+package storetest
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+func testUsersCreateAndGet(t *testing.T, e *env) {
+	u := e.createUser(t, "Ann@Example.COM")
+	want := store.User{ID: u.ID, Email: "ann@example.com", Name: "Ann",
+		CreatedAt: t0.Truncate(time.Millisecond), UpdatedAt: t0.Truncate(time.Millisecond)}
+	e.view(t, func(tx store.Tx) error {
+		got, err := tx.Users().Get(u.ID)
+		if err != nil {
+			t.Fatalf("Get: %v", err)
+		}
+		checkDiff(t, "Get", got, &want)
+		got, err = tx.Users().GetByEmail("ANN@example.com")
+		if err != nil {
+			t.Fatalf("GetByEmail: %v", err)
+		}
+		checkDiff(t, "GetByEmail", got, &want)
+		_, err = tx.Users().Get(cms.NewID(tx.Now()))
+		checkCode(t, "Get(missing)", err, cms.ENotFound)
+		_, err = tx.Users().GetByEmail("bob@example.com")
+		checkCode(t, "GetByEmail(missing)", err, cms.ENotFound)
+		return nil
+	})
+}
+
+func testUsersConflictEmail(t *testing.T, e *env) {
+	e.createUser(t, "ann@example.com")
+	err := e.tryUpdate(func(tx store.Tx) error {
+		return tx.Users().Create(&store.User{ID: cms.NewID(tx.Now()), Email: "ANN@Example.com", Name: "Other",
+			CreatedAt: tx.Now(), UpdatedAt: tx.Now()})
+	})
+	checkCode(t, "Create with a taken email in other case", err, cms.EConflict)
+}
+
+func testUsersMembership(t *testing.T, e *env) {
+	s := e.createSite(t, "acme")
+	other := e.createSite(t, "other")
+	u := e.createUser(t, "ann@example.com")
+	for _, role := range []string{store.RoleAdmin, store.RoleEditor} {
+		e.update(t, func(tx store.Tx) error {
+			return tx.Users().SetMembership(store.Membership{SiteID: s.ID, UserID: u.ID, Role: role})
+		})
+		e.view(t, func(tx store.Tx) error {
+			got, err := tx.Users().Membership(s.ID, u.ID)
+			if err != nil {
+				t.Fatalf("Membership: %v", err)
+			}
+			checkDiff(t, "Membership", got, &store.Membership{SiteID: s.ID, UserID: u.ID, Role: role})
+			return nil
+		})
+	}
+	e.view(t, func(tx store.Tx) error {
+		_, err := tx.Users().Membership(other.ID, u.ID)
+		checkCode(t, "Membership on another site", err, cms.ENotFound)
+		return nil
+	})
+	err := e.tryUpdate(func(tx store.Tx) error {
+		return tx.Users().SetMembership(store.Membership{SiteID: cms.NewID(tx.Now()), UserID: u.ID, Role: store.RoleAdmin})
+	})
+	checkCode(t, "SetMembership on a missing site", err, cms.ENotFound)
+}
+
+func testTokensCreateGetDelete(t *testing.T, e *env) {
+	s := e.createSite(t, "acme")
+	u := e.createUser(t, "ann@example.com")
+	now := t0.Truncate(time.Millisecond)
+	userToken := &store.Token{ID: cms.NewID(now), Hash: "aa11", UserID: u.ID, Name: "laptop", CreatedAt: now}
+	siteToken := &store.Token{ID: cms.NewID(now), Hash: "bb22", SiteID: s.ID, Name: "deploy", CreatedAt: now}
+	e.update(t, func(tx store.Tx) error {
+		return errors.Join(tx.Tokens().Create(userToken), tx.Tokens().Create(siteToken))
+	})
+	e.view(t, func(tx store.Tx) error {
+		for _, want := range []*store.Token{userToken, siteToken} {
+			got, err := tx.Tokens().GetByHash(want.Hash)
+			if err != nil {
+				t.Fatalf("GetByHash(%s): %v", want.Hash, err)
+			}
+			checkDiff(t, "GetByHash("+want.Hash+")", got, want)
+		}
+		return nil
+	})
+	e.update(t, func(tx store.Tx) error { return tx.Tokens().Delete(userToken.ID) })
+	e.view(t, func(tx store.Tx) error {
+		_, err := tx.Tokens().GetByHash(userToken.Hash)
+		checkCode(t, "GetByHash(deleted)", err, cms.ENotFound)
+		if _, err := tx.Tokens().GetByHash(siteToken.Hash); err != nil {
+			t.Errorf("GetByHash(other token): got error %v, want none", err)
+		}
+		return nil
+	})
+	err := e.tryUpdate(func(tx store.Tx) error { return tx.Tokens().Delete(userToken.ID) })
+	checkCode(t, "Delete(deleted)", err, cms.ENotFound)
+}
+
+func testTokensConflictHash(t *testing.T, e *env) {
+	u := e.createUser(t, "ann@example.com")
+	create := func(tx store.Tx) error {
+		return tx.Tokens().Create(&store.Token{ID: cms.NewID(tx.Now()), Hash: "aa11", UserID: u.ID, CreatedAt: tx.Now()})
+	}
+	e.update(t, create)
+	checkCode(t, "Create with a taken hash", e.tryUpdate(create), cms.EConflict)
+}
