@@ -73,6 +73,8 @@ type Tx interface {
 	Uploads() Uploads
 	Channels() Channels
 	Entries() Entries
+	Customers() Customers
+	CustomerSessions() CustomerSessions
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.
@@ -483,4 +485,84 @@ type Entries interface {
 	// written to an entry being deleted unseen. Stores that run one writer
 	// at a time take no row locks. ENotFound.
 	Hold(siteID, id string, exclusive bool) (channelID string, err error)
+}
+
+// Customer is a stored customer of a site. EmailKey is the email as
+// uniqueness compares it (the service lower-cases it); Number is handed
+// out by Create; Doc is the service's JSON profile, Search its searchable
+// text (lower case). The hashes are the service's; the store never sees a
+// password or a raw token.
+type Customer struct {
+	ID               string
+	SiteID           string
+	Email            string
+	EmailKey         string
+	Number           int64
+	Slug             string
+	Doc              []byte
+	Search           string
+	PasswordHash     string
+	ConfirmationHash string // "" once confirmed
+	LastActivityAt   time.Time
+	CreatedAt        time.Time
+	UpdatedAt        time.Time
+}
+
+// CustomerQuery narrows a customer list: Search matches a substring of the
+// searchable text (already lower case).
+type CustomerQuery struct {
+	Search string
+}
+
+// Customers stores customers, always scoped to one site.
+type Customers interface {
+	// Create stores a new customer and sets c.Number to the site's next
+	// number (1, 2, ...; never reused, distinct under concurrent creates).
+	// EConflict when the email key, slug or id is taken.
+	Create(c *Customer) error
+	// Get returns one customer. ENotFound.
+	Get(siteID, id string) (*Customer, error)
+	// GetByEmail returns the customer with the email key. ENotFound.
+	GetByEmail(siteID, emailKey string) (*Customer, error)
+	// Update replaces the customer's columns but Number and CreatedAt if
+	// its updated_at is still prev. ErrStale when it is not, ENotFound when
+	// it is gone, EConflict when the email key or slug is taken.
+	Update(c *Customer, prev time.Time) error
+	// Touch sets last_activity_at, without changing updated_at. ENotFound.
+	Touch(siteID, id string, at time.Time) error
+	// Delete removes the customer and its sessions. ENotFound.
+	Delete(siteID, id string) error
+	// List returns a window of the site's customers matching q, by number,
+	// and their total.
+	List(siteID string, q CustomerQuery, opt ListOptions) ([]*Customer, int, error)
+}
+
+// CustomerSession is a customer's login session, found by the hash of its
+// token. It lapses at ExpiresAt unless touched.
+type CustomerSession struct {
+	TokenHash  string
+	SiteID     string
+	CustomerID string
+	CreatedAt  time.Time
+	LastSeenAt time.Time
+	ExpiresAt  time.Time
+}
+
+// CustomerSessions stores login sessions, always scoped to one site.
+type CustomerSessions interface {
+	// Create stores a session. EConflict if the hash exists; ENotFound if
+	// the customer does not.
+	Create(s *CustomerSession) error
+	// Get returns the session with the token hash if it has not expired
+	// at now. ENotFound.
+	Get(siteID, tokenHash string, now time.Time) (*CustomerSession, error)
+	// Touch moves a session's last_seen_at and expires_at. ENotFound.
+	Touch(siteID, tokenHash string, seen, expires time.Time) error
+	// Delete removes one session. ENotFound.
+	Delete(siteID, tokenHash string) error
+	// DeleteForCustomer removes the customer's sessions but the one with
+	// exceptHash ("" for all), and returns how many it removed.
+	DeleteForCustomer(siteID, customerID, exceptHash string) (int, error)
+	// DeleteExpired removes, for every site, the sessions expired at now.
+	DeleteExpired(now time.Time) (int, error)
 }

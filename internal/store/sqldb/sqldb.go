@@ -129,6 +129,10 @@ func (t *tx) Versions() store.Versions { return versions{t} }
 func (t *tx) Uploads() store.Uploads   { return uploads{t} }
 func (t *tx) Channels() store.Channels { return channels{t} }
 func (t *tx) Entries() store.Entries   { return entries{t} }
+func (t *tx) Customers() store.Customers {
+	return customers{t}
+}
+func (t *tx) CustomerSessions() store.CustomerSessions { return customerSessions{t} }
 
 // exec, query and queryRow run a statement written with ? placeholders.
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {

@@ -35,18 +35,10 @@ func scanUpload(row scanner) (*store.Upload, error) {
 	return &u, nil
 }
 
-// nullTime stores the zero time as NULL.
-func (x uploads) nullTime(ts time.Time) any {
-	if ts.IsZero() {
-		return nil
-	}
-	return x.time(ts)
-}
-
 func (x uploads) Create(u *store.Upload) error {
 	_, err := x.exec(`INSERT INTO uploads (`+uploadColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		u.ID, u.SiteID, u.Key, u.Filename, u.ContentType, u.Size, u.Checksum, u.Width, u.Height,
-		u.Tmp, x.nullTime(u.ExpiresAt), x.time(u.CreatedAt))
+		u.Tmp, x.nullTimeValue(u.ExpiresAt), x.time(u.CreatedAt))
 	if err != nil {
 		return x.fail(err, "create upload "+u.ID+" of site "+u.SiteID, "An upload with id "+u.ID+" already exists.")
 	}

@@ -1,0 +1,195 @@
+package sqldb
+
+import (
+	"strings"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// customers stores customers in customers. Every statement filters on
+// site_id; the table references sites, so a site's customers go with it,
+// and sessions reference customers, so a customer's sessions go with it.
+type customers struct{ *tx }
+
+const customerColumns = `id, site_id, email, email_key, number, slug, doc, search, password_hash,
+	confirmation_hash, last_activity_at, created_at, updated_at`
+
+func scanCustomer(row scanner) (*store.Customer, error) {
+	var c store.Customer
+	var confirmation *string
+	err := row.Scan(&c.ID, &c.SiteID, &c.Email, &c.EmailKey, &c.Number, &c.Slug, &c.Doc, &c.Search, &c.PasswordHash,
+		&confirmation, nullTimeCol{&c.LastActivityAt}, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt})
+	if err != nil {
+		return nil, err
+	}
+	if confirmation != nil {
+		c.ConfirmationHash = *confirmation
+	}
+	return &c, nil
+}
+
+// nullTimeValue stores the zero time as NULL.
+func (t *tx) nullTimeValue(ts time.Time) any {
+	if ts.IsZero() {
+		return nil
+	}
+	return t.time(ts)
+}
+
+// likeEscape escapes LIKE's wildcards (and the escape character) in s.
+func likeEscape(s string) string {
+	return strings.NewReplacer(`\`, `\\`, "%", `\%`, "_", `\_`).Replace(s)
+}
+
+const customerTaken = "A customer with this email or slug already exists on this site."
+
+func (x customers) Create(c *store.Customer) error {
+	op := "create customer " + c.ID + " of site " + c.SiteID
+	// The counter row is locked by the upsert until the transaction ends,
+	// so concurrent creates take their numbers one after the other.
+	err := x.queryRow(`INSERT INTO customer_numbers (site_id, last) VALUES (?, 1)
+		ON CONFLICT (site_id) DO UPDATE SET last = customer_numbers.last + 1
+		RETURNING last`, c.SiteID).Scan(&c.Number)
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	_, err = x.exec(`INSERT INTO customers (`+customerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.SiteID, c.Email, c.EmailKey, c.Number, c.Slug, c.Doc, c.Search, c.PasswordHash,
+		nullable(c.ConfirmationHash), x.nullTimeValue(c.LastActivityAt), x.time(c.CreatedAt), x.time(c.UpdatedAt))
+	if err != nil {
+		return x.fail(err, op, customerTaken)
+	}
+	return nil
+}
+
+func (x customers) Get(siteID, id string) (*store.Customer, error) {
+	c, err := scanCustomer(x.queryRow(`SELECT `+customerColumns+` FROM customers WHERE site_id = ? AND id = ?`, siteID, id))
+	if err != nil {
+		return nil, x.fail(err, "get customer "+id+" of site "+siteID, "")
+	}
+	return c, nil
+}
+
+func (x customers) GetByEmail(siteID, emailKey string) (*store.Customer, error) {
+	c, err := scanCustomer(x.queryRow(`SELECT `+customerColumns+` FROM customers WHERE site_id = ? AND email_key = ?`, siteID, emailKey))
+	if err != nil {
+		return nil, x.fail(err, "get customer by email of site "+siteID, "")
+	}
+	return c, nil
+}
+
+func (x customers) Update(c *store.Customer, prev time.Time) error {
+	op := "update customer " + c.ID + " of site " + c.SiteID
+	res, err := x.exec(`UPDATE customers SET email = ?, email_key = ?, slug = ?, doc = ?, search = ?, password_hash = ?,
+		confirmation_hash = ?, last_activity_at = ?, updated_at = ?
+		WHERE site_id = ? AND id = ? AND updated_at = ?`,
+		c.Email, c.EmailKey, c.Slug, c.Doc, c.Search, c.PasswordHash, nullable(c.ConfirmationHash),
+		x.nullTimeValue(c.LastActivityAt), x.time(c.UpdatedAt), c.SiteID, c.ID, x.time(prev))
+	if err != nil {
+		return x.fail(err, op, customerTaken)
+	}
+	return x.swappedIn(res, "customers", c.SiteID, c.ID, op)
+}
+
+func (x customers) Touch(siteID, id string, at time.Time) error {
+	op := "touch customer " + id + " of site " + siteID
+	res, err := x.exec(`UPDATE customers SET last_activity_at = ? WHERE site_id = ? AND id = ?`, x.time(at), siteID, id)
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	return x.mustAffect(res, op)
+}
+
+func (x customers) Delete(siteID, id string) error {
+	op := "delete customer " + id + " of site " + siteID
+	res, err := x.exec(`DELETE FROM customers WHERE site_id = ? AND id = ?`, siteID, id)
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	return x.mustAffect(res, op)
+}
+
+func (x customers) List(siteID string, q store.CustomerQuery, opt store.ListOptions) ([]*store.Customer, int, error) {
+	where, args := ` FROM customers WHERE site_id = ?`, []any{siteID}
+	if q.Search != "" {
+		where += ` AND search LIKE ? ESCAPE '\'`
+		args = append(args, "%"+likeEscape(q.Search)+"%")
+	}
+	items, total, err := list(x.tx, scanCustomer, opt, `SELECT COUNT(*)`+where,
+		`SELECT `+customerColumns+where+` ORDER BY number`, args...)
+	if err != nil {
+		return nil, 0, x.fail(err, "list customers of site "+siteID, "")
+	}
+	return items, total, nil
+}
+
+// customerSessions stores login sessions in customer_sessions.
+type customerSessions struct{ *tx }
+
+const sessionColumns = `token_hash, site_id, customer_id, created_at, last_seen_at, expires_at`
+
+func scanSession(row scanner) (*store.CustomerSession, error) {
+	var s store.CustomerSession
+	if err := row.Scan(&s.TokenHash, &s.SiteID, &s.CustomerID, timeCol{&s.CreatedAt}, timeCol{&s.LastSeenAt}, timeCol{&s.ExpiresAt}); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+func (x customerSessions) Create(s *store.CustomerSession) error {
+	_, err := x.exec(`INSERT INTO customer_sessions (`+sessionColumns+`) VALUES (?, ?, ?, ?, ?, ?)`,
+		s.TokenHash, s.SiteID, s.CustomerID, x.time(s.CreatedAt), x.time(s.LastSeenAt), x.time(s.ExpiresAt))
+	if err != nil {
+		return x.fail(err, "create session of customer "+s.CustomerID, "This session exists.")
+	}
+	return nil
+}
+
+func (x customerSessions) Get(siteID, tokenHash string, now time.Time) (*store.CustomerSession, error) {
+	s, err := scanSession(x.queryRow(`SELECT `+sessionColumns+` FROM customer_sessions
+		WHERE site_id = ? AND token_hash = ? AND expires_at > ?`, siteID, tokenHash, x.time(now)))
+	if err != nil {
+		return nil, x.fail(err, "get session of site "+siteID, "")
+	}
+	return s, nil
+}
+
+func (x customerSessions) Touch(siteID, tokenHash string, seen, expires time.Time) error {
+	op := "touch session of site " + siteID
+	res, err := x.exec(`UPDATE customer_sessions SET last_seen_at = ?, expires_at = ? WHERE site_id = ? AND token_hash = ?`,
+		x.time(seen), x.time(expires), siteID, tokenHash)
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	return x.mustAffect(res, op)
+}
+
+func (x customerSessions) Delete(siteID, tokenHash string) error {
+	op := "delete session of site " + siteID
+	res, err := x.exec(`DELETE FROM customer_sessions WHERE site_id = ? AND token_hash = ?`, siteID, tokenHash)
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	return x.mustAffect(res, op)
+}
+
+func (x customerSessions) DeleteForCustomer(siteID, customerID, exceptHash string) (int, error) {
+	op := "delete sessions of customer " + customerID
+	res, err := x.exec(`DELETE FROM customer_sessions WHERE site_id = ? AND customer_id = ? AND token_hash <> ?`,
+		siteID, customerID, exceptHash)
+	if err != nil {
+		return 0, x.fail(err, op, "")
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
+
+func (x customerSessions) DeleteExpired(now time.Time) (int, error) {
+	res, err := x.exec(`DELETE FROM customer_sessions WHERE expires_at <= ?`, x.time(now))
+	if err != nil {
+		return 0, x.fail(err, "delete expired sessions", "")
+	}
+	n, err := res.RowsAffected()
+	return int(n), err
+}
