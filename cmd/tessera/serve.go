@@ -13,9 +13,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
+	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -30,11 +34,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var addr, logFormat string
 	var withDemo bool
 	var redisURL, blobURL string
-	var lockTimeout time.Duration
+	var lockTimeout, sessionTTL time.Duration
 	fs := newFlags("serve", &c)
-	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for the page write lock shared by several processes; empty locks in-process [TESSERA_REDIS_URL]")
+	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for the write lock and the login-attempt counters several processes share; empty keeps both in-process [TESSERA_REDIS_URL]")
 	fs.StringVar(&blobURL, "blob", env("TESSERA_BLOB_URL", ""), "where file bytes live: file:///dir or s3://bucket?endpoint=...&region=...; empty uses <data>/files [TESSERA_BLOB_URL]")
 	fs.DurationVar(&lockTimeout, "lock-timeout", envDuration("TESSERA_LOCK_TIMEOUT", lock.DefaultTimeout), "how long a write waits for a page's lock [TESSERA_LOCK_TIMEOUT]")
+	fs.DurationVar(&sessionTTL, "session-ttl", envDuration("TESSERA_SESSION_TTL", customers.DefaultSessionTTL), "how long an unused customer session lasts [TESSERA_SESSION_TTL]")
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
@@ -58,7 +63,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("--addr %q: %w", addr, err)
 	}
 	var locker lock.Locker = &lock.Local{Timeout: lockTimeout}
+	var limiter ratelimit.Limiter
 	if redisURL != "" {
+		opt, err := redis.ParseURL(redisURL)
+		if err != nil {
+			return fmt.Errorf("--redis: %w", err)
+		}
+		rc := redis.NewClient(opt)
+		defer rc.Close()
+		limiter = &ratelimit.Redis{Client: rc, Prefix: "tessera:limit:"}
 		rl, err := lock.OpenRedis(redisURL, lock.RedisOptions{Timeout: lockTimeout})
 		if err != nil {
 			return fmt.Errorf("--redis: %w", err)
@@ -75,7 +88,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer blobs.Close()
-	svc := services.New(st, services.Options{Locker: locker, Blobs: blobs, Port: port})
+	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Blobs: blobs, Port: port, SessionTTL: sessionTTL})
 
 	if withDemo {
 		if err := demoIfEmpty(ctx, svc, addr, stdout); err != nil {
@@ -84,7 +97,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,
-		Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger}
+		Customers: svc.Customers, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger}
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),
@@ -98,7 +111,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	logger.Info("tessera listening", slog.String("addr", ln.Addr().String()), slog.String("api", "http://"+ln.Addr().String()+"/api"))
 
-	go sweepUploads(ctx, svc, logger)
+	go sweep(ctx, svc, logger)
 
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
@@ -154,18 +167,23 @@ func openBlobs(ctx context.Context, blobURL, data string, logger *slog.Logger) (
 // sweepInterval is how often expired temporary uploads are removed.
 const sweepInterval = 10 * time.Minute
 
-// sweepUploads removes expired temporary uploads now and every
-// sweepInterval until ctx ends. Every process may sweep: deletes are
+// sweep removes expired temporary uploads and customer sessions now and
+// every sweepInterval until ctx ends. Every process may sweep: deletes are
 // idempotent.
-func sweepUploads(ctx context.Context, svc *services.Set, logger *slog.Logger) {
+func sweep(ctx context.Context, svc *services.Set, logger *slog.Logger) {
 	t := time.NewTicker(sweepInterval)
 	defer t.Stop()
 	for {
-		n, err := svc.Files.SweepExpiredUploads(ctx)
-		if err != nil && ctx.Err() == nil {
-			logger.Warn("sweeping expired uploads failed", slog.Any("err", err))
-		} else if n > 0 {
-			logger.Info("swept expired uploads", slog.Int("removed", n))
+		for what, fn := range map[string]func(context.Context) (int, error){
+			"expired uploads":  svc.Files.SweepExpiredUploads,
+			"expired sessions": svc.Customers.SweepSessions,
+		} {
+			n, err := fn(ctx)
+			if err != nil && ctx.Err() == nil {
+				logger.Warn("sweeping "+what+" failed", slog.Any("err", err))
+			} else if n > 0 {
+				logger.Info("swept "+what, slog.Int("removed", n))
+			}
 		}
 		select {
 		case <-ctx.Done():

@@ -29,9 +29,11 @@ import (
 
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"golang.org/x/crypto/bcrypt"
 
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/demo"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
@@ -57,6 +59,8 @@ type Env struct {
 	Pages   *pages.Service
 	Entries *entries.Service
 	Files   *files.Store
+	// Customers keeps customers and their sessions.
+	Customers *customers.Service
 	// Uploads is the file-values service (uploads, FileRef copies).
 	Uploads *files.Service
 	Server  *httpapi.Server
@@ -113,11 +117,13 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 		tb.Fatalf("open file store: %v", err)
 	}
 	tb.Cleanup(func() { blobs.Close() })
-	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs})
+	// The lowest bcrypt cost keeps customer scenarios fast; the cost is
+	// not what they test.
+	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs, HashCost: bcrypt.MinCost})
 	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
-	env.Files, env.Uploads = blobs, svc.Files
+	env.Files, env.Uploads, env.Customers = blobs, svc.Files, svc.Customers
 	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
-		Entries: env.Entries, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
+		Entries: env.Entries, Customers: svc.Customers, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	hs := httptest.NewServer(env.Server.Handler())
 	tb.Cleanup(hs.Close)

@@ -142,3 +142,10 @@ func IsCode(err error, code string) bool {
 	var e *Error
 	return errors.As(err, &e) && e.Code == code
 }
+
+// FieldError is a validation_failed naming the offending field of a body
+// in its message and as the body's "field" key, so clients can highlight
+// it.
+func FieldError(field, problem string) *Error {
+	return (&Error{Code: EValidationFailed, Message: field + " " + problem}).WithField("field", field)
+}

@@ -12,10 +12,7 @@ const (
 
 // errField is a 422 validation_failed naming the offending field (also as
 // the body's "field" key, so clients can highlight it).
-func errField(field, problem string) *cms.Error {
-	return (&cms.Error{Code: cms.EValidationFailed, Message: field + " " + problem}).
-		WithField("field", field)
-}
+func errField(field, problem string) *cms.Error { return cms.FieldError(field, problem) }
 
 // errRefNotFound is the 422 of a reference to a missing record.
 func errRefNotFound(field, class, ref string) *cms.Error {

@@ -4,9 +4,11 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"strconv"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/ratelimit"
 )
 
 // codes maps error codes to HTTP statuses. It is the one place where that
@@ -89,6 +91,10 @@ func errorBody(err error) map[string]any {
 // go to the log with the request's method and path.
 func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
+	var limited *ratelimit.Exceeded
+	if errors.As(err, &limited) {
+		w.Header().Set("Retry-After", strconv.FormatInt(limited.Seconds(), 10))
+	}
 	if status == http.StatusInternalServerError {
 		s.Logger.Error("internal error", slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.Any("err", err))
 	}

@@ -73,6 +73,16 @@ func (s *Server) routes() {
 	s.handleLimit("PUT /api/channels/{channel}/entries/{entry}", needSite, pageBodyBytes, s.handleEntryUpdate)
 	s.handleLimit("PATCH /api/channels/{channel}/entries/{entry}", needSite, pageBodyBytes, s.handleEntryUpdate)
 	s.handle("DELETE /api/channels/{channel}/entries/{entry}", needSite, s.handleEntryDelete)
+
+	s.handle("GET /api/customers", needSite, s.handleCustomerList)
+	s.handle("GET /api/customers/count", needSite, s.handleCustomerCount)
+	s.handle("POST /api/customers", needSite, s.handleCustomerCreate)
+	s.handle("POST /api/customers/login", needSite, s.handleCustomerLogin)
+	s.handle("POST /api/customers/logout", needSite, s.handleCustomerLogout)
+	s.handle("GET /api/customers/{customer}", needSite, s.handleCustomerGet)
+	s.handle("PUT /api/customers/{customer}", needSite, s.handleCustomerUpdate)
+	s.handle("PATCH /api/customers/{customer}", needSite, s.handleCustomerUpdate)
+	s.handle("DELETE /api/customers/{customer}", needSite, s.handleCustomerDelete)
 }
 
 // fullpathTails are the routes whose {page} may be a fullpath with

@@ -17,6 +17,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
@@ -44,6 +45,8 @@ type Server struct {
 	MaxBodyBytes int64
 	// Public serves every path outside /api/ (the public site); nil answers 404.
 	Public http.Handler
+	// Customers keeps the sites' customers and their sessions.
+	Customers *customers.Service
 	// Uploads keeps the uploads resource.
 	Uploads *files.Service
 	// Files serves stored files under /files/; nil answers 404.

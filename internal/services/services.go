@@ -5,11 +5,15 @@
 package services
 
 import (
+	"time"
+
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -23,6 +27,15 @@ type Options struct {
 	// Blobs keeps file bytes; nil refuses file values (commands that never
 	// store files).
 	Blobs *files.Store
+	// Limiter counts login attempts across every process that shares it;
+	// nil counts in this process.
+	Limiter ratelimit.Limiter
+	// SessionTTL is how long an unused customer session lasts; zero means
+	// customers.DefaultSessionTTL.
+	SessionTTL time.Duration
+	// HashCost is the bcrypt cost of customer passwords; zero means the
+	// library's default.
+	HashCost int
 	// Port is the port the public site answers on, for the URLs of sites
 	// without a domain ("" for the default port).
 	Port string
@@ -38,6 +51,8 @@ type Set struct {
 	Entries *entries.Service
 	// Files stores file values and keeps the uploads resource.
 	Files *files.Service
+	// Customers keeps the sites' customers and their sessions.
+	Customers *customers.Service
 }
 
 // New builds the services on st and wires them together.
@@ -54,6 +69,7 @@ func New(st store.Store, opt Options) *Set {
 		Themes: &themes.Service{Store: st},
 		Files:  &files.Service{Store: st, Blobs: opt.Blobs, SiteURL: siteURL},
 	}
+	s.Customers = &customers.Service{Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost}
 	s.Entries = &entries.Service{Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL}
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries}
 	s.Files.Register("pages", s.Pages)

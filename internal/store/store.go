@@ -516,10 +516,17 @@ type CustomerQuery struct {
 
 // Customers stores customers, always scoped to one site.
 type Customers interface {
-	// Create stores a new customer and sets c.Number to the site's next
-	// number (1, 2, ...; never reused, distinct under concurrent creates).
-	// EConflict when the email key, slug or id is taken.
+	// NextNumber reserves the site's next customer number (1, 2, ...;
+	// never reused). It also locks the site's customers against other
+	// NextNumber calls until the transaction ends, so that creates of one
+	// site run one after another and can check what is taken without a
+	// race.
+	NextNumber(siteID string) (int64, error)
+	// Create stores a new customer with a number NextNumber gave.
+	// EConflict when the email key, slug, number or id is taken.
 	Create(c *Customer) error
+	// GetBySlug returns the customer with the slug. ENotFound.
+	GetBySlug(siteID, slug string) (*Customer, error)
 	// Get returns one customer. ENotFound.
 	Get(siteID, id string) (*Customer, error)
 	// GetByEmail returns the customer with the email key. ENotFound.

@@ -44,23 +44,35 @@ func likeEscape(s string) string {
 
 const customerTaken = "A customer with this email or slug already exists on this site."
 
-func (x customers) Create(c *store.Customer) error {
-	op := "create customer " + c.ID + " of site " + c.SiteID
-	// The counter row is locked by the upsert until the transaction ends,
-	// so concurrent creates take their numbers one after the other.
+func (x customers) NextNumber(siteID string) (int64, error) {
+	// The upserted counter row stays locked until the transaction ends:
+	// PostgreSQL holds the row lock, SQLite has one writer anyway.
+	var n int64
 	err := x.queryRow(`INSERT INTO customer_numbers (site_id, last) VALUES (?, 1)
 		ON CONFLICT (site_id) DO UPDATE SET last = customer_numbers.last + 1
-		RETURNING last`, c.SiteID).Scan(&c.Number)
+		RETURNING last`, siteID).Scan(&n)
 	if err != nil {
-		return x.fail(err, op, "")
+		return 0, x.fail(err, "next customer number of site "+siteID, "")
 	}
-	_, err = x.exec(`INSERT INTO customers (`+customerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	return n, nil
+}
+
+func (x customers) Create(c *store.Customer) error {
+	_, err := x.exec(`INSERT INTO customers (`+customerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		c.ID, c.SiteID, c.Email, c.EmailKey, c.Number, c.Slug, c.Doc, c.Search, c.PasswordHash,
 		nullable(c.ConfirmationHash), x.nullTimeValue(c.LastActivityAt), x.time(c.CreatedAt), x.time(c.UpdatedAt))
 	if err != nil {
-		return x.fail(err, op, customerTaken)
+		return x.fail(err, "create customer "+c.ID+" of site "+c.SiteID, customerTaken)
 	}
 	return nil
+}
+
+func (x customers) GetBySlug(siteID, slug string) (*store.Customer, error) {
+	c, err := scanCustomer(x.queryRow(`SELECT `+customerColumns+` FROM customers WHERE site_id = ? AND slug = ?`, siteID, slug))
+	if err != nil {
+		return nil, x.fail(err, "get customer by slug of site "+siteID, "")
+	}
+	return c, nil
 }
 
 func (x customers) Get(siteID, id string) (*store.Customer, error) {

@@ -21,7 +21,15 @@ func newCustomer(now time.Time, siteID, email string) *store.Customer {
 
 func (e *env) createCustomer(t *testing.T, c *store.Customer) {
 	t.Helper()
-	e.update(t, func(tx store.Tx) error { return tx.Customers().Create(c) })
+	e.update(t, func(tx store.Tx) error { return createCustomer(tx, c) })
+}
+
+// createCustomer numbers and stores c, as the service does.
+func createCustomer(tx store.Tx, c *store.Customer) (err error) {
+	if c.Number, err = tx.Customers().NextNumber(c.SiteID); err != nil {
+		return err
+	}
+	return tx.Customers().Create(c)
 }
 
 func testCustomersCRUD(t *testing.T, e *env) {
@@ -49,8 +57,17 @@ func testCustomersCRUD(t *testing.T, e *env) {
 		return nil
 	})
 	dup := newCustomer(now, s.ID, "ANN@example.com")
-	err := e.tryUpdate(func(tx store.Tx) error { return tx.Customers().Create(dup) })
+	err := e.tryUpdate(func(tx store.Tx) error { return createCustomer(tx, dup) })
 	checkCode(t, "Create(same email key)", err, cms.EConflict)
+	e.view(t, func(tx store.Tx) error {
+		got, err := tx.Customers().GetBySlug(s.ID, b.Slug)
+		if err != nil || got.ID != b.ID {
+			t.Errorf("GetBySlug: %v %v", got, err)
+		}
+		_, err = tx.Customers().GetBySlug(s.ID, "nobody")
+		checkCode(t, "GetBySlug(missing)", err, cms.ENotFound)
+		return nil
+	})
 
 	prev := a.UpdatedAt
 	a.Email, a.EmailKey, a.ConfirmationHash, a.UpdatedAt = "ann@new.example", "ann@new.example", "", now.Add(time.Second)
@@ -144,7 +161,7 @@ func testCustomersConcurrentNumbers(t *testing.T, e *env) {
 			defer wg.Done()
 			c := newCustomer(now, s.ID, fmt.Sprintf("c%d@example.com", i))
 			c.ID = cms.NewID(now.Add(time.Duration(i) * time.Millisecond))
-			if err := e.st.Update(t.Context(), func(tx store.Tx) error { return tx.Customers().Create(c) }); err != nil {
+			if err := e.st.Update(t.Context(), func(tx store.Tx) error { return createCustomer(tx, c) }); err != nil {
 				t.Errorf("create %d: %v", i, err)
 				return
 			}

@@ -1,0 +1,297 @@
+package apitest_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/customers"
+)
+
+func TestCustomers(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		ann := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{
+			"email": "Ann@Example.com", "firstname": "Ann", "lastname": "Lee", "password": "correct horse",
+			"password_confirmation": "correct horse", "groups": []string{"vip", " ", "vip", "press"}, "roles": []string{"member"},
+		}}, http.StatusCreated).JSON.(obj)
+		id := ann["id"].(string)
+		// Every key of the spec's customer table, in its order, and nothing
+		// else: no password, hash or session token.
+		wantKeys := []string{"id", "created_at", "updated_at", "last_activity_at", "name", "firstname", "lastname", "email",
+			"language", "number", "slug", "status", "groups", "roles", "url", "confirmation_token"}
+		if fmt.Sprint(keysOf(t, env, "/customers/"+id)) != fmt.Sprint(wantKeys) {
+			t.Errorf("read shape keys: got %v, want %v", keysOf(t, env, "/customers/"+id), wantKeys)
+		}
+		wantAnn := obj{"id": id, "name": "Ann Lee", "firstname": "Ann", "lastname": "Lee", "email": "Ann@Example.com",
+			"language": "en", "number": "1", "slug": "ann-lee", "status": "active", "groups": []any{"vip", "press"},
+			"roles": []any{"member"}, "last_activity_at": nil, "confirmation_token": nil, "url": apitest.Any,
+			"created_at": apitest.Any, "updated_at": apitest.Any, "password": apitest.Absent, "session_token": apitest.Absent}
+		var token string
+		env.Run(t, []apitest.Scenario{
+			{Name: "Get", Path: "/customers/" + id, WantStatus: 200, WantBody: wantAnn},
+			{Name: "GetByEmailAnyCase", Path: "/customers/ann@EXAMPLE.com", WantStatus: 200, WantBody: obj{"id": id}},
+			{Name: "SecondGetsNumber2AndSlugFromEmail", Method: "POST", Path: "/customers", Body: obj{"email": "bob@example.com"},
+				WantStatus: 201, WantBody: obj{"number": "2", "slug": "bob", "name": ""}},
+			{Name: "SameNameNextSlug", Method: "POST", Path: "/customers", Body: obj{"email": "ann2@example.com", "name": "Ann Lee"},
+				WantStatus: 201, WantBody: obj{"number": "3", "slug": "ann-lee-2"}},
+			{Name: "EmailTakenAnyCase", Method: "POST", Path: "/customers", Body: obj{"email": "ANN@example.com"},
+				WantStatus: 422, WantBody: obj{"code": "validation_failed", "field": "email"}},
+			{Name: "EmailRequired", Method: "POST", Path: "/customers", Body: obj{"name": "X"},
+				WantStatus: 422, WantBody: obj{"code": "validation_failed", "field": "email"}},
+			{Name: "EmailInvalid", Method: "POST", Path: "/customers", Body: obj{"email": "not an email"},
+				WantStatus: 422, WantBody: obj{"field": "email"}},
+			{Name: "ShortPassword", Method: "POST", Path: "/customers", Body: obj{"email": "c@example.com", "password": "short"},
+				WantStatus: 422, WantBody: obj{"code": "validation_failed", "field": "password"}},
+			{Name: "PasswordMismatch", Method: "POST", Path: "/customers",
+				Body:       obj{"email": "c@example.com", "password": "long enough", "password_confirmation": "other thing"},
+				WantStatus: 422, WantBody: obj{"field": "password_confirmation"}},
+			{Name: "LanguageNotOfSite", Method: "POST", Path: "/customers", Body: obj{"email": "c@example.com", "language": "xx"},
+				WantStatus: 422, WantBody: obj{"field": "language"}},
+			{Name: "BadStatus", Method: "POST", Path: "/customers", Body: obj{"email": "c@example.com", "status": "king"},
+				WantStatus: 422, WantBody: obj{"field": "status"}},
+			{Name: "WrongType", Method: "POST", Path: "/customers", Body: obj{"email": "c@example.com", "groups": "vip"},
+				WantStatus: 422, WantBody: obj{"field": "groups"}},
+			{Name: "UnknownField", Method: "POST", Path: "/customers", Body: obj{"email": "c@example.com", "shoe_size": 42},
+				WantStatus: 422, WantBody: obj{"field": "shoe_size"}},
+			{Name: "NotJSON", Method: "POST", Path: "/customers", Body: "[1]", WantStatus: 400, WantBody: obj{"code": "invalid_json"}},
+			{Name: "PutMerges", Method: "PUT", Path: "/customers/" + id, Body: obj{"lastname": "Lee-Smith", "id": "ignored"},
+				WantStatus: 200, WantBody: obj{"lastname": "Lee-Smith", "firstname": "Ann", "name": "Ann Lee", "groups": []any{"vip", "press"}}},
+			{Name: "PatchSlug", Method: "PATCH", Path: "/customers/" + id, Body: obj{"slug": "ann"}, WantStatus: 200, WantBody: obj{"slug": "ann"}},
+			{Name: "SlugTaken", Method: "PUT", Path: "/customers/" + id, Body: obj{"slug": "bob"}, WantStatus: 422, WantBody: obj{"field": "slug"}},
+			{Name: "List", Path: "/customers", WantStatus: 200, WantHeaders: map[string]string{"X-Total-Count": "3"},
+				Check: func(t *testing.T, r *apitest.Response) {
+					items := r.JSON.([]any)
+					if len(items) != 3 || items[0].(obj)["id"] != id || items[2].(obj)["number"] != "3" {
+						t.Errorf("list: got %s, want three customers by number", r.Raw)
+					}
+				}},
+			{Name: "ListPaged", Path: "/customers?per_page=2&page=2", WantStatus: 200,
+				WantHeaders: map[string]string{"X-Total-Count": "3", "X-Total-Pages": "2"}},
+			{Name: "Search", Path: "/customers?search=BOB", WantStatus: 200, WantHeaders: map[string]string{"X-Total-Count": "1"}},
+			{Name: "Count", Path: "/customers/count", WantStatus: 200, WantBody: obj{"count": 3}},
+			{Name: "CountSearch", Path: "/customers/count?search=lee", WantStatus: 200, WantBody: obj{"count": 2}},
+			{Name: "EditorReads", Path: "/customers/" + id, As: "editor", WantStatus: 200},
+			{Name: "OtherSiteCannotRead", Path: "/customers/" + id, As: "other", WantStatus: 404, WantBody: obj{"code": 101}},
+			{Name: "OtherSiteCannotReadByEmail", Path: "/customers/ann@example.com", As: "other", WantStatus: 404},
+			{Name: "OtherSiteCountsNone", Path: "/customers/count", As: "other", WantStatus: 200, WantBody: obj{"count": 0}},
+			{Name: "OtherSiteCannotUpdate", Method: "PUT", Path: "/customers/" + id, As: "other", Body: obj{"name": "x"}, WantStatus: 404},
+			{Name: "OtherSiteCannotDelete", Method: "DELETE", Path: "/customers/" + id, As: "other", WantStatus: 404},
+			{Name: "OtherSiteCannotLogIn", Method: "POST", Path: "/customers/login", As: "other",
+				Body: obj{"username": "ann@example.com", "password": "correct horse"}, WantStatus: 401},
+			{Name: "NoToken", Path: "/customers", As: "none", WantStatus: 401},
+			{Name: "Login", Method: "POST", Path: "/customers/login", Body: obj{"username": " ANN@example.com", "password": "correct horse"},
+				WantStatus: 200, WantBody: obj{"id": id, "session_token": apitest.Any, "last_activity_at": apitest.Any},
+				Check: func(t *testing.T, r *apitest.Response) {
+					token, _ = r.JSON.(obj)["session_token"].(string)
+					if len(token) < 32 || r.JSON.(obj)["last_activity_at"] == nil {
+						t.Errorf("login: got %s, want a long session token and last_activity_at set", r.Raw)
+					}
+				}},
+		})
+		wrongPassword := env.Do(t, apitest.Scenario{Method: "POST", Path: "/customers/login", Body: obj{"username": "ann@example.com", "password": "wrong horse"}})
+		noAccount := env.Do(t, apitest.Scenario{Method: "POST", Path: "/customers/login", Body: obj{"username": "nobody@example.com", "password": "wrong horse"}})
+		noPassword := env.Do(t, apitest.Scenario{Method: "POST", Path: "/customers/login", Body: obj{"username": "bob@example.com", "password": "wrong horse"}})
+		for name, r := range map[string]*apitest.Response{"wrong password": wrongPassword, "unknown email": noAccount, "no password": noPassword} {
+			if r.Status != 401 || string(r.Raw) != string(wrongPassword.Raw) {
+				t.Errorf("login with %s: got %d %s, want the same 401 as a wrong password (%s)", name, r.Status, r.Raw, wrongPassword.Raw)
+			}
+		}
+		session := map[string]string{"X-Service-Session-Token": token}
+		env.Run(t, []apitest.Scenario{
+			{Name: "LoginMissingPassword", Method: "POST", Path: "/customers/login", Body: obj{"username": "ann@example.com"},
+				WantStatus: 422, WantBody: obj{"field": "password"}},
+			{Name: "LoginNotJSON", Method: "POST", Path: "/customers/login", Body: "x", WantStatus: 400},
+			{Name: "LogoutOtherSite", Method: "POST", Path: "/customers/logout", As: "other", Headers: session, WantStatus: 401},
+			{Name: "Logout", Method: "POST", Path: "/customers/logout", Headers: session, WantStatus: 204},
+			{Name: "LogoutAgain", Method: "POST", Path: "/customers/logout", Headers: session, WantStatus: 401,
+				WantBody: obj{"code": "unauthorized"}},
+			{Name: "LogoutWithoutToken", Method: "POST", Path: "/customers/logout", WantStatus: 401},
+		})
+
+		// A password change ends the customer's other sessions, not the
+		// caller's own.
+		login := func() string {
+			r := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/login",
+				Body: obj{"username": "ann@example.com", "password": "correct horse"}}, 200)
+			return r.JSON.(obj)["session_token"].(string)
+		}
+		mine, other := login(), login()
+		mustDo(t, env, apitest.Scenario{Method: "PUT", Path: "/customers/" + id, Body: obj{"password": "battery staple"},
+			Headers: map[string]string{"X-Service-Session-Token": mine}}, 200)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/logout", Headers: map[string]string{"X-Service-Session-Token": other}}, 401)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/login", Body: obj{"username": "ann@example.com", "password": "correct horse"}}, 401)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/login", Body: obj{"username": "ann@example.com", "password": "battery staple"}}, 200)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/logout", Headers: map[string]string{"X-Service-Session-Token": mine}}, 204)
+
+		// A disabled customer cannot log in, with the same answer.
+		mustDo(t, env, apitest.Scenario{Method: "PUT", Path: "/customers/" + id, Body: obj{"status": "disabled"}}, 200)
+		if r := env.Do(t, apitest.Scenario{Method: "POST", Path: "/customers/login", Body: obj{"username": "ann@example.com", "password": "battery staple"}}); r.Status != 401 || string(r.Raw) != string(wrongPassword.Raw) {
+			t.Errorf("disabled login: got %d %s", r.Status, r.Raw)
+		}
+		env.Run(t, []apitest.Scenario{
+			{Name: "Delete", Method: "DELETE", Path: "/customers/" + id, WantStatus: 204},
+			{Name: "Deleted", Path: "/customers/" + id, WantStatus: 404},
+			{Name: "DeleteAgain", Method: "DELETE", Path: "/customers/" + id, WantStatus: 404},
+		})
+	})
+}
+
+// keysOf returns the keys of the JSON object at path, in the order sent.
+func keysOf(t *testing.T, env *apitest.Env, path string) []string {
+	t.Helper()
+	raw := mustDo(t, env, apitest.Scenario{Path: path}, 200).Raw
+	return objectKeys(t, raw)
+}
+
+func TestCustomerLoginRateLimit(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{"email": "ann@example.com", "password": "correct horse"}}, 201)
+		attempt := func(password string) *apitest.Response {
+			return env.Do(t, apitest.Scenario{Method: "POST", Path: "/customers/login", Body: obj{"username": "ann@example.com", "password": password}})
+		}
+		for i := 0; i < 10; i++ {
+			if r := attempt("wrong horse"); r.Status != 401 {
+				t.Fatalf("attempt %d: got %d, want 401", i+1, r.Status)
+			}
+		}
+		r := attempt("correct horse")
+		if r.Status != 429 || r.Header.Get("Retry-After") == "" || r.JSON.(obj)["code"] != "too_many_requests" {
+			t.Fatalf("11th attempt: got %d %s (Retry-After %q), want 429 too_many_requests with Retry-After", r.Status, r.Raw, r.Header.Get("Retry-After"))
+		}
+		// The limit is per account: another account still logs in.
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{"email": "bob@example.com", "password": "correct horse"}}, 201)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/login", Body: obj{"username": "bob@example.com", "password": "correct horse"}}, 200)
+	})
+}
+
+func TestCustomersConcurrentCreate(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		const n = 16
+		var wg sync.WaitGroup
+		results := make(chan *apitest.Response, 2*n)
+		for i := range n {
+			for _, email := range []string{fmt.Sprintf("c%d@example.com", i), fmt.Sprintf("C%d@EXAMPLE.com", i)} {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					results <- env.Do(t, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{"email": email, "name": "Same Name"}})
+				}()
+			}
+		}
+		wg.Wait()
+		close(results)
+		numbers, slugs, created := map[string]bool{}, map[string]bool{}, 0
+		for r := range results {
+			switch r.Status {
+			case 201:
+				created++
+				c := r.JSON.(obj)
+				if numbers[c["number"].(string)] || slugs[c["slug"].(string)] {
+					t.Errorf("number %v or slug %v given twice", c["number"], c["slug"])
+				}
+				numbers[c["number"].(string)], slugs[c["slug"].(string)] = true, true
+			case 422:
+				if r.JSON.(obj)["field"] != "email" {
+					t.Errorf("refused create: got %s, want the email taken", r.Raw)
+				}
+			default:
+				t.Errorf("create: got %d %s", r.Status, r.Raw)
+			}
+		}
+		if created != n {
+			t.Errorf("%d customers created from %d distinct emails sent twice each, want %d", created, n, n)
+		}
+		mustDo(t, env, apitest.Scenario{Path: "/customers/count"}, 200)
+	})
+}
+
+// objectKeys returns the top-level keys of a JSON object in their order.
+func objectKeys(t *testing.T, raw []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not a JSON object: %s", raw)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+// TestCustomerSessions covers what a session token does for the requests
+// that act for a customer: it names the customer on its own site only,
+// refreshes last_activity_at at most once a minute, lapses after the
+// inactivity period, and ends with logout.
+func TestCustomerSessions(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		id := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers",
+			Body: obj{"email": "ann@example.com", "password": "correct horse", "groups": []string{"vip"}}}, 201).JSON.(obj)["id"].(string)
+		login := func() string {
+			return mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/login",
+				Body: obj{"username": "ann@example.com", "password": "correct horse"}}, 200).JSON.(obj)["session_token"].(string)
+		}
+		token := login()
+		c, err := env.Customers.Authenticate(ctx, env.Site, token)
+		if err != nil || c.ID != id || c.Email != "ann@example.com" || fmt.Sprint(c.Groups) != "[vip]" {
+			t.Fatalf("Authenticate: got %+v, %v", c, err)
+		}
+		if _, err := env.Customers.Authenticate(ctx, env.OtherSite, token); !cms.IsCode(err, cms.EUnauthorized) {
+			t.Errorf("Authenticate on another site: got %v, want unauthorized", err)
+		}
+		if _, err := env.Customers.Authenticate(ctx, env.Site, token+"x"); !cms.IsCode(err, cms.EUnauthorized) {
+			t.Errorf("Authenticate with a wrong token: got %v, want unauthorized", err)
+		}
+		activity := func() any {
+			return mustDo(t, env, apitest.Scenario{Path: "/customers/" + id}, 200).JSON.(obj)["last_activity_at"]
+		}
+		first := activity()
+		env.Clock.Advance(30 * time.Second)
+		if _, err := env.Customers.Authenticate(ctx, env.Site, token); err != nil {
+			t.Fatal(err)
+		}
+		if got := activity(); got != first {
+			t.Errorf("last_activity_at moved within a minute: %v -> %v", first, got)
+		}
+		env.Clock.Advance(time.Minute)
+		if _, err := env.Customers.Authenticate(ctx, env.Site, token); err != nil {
+			t.Fatal(err)
+		}
+		if got := activity(); got == first {
+			t.Errorf("last_activity_at did not move after a minute: %v", got)
+		}
+		// Use keeps a session alive; inactivity ends it.
+		env.Clock.Advance(customers.DefaultSessionTTL - time.Hour)
+		if _, err := env.Customers.Authenticate(ctx, env.Site, token); err != nil {
+			t.Fatalf("session used within its inactivity period: %v", err)
+		}
+		env.Clock.Advance(customers.DefaultSessionTTL + time.Minute)
+		if _, err := env.Customers.Authenticate(ctx, env.Site, token); !cms.IsCode(err, cms.EUnauthorized) {
+			t.Errorf("session unused for longer than its period: got %v, want unauthorized", err)
+		}
+		if n, err := env.Customers.SweepSessions(ctx); err != nil || n != 1 {
+			t.Errorf("SweepSessions: removed %d, %v; want the lapsed session", n, err)
+		}
+		token = login()
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/logout", Headers: map[string]string{"X-Service-Session-Token": token}}, 204)
+		if _, err := env.Customers.Authenticate(ctx, env.Site, token); !cms.IsCode(err, cms.EUnauthorized) {
+			t.Errorf("Authenticate after logout: got %v, want unauthorized", err)
+		}
+	})
+}

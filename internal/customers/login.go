@@ -1,0 +1,212 @@
+package customers
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// touchEvery is how stale a session's last_seen_at (and its customer's
+// last_activity_at) may get before a request refreshes it: a busy session
+// writes once a minute, not on every request.
+const touchEvery = time.Minute
+
+// errBadLogin is the one answer to a failed login, whatever failed, so
+// that it does not tell which emails have accounts.
+var errBadLogin = cms.Errorf(cms.EUnauthorized, "Invalid username or password.")
+
+var errBadSession = cms.Errorf(cms.EUnauthorized, "Invalid or expired session token.")
+
+// tokenHash is how a session token is stored and looked up.
+func tokenHash(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+// loginBody is POST /customers/login's body.
+type loginBody struct {
+	Username string
+	Password string
+}
+
+func decodeLogin(body []byte) (*loginBody, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil || m == nil {
+		return nil, cms.Errorf(cms.EInvalidJSON, "The body must be a JSON object {\"username\", \"password\"}.")
+	}
+	var b loginBody
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{"username", &b.Username}, {"password", &b.Password}} {
+		raw, ok := m[f.key]
+		if !ok || bytes.Equal(raw, []byte("null")) {
+			return nil, cms.FieldError(f.key, "is required")
+		}
+		if err := json.Unmarshal(raw, f.dst); err != nil {
+			return nil, cms.FieldError(f.key, "must be a string")
+		}
+	}
+	return &b, nil
+}
+
+// Login checks {username, password} against the site's customers and
+// returns the customer's read shape with a new session_token. client is
+// the caller's address, for the per-address limit. Errors: unauthorized
+// (the same for an unknown email, a wrong password, a customer who is not
+// active or has no password), a *ratelimit.Exceeded, validation_failed
+// for a malformed body.
+func (s *Service) Login(ctx context.Context, site *store.Site, body []byte, client string) ([]byte, error) {
+	b, err := decodeLogin(body)
+	if err != nil {
+		return nil, err
+	}
+	s.init()
+	if s.dummyErr != nil {
+		return nil, s.dummyErr
+	}
+	key := emailKey(b.Username)
+	lim := s.limits()
+	for _, l := range []struct {
+		key   string
+		limit int
+	}{{"login:account:" + site.ID + ":" + key, lim.PerAccount}, {"login:address:" + client, lim.PerAddress}} {
+		ok, retry, err := s.limiter().Hit(ctx, l.key, l.limit, lim.Window)
+		if err != nil {
+			return nil, cms.Errorf(cms.EServiceUnavailable, "Logins cannot be counted right now; try again.")
+		}
+		if !ok {
+			return nil, ratelimit.NewExceeded(retry, "Too many login attempts; try again later.")
+		}
+	}
+	var c *customer
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		rec, err := tx.Customers().GetByEmail(site.ID, key)
+		if err != nil {
+			return err
+		}
+		c, err = decodeCustomer(rec)
+		return err
+	})
+	if err != nil && !cms.IsCode(err, cms.ENotFound) {
+		return nil, err
+	}
+	// Every failure costs one bcrypt comparison, so that the answer's time
+	// does not tell an unknown email from a wrong password.
+	hash := s.dummy
+	if c != nil && c.rec.PasswordHash != "" {
+		hash = []byte(c.rec.PasswordHash)
+	}
+	match := bcrypt.CompareHashAndPassword(hash, []byte(b.Password)) == nil
+	if !match || c == nil || c.rec.PasswordHash == "" || c.Status != StatusActive {
+		return nil, errBadLogin
+	}
+	token := rand.Text() + rand.Text()
+	var out []byte
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		now := tx.Now()
+		err := tx.CustomerSessions().Create(&store.CustomerSession{TokenHash: tokenHash(token), SiteID: site.ID,
+			CustomerID: c.rec.ID, CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(s.ttl())})
+		if err != nil {
+			return err
+		}
+		if err := tx.Customers().Touch(site.ID, c.rec.ID, now); err != nil {
+			return err
+		}
+		c.rec.LastActivityAt = now
+		out = c.appendJSON(nil, s.url(site, c.rec.ID), token)
+		return nil
+	})
+	if cms.IsCode(err, cms.ENotFound) {
+		return nil, errBadLogin // deleted meanwhile
+	}
+	return out, err
+}
+
+// Customer is who a session token identifies.
+type Customer struct {
+	ID     string
+	Email  string
+	Groups []string
+	Roles  []string
+}
+
+// Authenticate returns the customer a session token of site identifies,
+// refreshing the session (and the customer's last_activity_at) when it
+// was last seen over a minute ago. Errors: unauthorized.
+func (s *Service) Authenticate(ctx context.Context, site *store.Site, token string) (*Customer, error) {
+	if token == "" {
+		return nil, errBadSession
+	}
+	hash := tokenHash(token)
+	var sess *store.CustomerSession
+	var c *customer
+	var now time.Time
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		var err error
+		now = tx.Now()
+		if sess, err = tx.CustomerSessions().Get(site.ID, hash, now); err != nil {
+			return err
+		}
+		rec, err := tx.Customers().Get(site.ID, sess.CustomerID)
+		if err != nil {
+			return err
+		}
+		c, err = decodeCustomer(rec)
+		return err
+	})
+	if cms.IsCode(err, cms.ENotFound) || err == nil && c.Status != StatusActive {
+		return nil, errBadSession
+	} else if err != nil {
+		return nil, err
+	}
+	if now.Sub(sess.LastSeenAt) >= touchEvery {
+		err = s.Store.Update(ctx, func(tx store.Tx) error {
+			now := tx.Now()
+			if err := tx.CustomerSessions().Touch(site.ID, hash, now, now.Add(s.ttl())); err != nil {
+				return err
+			}
+			return tx.Customers().Touch(site.ID, c.rec.ID, now)
+		})
+		if err != nil && !cms.IsCode(err, cms.ENotFound) {
+			return nil, err
+		}
+	}
+	return &Customer{ID: c.rec.ID, Email: c.rec.Email, Groups: c.Groups, Roles: c.Roles}, nil
+}
+
+// Logout ends the session a token of site names. Errors: unauthorized
+// when it is unknown or expired.
+func (s *Service) Logout(ctx context.Context, site *store.Site, token string) error {
+	hash := tokenHash(token)
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		if _, err := tx.CustomerSessions().Get(site.ID, hash, tx.Now()); err != nil {
+			return err
+		}
+		return tx.CustomerSessions().Delete(site.ID, hash)
+	})
+	if cms.IsCode(err, cms.ENotFound) {
+		return errBadSession
+	}
+	return err
+}
+
+// SweepSessions removes expired sessions of every site and returns how
+// many it removed.
+func (s *Service) SweepSessions(ctx context.Context) (n int, err error) {
+	err = s.Store.Update(ctx, func(tx store.Tx) (err error) {
+		n, err = tx.CustomerSessions().DeleteExpired(tx.Now())
+		return err
+	})
+	return n, err
+}

@@ -1,0 +1,415 @@
+package customers
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// Service keeps the customers of every site.
+type Service struct {
+	Store store.Store
+	// Limiter counts login attempts; nil counts them in this process.
+	Limiter ratelimit.Limiter
+	// SiteURL returns a site's public base URL without a trailing slash.
+	SiteURL func(*store.Site) string
+	// SessionTTL is how long a session lasts without being used; zero
+	// means DefaultSessionTTL.
+	SessionTTL time.Duration
+	// HashCost is the bcrypt cost of password hashes; zero means
+	// bcrypt.DefaultCost. Tests lower it.
+	HashCost int
+	// Limits bounds login attempts; zero fields take DefaultLimits'.
+	Limits Limits
+
+	once     sync.Once
+	memory   *ratelimit.Memory
+	dummy    []byte // a hash to compare against when there is no account
+	dummyErr error
+}
+
+// Limits bounds login attempts per window: per site and account (email),
+// and per client address over every site.
+type Limits struct {
+	PerAccount int
+	PerAddress int
+	Window     time.Duration
+}
+
+// DefaultLimits allow ten attempts on one account and fifty from one
+// address every fifteen minutes.
+var DefaultLimits = Limits{PerAccount: 10, PerAddress: 50, Window: 15 * time.Minute}
+
+// DefaultSessionTTL is how long an unused session lasts.
+const DefaultSessionTTL = 30 * 24 * time.Hour
+
+// maxWriteAttempts bounds the retries of a write that lost a race (a
+// compare-and-swap, or a slug taken meanwhile).
+const maxWriteAttempts = 5
+
+func (s *Service) init() {
+	s.once.Do(func() {
+		s.memory = &ratelimit.Memory{}
+		s.dummy, s.dummyErr = bcrypt.GenerateFromPassword([]byte("no account has this password"), s.cost())
+	})
+}
+
+func (s *Service) cost() int {
+	if s.HashCost != 0 {
+		return s.HashCost
+	}
+	return bcrypt.DefaultCost
+}
+
+func (s *Service) limiter() ratelimit.Limiter {
+	if s.Limiter != nil {
+		return s.Limiter
+	}
+	s.init()
+	return s.memory
+}
+
+func (s *Service) limits() Limits {
+	l := s.Limits
+	if l.PerAccount <= 0 {
+		l.PerAccount = DefaultLimits.PerAccount
+	}
+	if l.PerAddress <= 0 {
+		l.PerAddress = DefaultLimits.PerAddress
+	}
+	if l.Window <= 0 {
+		l.Window = DefaultLimits.Window
+	}
+	return l
+}
+
+func (s *Service) ttl() time.Duration {
+	if s.SessionTTL > 0 {
+		return s.SessionTTL
+	}
+	return DefaultSessionTTL
+}
+
+// url is the API URL of a customer.
+func (s *Service) url(site *store.Site, id string) string {
+	base := ""
+	if s.SiteURL != nil {
+		base = s.SiteURL(site)
+	}
+	return base + "/api/customers/" + id
+}
+
+// find returns the customer ref names: an id, or an email (any case).
+func find(tx store.Tx, site *store.Site, ref string) (*customer, error) {
+	var rec *store.Customer
+	var err error
+	if strings.Contains(ref, "@") {
+		rec, err = tx.Customers().GetByEmail(site.ID, emailKey(ref))
+	} else {
+		rec, err = tx.Customers().Get(site.ID, strings.ToLower(ref))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodeCustomer(rec)
+}
+
+// Get returns the read shape of the customer ref names. ENotFound.
+func (s *Service) Get(ctx context.Context, site *store.Site, ref string) ([]byte, error) {
+	var out []byte
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		c, err := find(tx, site, ref)
+		if err != nil {
+			return err
+		}
+		out = c.appendJSON(nil, s.url(site, c.rec.ID), "")
+		return nil
+	})
+	return out, err
+}
+
+// List returns a window of the site's customers, by number, whose names
+// or email contain search (any case), and their total.
+func (s *Service) List(ctx context.Context, site *store.Site, search string, opt store.ListOptions) ([][]byte, int, error) {
+	var out [][]byte
+	var total int
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		recs, n, err := tx.Customers().List(site.ID, store.CustomerQuery{Search: strings.ToLower(search)}, opt)
+		if err != nil {
+			return err
+		}
+		total = n
+		for _, rec := range recs {
+			c, err := decodeCustomer(rec)
+			if err != nil {
+				return err
+			}
+			out = append(out, c.appendJSON(nil, s.url(site, rec.ID), ""))
+		}
+		return nil
+	})
+	return out, total, err
+}
+
+// Count returns how many of the site's customers match search.
+func (s *Service) Count(ctx context.Context, site *store.Site, search string) (int, error) {
+	var n int
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		_, n, err = tx.Customers().List(site.ID, store.CustomerQuery{Search: strings.ToLower(search)}, store.ListOptions{Limit: 1})
+		return err
+	})
+	return n, err
+}
+
+// Create creates a customer from a POST body and returns its read shape.
+// email is required; a password, when sent, is hashed and never shown.
+func (s *Service) Create(ctx context.Context, site *store.Site, body []byte) ([]byte, error) {
+	w, err := decodeWrite(body)
+	if err != nil {
+		return nil, err
+	}
+	if w.email == nil {
+		return nil, cms.FieldError("email", "is required")
+	}
+	hash, err := s.hash(w.password)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		now := tx.Now()
+		c := &customer{rec: &store.Customer{ID: cms.NewID(now), SiteID: site.ID, CreatedAt: now, UpdatedAt: now}}
+		c.Status, c.Language = StatusActive, site.DefaultLocale
+		if err := c.apply(w, site, true); err != nil {
+			return err
+		}
+		c.rec.PasswordHash = hash
+		// From here on, creates of this site wait for this one: the email
+		// and slug checks below cannot race another create.
+		if c.rec.Number, err = tx.Customers().NextNumber(site.ID); err != nil {
+			return err
+		}
+		if err := checkEmailFree(tx, site, c.rec.EmailKey, ""); err != nil {
+			return err
+		}
+		if err := freeSlug(tx, site, c, w.slug != nil); err != nil {
+			return err
+		}
+		if err := c.encode(); err != nil {
+			return err
+		}
+		if err := tx.Customers().Create(c.rec); err != nil {
+			return err
+		}
+		out = c.appendJSON(nil, s.url(site, c.rec.ID), "")
+		return nil
+	})
+	return out, slugTaken(err)
+}
+
+// maxSlugTries bounds the search for a free slug: slug, slug-2, ...
+const maxSlugTries = 1000
+
+// freeSlug makes c's slug one no other customer of the site has: a slug
+// sent must be free; one made from the name gets the first free -N
+// suffix.
+func freeSlug(tx store.Tx, site *store.Site, c *customer, sent bool) error {
+	base := c.rec.Slug
+	for n := 1; n <= maxSlugTries; n++ {
+		slug := base
+		if n > 1 {
+			slug = fmt.Sprintf("%s-%d", base, n)
+		}
+		other, err := tx.Customers().GetBySlug(site.ID, slug)
+		switch {
+		case cms.IsCode(err, cms.ENotFound):
+			c.rec.Slug = slug
+			return nil
+		case err != nil:
+			return err
+		case other.ID == c.rec.ID:
+			return nil
+		case sent:
+			return cms.FieldError("slug", "is already taken by another customer of this site")
+		}
+	}
+	return cms.FieldError("slug", "has no free variant; send one")
+}
+
+// Update merges a PUT body into the customer ref names: only the fields
+// it sends change. A new password ends the customer's sessions but the
+// one with keepSession (the caller's own, "" for none).
+func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body []byte, keepSession string) ([]byte, error) {
+	w, err := decodeWrite(body)
+	if err != nil {
+		return nil, err
+	}
+	hash, err := s.hash(w.password)
+	if err != nil {
+		return nil, err
+	}
+	keep := ""
+	if keepSession != "" {
+		keep = tokenHash(keepSession)
+	}
+	var out []byte
+	for attempt := 0; ; attempt++ {
+		err = s.Store.Update(ctx, func(tx store.Tx) error {
+			c, err := find(tx, site, ref)
+			if err != nil {
+				return err
+			}
+			prev := c.rec.UpdatedAt
+			c.rec.UpdatedAt = cms.NextUpdatedAt(prev, tx.Now())
+			if err := c.apply(w, site, false); err != nil {
+				return err
+			}
+			if err := checkEmailFree(tx, site, c.rec.EmailKey, c.rec.ID); err != nil {
+				return err
+			}
+			if w.slug != nil {
+				if err := freeSlug(tx, site, c, true); err != nil {
+					return err
+				}
+			}
+			if err := c.encode(); err != nil {
+				return err
+			}
+			if hash != "" {
+				c.rec.PasswordHash = hash
+			}
+			if err := tx.Customers().Update(c.rec, prev); err != nil {
+				return err
+			}
+			if hash != "" {
+				if _, err := tx.CustomerSessions().DeleteForCustomer(site.ID, c.rec.ID, keep); err != nil {
+					return err
+				}
+			}
+			out = c.appendJSON(nil, s.url(site, c.rec.ID), "")
+			return nil
+		})
+		if !errors.Is(err, store.ErrStale) || attempt+1 >= maxWriteAttempts {
+			return out, slugTaken(err)
+		}
+	}
+}
+
+// Delete removes the customer ref names, with its sessions. ENotFound.
+func (s *Service) Delete(ctx context.Context, site *store.Site, ref string) error {
+	return s.Store.Update(ctx, func(tx store.Tx) error {
+		c, err := find(tx, site, ref)
+		if err != nil {
+			return err
+		}
+		return tx.Customers().Delete(site.ID, c.rec.ID)
+	})
+}
+
+// hash returns the bcrypt hash of a password that was sent, "" for none.
+func (s *Service) hash(password *string) (string, error) {
+	if password == nil || *password == "" {
+		return "", nil
+	}
+	h, err := bcrypt.GenerateFromPassword([]byte(*password), s.cost())
+	if err != nil {
+		return "", fmt.Errorf("customers: hash password: %w", err)
+	}
+	return string(h), nil
+}
+
+// checkEmailFree refuses an email key another customer of the site has.
+func checkEmailFree(tx store.Tx, site *store.Site, key, self string) error {
+	other, err := tx.Customers().GetByEmail(site.ID, key)
+	switch {
+	case cms.IsCode(err, cms.ENotFound):
+		return nil
+	case err != nil:
+		return err
+	case other.ID != self:
+		return cms.FieldError("email", "is already taken by another customer of this site")
+	}
+	return nil
+}
+
+// slugTaken turns the conflict left after every retry into the answer: a
+// slug sent that another customer has.
+func slugTaken(err error) error {
+	if cms.IsCode(err, cms.EConflict) {
+		return cms.FieldError("slug", "is already taken by another customer of this site")
+	}
+	return err
+}
+
+// apply merges w into c. create fills what a new customer needs.
+func (c *customer) apply(w *write, site *store.Site, create bool) error {
+	if w.email != nil {
+		e := strings.TrimSpace(*w.email)
+		if !validEmail(e) {
+			return cms.FieldError("email", "is not a valid email address")
+		}
+		c.rec.Email, c.rec.EmailKey = e, emailKey(e)
+	}
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = strings.TrimSpace(*v)
+		}
+	}
+	set(&c.Firstname, w.firstname)
+	set(&c.Lastname, w.lastname)
+	set(&c.Name, w.name)
+	if c.Name == "" {
+		c.Name = strings.TrimSpace(c.Firstname + " " + c.Lastname)
+	}
+	if w.language != nil {
+		l := strings.TrimSpace(*w.language)
+		if l == "" {
+			l = site.DefaultLocale
+		}
+		if !slices.Contains(site.Locales, l) {
+			return cms.FieldError("language", "must be one of the site's locales ("+strings.Join(site.Locales, ", ")+")")
+		}
+		c.Language = l
+	}
+	if w.status != nil {
+		st := strings.TrimSpace(*w.status)
+		if st != StatusActive && st != StatusPending && st != StatusDisabled {
+			return cms.FieldError("status", "must be active, pending or disabled")
+		}
+		c.Status = st
+	}
+	if w.groups != nil {
+		c.Groups = *w.groups
+	}
+	if w.roles != nil {
+		c.Roles = *w.roles
+	}
+	switch {
+	case w.slug != nil:
+		sl := strings.TrimSpace(*w.slug)
+		if sl == "" || cms.Slugify(sl) != sl {
+			return cms.FieldError("slug", "must be lower-case letters, digits and dashes")
+		}
+		c.rec.Slug = sl
+	case create:
+		from := c.Name
+		if from == "" {
+			from, _, _ = strings.Cut(c.rec.Email, "@")
+		}
+		c.rec.Slug = cms.Slugify(from)
+		if c.rec.Slug == "" {
+			c.rec.Slug = "customer"
+		}
+	}
+	return nil
+}

@@ -1,0 +1,117 @@
+package httpapi
+
+import (
+	"net"
+	"net/http"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+)
+
+// sessionHeader carries a customer's session token on API requests that
+// act for a customer.
+const sessionHeader = "X-Service-Session-Token"
+
+// handleCustomerList handles "GET /api/customers".
+func (s *Server) handleCustomerList(w http.ResponseWriter, r *http.Request) error {
+	page, perPage, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	docs, total, err := s.Customers.List(r.Context(), principal(r).Site, r.URL.Query().Get("search"), listOptions(page, perPage))
+	if err != nil {
+		return err
+	}
+	writeRawList(w, r, docs, total, page, perPage)
+	return nil
+}
+
+// handleCustomerCount handles "GET /api/customers/count".
+func (s *Server) handleCustomerCount(w http.ResponseWriter, r *http.Request) error {
+	n, err := s.Customers.Count(r.Context(), principal(r).Site, r.URL.Query().Get("search"))
+	if err != nil {
+		return err
+	}
+	writeCount(w, n)
+	return nil
+}
+
+// handleCustomerCreate handles "POST /api/customers".
+func (s *Server) handleCustomerCreate(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.Customers.Create(r.Context(), principal(r).Site, body)
+	return rawStatus(w, http.StatusCreated, out, err)
+}
+
+// handleCustomerGet handles "GET /api/customers/{customer}" (an id or an email).
+func (s *Server) handleCustomerGet(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.Customers.Get(r.Context(), principal(r).Site, r.PathValue("customer"))
+	return rawOK(w, out, err)
+}
+
+// handleCustomerUpdate handles "PUT /api/customers/{customer}" (and PATCH).
+// A new password ends the customer's other sessions; the caller's own (its
+// X-Service-Session-Token) is kept.
+func (s *Server) handleCustomerUpdate(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.Customers.Update(r.Context(), principal(r).Site, r.PathValue("customer"), body, r.Header.Get(sessionHeader))
+	return rawOK(w, out, err)
+}
+
+// handleCustomerDelete handles "DELETE /api/customers/{customer}".
+func (s *Server) handleCustomerDelete(w http.ResponseWriter, r *http.Request) error {
+	if err := s.Customers.Delete(r.Context(), principal(r).Site, r.PathValue("customer")); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// handleCustomerLogin handles "POST /api/customers/login".
+func (s *Server) handleCustomerLogin(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.Customers.Login(r.Context(), principal(r).Site, body, clientAddr(r))
+	return rawOK(w, out, err)
+}
+
+// handleCustomerLogout handles "POST /api/customers/logout": the session
+// its X-Service-Session-Token names ends.
+func (s *Server) handleCustomerLogout(w http.ResponseWriter, r *http.Request) error {
+	token := r.Header.Get(sessionHeader)
+	if token == "" {
+		return cms.Errorf(cms.EUnauthorized, "Send the session token in the %s header.", sessionHeader)
+	}
+	if err := s.Customers.Logout(r.Context(), principal(r).Site, token); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// clientAddr is the address a request came from, for per-address limits.
+// It is the connection's peer: a proxy in front must be trusted explicitly
+// before its forwarding headers could count, and none is today.
+func clientAddr(r *http.Request) string {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return host
+}
+
+// rawStatus writes an encoded JSON body with status, or returns err.
+func rawStatus(w http.ResponseWriter, status int, body []byte, err error) error {
+	if err != nil {
+		return err
+	}
+	writeRawJSON(w, status, body)
+	return nil
+}
