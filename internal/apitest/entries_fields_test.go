@@ -918,7 +918,12 @@ func TestEntryFieldsRoundTrip(t *testing.T) {
 		kind, tags := efOptions(t, ch, "kind"), efOptions(t, ch, "tags")
 		ann := efCreate(t, env, "authors", obj{"name": "Ann"})["id"].(string)
 		bob := efCreate(t, env, "authors", obj{"name": "Bob"})["id"].(string)
-		const customer = "00112233445566778899aabb"
+		newCustomer := func(email string) string {
+			return mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{"email": email}}, 201).JSON.(obj)["id"].(string)
+		}
+		customer, customer2 := newCustomer("buyer@example.com"), newCustomer("buyer2@example.com")
+		otherCustomer := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", As: "other",
+			Body: obj{"email": "buyer@example.com"}}, 201).JSON.(obj)["id"].(string)
 		var id string
 		p := func() string { return "/channels/everything/entries/" + id }
 		wantCreated := obj{
@@ -1012,7 +1017,11 @@ func TestEntryFieldsRoundTrip(t *testing.T) {
 				{"__op": "RemoveReference", "objects": []obj{efRefW("authors", ann)}},
 				{"__op": "AddReference", "objects": []obj{efRefW("authors", bob), efRefW("authors", ann)}}}}},
 				obj{"coauthors": efRelation("authors", bob, ann)}),
-			put("CustomerID", obj{"buyer": "aabbccddeeff001122334455"}, obj{"buyer": efRef("customers", "aabbccddeeff001122334455")}),
+			put("CustomerID", obj{"buyer": customer2}, obj{"buyer": efRef("customers", customer2)}),
+			{Name: "Update/CustomerMissing", Method: "PUT", Path: p(), Body: obj{"buyer": "aabbccddeeff001122334455"},
+				WantStatus: 422, WantBody: obj{"code": "reference_not_found", "field": "buyer"}},
+			{Name: "Update/CustomerOfOtherSite", Method: "PUT", Path: p(), Body: obj{"buyer": otherCustomer},
+				WantStatus: 422, WantBody: obj{"code": "reference_not_found", "field": "buyer"}},
 			put("CustomerNull", obj{"buyer": nil}, obj{"buyer": nil}),
 			put("CustomerAgain", obj{"buyer": customer}, obj{"buyer": efRef("customers", customer)}),
 			{Name: "Update/FileUpload", Method: "PUT", Path: p(), Body: obj{"cover": efUpload("new.png", pic2)}, WantStatus: 200,

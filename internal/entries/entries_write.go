@@ -115,6 +115,22 @@ func (r refLookup) EntryID(channelID, ref string, bySlug bool) (string, error) {
 	return id, nil
 }
 
+func (r refLookup) CustomerID(ref string, bySlug bool) (string, error) {
+	var c *store.Customer
+	var err error
+	if bySlug {
+		c, err = r.tx.Customers().GetBySlug(r.site.ID, ref)
+	} else {
+		c, err = r.tx.Customers().Get(r.site.ID, strings.ToLower(ref))
+	}
+	if cms.IsCode(err, cms.ENotFound) {
+		return "", nil
+	} else if err != nil {
+		return "", err
+	}
+	return c.ID, nil
+}
+
 // CreateEntry creates an entry of the channel ref from a POST body and
 // returns its read shape.
 func (s *Service) CreateEntry(ctx context.Context, site *store.Site, ref string, body []byte, opt WriteOptions) ([]byte, error) {

@@ -28,6 +28,9 @@ type RefLookup interface {
 	// EntryID returns the id of the entry of channel channelID that ref
 	// names (its id, or its slug when bySlug), or "" when there is none.
 	EntryID(channelID, ref string, bySlug bool) (string, error)
+	// CustomerID returns the id of the site's customer ref names (its id,
+	// or its slug when bySlug), or "" when there is none.
+	CustomerID(ref string, bySlug bool) (string, error)
 }
 
 // writer applies one write body to an entry.

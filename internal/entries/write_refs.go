@@ -43,12 +43,14 @@ func (w *writer) reference(f *Field, v any) (string, error) {
 // target resolves one reference to the id of an existing target.
 func (w *writer) target(f *Field, ref string, bySlug bool) (string, error) {
 	if f.Type == TypeCustomer {
-		// Customers are checked once they are stored by this server;
-		// until then a customer reference must at least be an id.
-		if bySlug || !cms.IsID(ref) {
+		id, err := w.refs.CustomerID(ref, bySlug || !cms.IsID(ref))
+		if err != nil {
+			return "", err
+		}
+		if id == "" {
 			return "", errRefNotFound(f.Name, CustomersClass, ref)
 		}
-		return ref, nil
+		return id, nil
 	}
 	if !bySlug && !cms.IsID(ref) {
 		bySlug = true // a slug sent where an id goes

@@ -24,6 +24,16 @@ func (f *fakeFiles) Store(v files.Value, private bool) (*files.File, error) {
 // fakeRefs knows entries by id and slug, all in channel "authors-id".
 type fakeRefs map[string]string // slug -> id
 
+// CustomerID knows one customer, "ann" with id customerID.
+func (r fakeRefs) CustomerID(ref string, bySlug bool) (string, error) {
+	if bySlug && ref == "ann" || !bySlug && ref == customerID {
+		return customerID, nil
+	}
+	return "", nil
+}
+
+const customerID = "0123456789abcdef01234567"
+
 func (r fakeRefs) EntryID(channelID, ref string, bySlug bool) (string, error) {
 	if channelID != "authors-id" {
 		return "", nil
