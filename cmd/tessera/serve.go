@@ -19,6 +19,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -33,13 +34,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var c config
 	var addr, logFormat string
 	var withDemo bool
-	var redisURL, blobURL string
+	var redisURL, blobURL, smtpURL, mailFrom string
 	var lockTimeout, sessionTTL time.Duration
 	fs := newFlags("serve", &c)
 	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for the write lock and the login-attempt counters several processes share; empty keeps both in-process [TESSERA_REDIS_URL]")
 	fs.StringVar(&blobURL, "blob", env("TESSERA_BLOB_URL", ""), "where file bytes live: file:///dir or s3://bucket?endpoint=...&region=...; empty uses <data>/files [TESSERA_BLOB_URL]")
 	fs.DurationVar(&lockTimeout, "lock-timeout", envDuration("TESSERA_LOCK_TIMEOUT", lock.DefaultTimeout), "how long a write waits for a page's lock [TESSERA_LOCK_TIMEOUT]")
 	fs.DurationVar(&sessionTTL, "session-ttl", envDuration("TESSERA_SESSION_TTL", customers.DefaultSessionTTL), "how long an unused customer session lasts [TESSERA_SESSION_TTL]")
+	fs.StringVar(&smtpURL, "smtp", env("TESSERA_SMTP_URL", ""), "SMTP server for outgoing mail: smtp://user:pass@host:587 (STARTTLS) or smtps://...:465; empty logs mail instead [TESSERA_SMTP_URL]")
+	fs.StringVar(&mailFrom, "mail-from", env("TESSERA_MAIL_FROM", ""), "sender address of outgoing mail, required with --smtp [TESSERA_MAIL_FROM]")
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
@@ -83,12 +86,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		locker = rl
 	}
+	var mailer mail.Mailer = mail.Log{Logger: logger}
+	if smtpURL != "" {
+		if mailer, err = mail.OpenSMTP(smtpURL, mailFrom); err != nil {
+			return fmt.Errorf("--smtp: %w", err)
+		}
+	}
 	blobs, err := openBlobs(ctx, blobURL, c.data, logger)
 	if err != nil {
 		return err
 	}
 	defer blobs.Close()
-	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Blobs: blobs, Port: port, SessionTTL: sessionTTL})
+	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, Port: port,
+		SessionTTL: sessionTTL})
 
 	if withDemo {
 		if err := demoIfEmpty(ctx, svc, addr, stdout); err != nil {

@@ -39,6 +39,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/sites"
@@ -59,6 +60,8 @@ type Env struct {
 	Pages   *pages.Service
 	Entries *entries.Service
 	Files   *files.Store
+	// Mail holds the mail the server sent.
+	Mail *mail.Recorder
 	// Customers keeps customers and their sessions.
 	Customers *customers.Service
 	// Uploads is the file-values service (uploads, FileRef copies).
@@ -103,7 +106,7 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	tb.Helper()
 	clock := cms.NewFixedClock(time.Date(2026, 9, 10, 14, 31, 12, 408e6, time.UTC))
 	st := b.Open(tb, &tickingClock{clock})
-	env := &Env{Store: st, Clock: clock, Tokens: map[string]string{}}
+	env := &Env{Store: st, Clock: clock, Tokens: map[string]string{}, Mail: &mail.Recorder{}}
 	var o options
 	for _, opt := range opts {
 		opt(&o)
@@ -119,7 +122,8 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	tb.Cleanup(func() { blobs.Close() })
 	// The lowest bcrypt cost keeps customer scenarios fast; the cost is
 	// not what they test.
-	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs, HashCost: bcrypt.MinCost})
+	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs, HashCost: bcrypt.MinCost,
+		Mailer: env.Mail})
 	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
 	env.Files, env.Uploads, env.Customers = blobs, svc.Files, svc.Customers
 	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,

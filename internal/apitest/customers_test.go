@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -294,4 +295,76 @@ func TestCustomerSessions(t *testing.T) {
 			t.Errorf("Authenticate after logout: got %v, want unauthorized", err)
 		}
 	})
+}
+
+func TestCustomerPasswordReset(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{"email": "ann@example.com", "password": "correct horse"}}, 201)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", As: "other", Body: obj{"email": "ann@example.com", "password": "other horse"}}, 201)
+		session := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/login",
+			Body: obj{"username": "ann@example.com", "password": "correct horse"}}, 200).JSON.(obj)["session_token"].(string)
+		request := func(email string) *apitest.Response {
+			return env.Do(t, apitest.Scenario{Method: "POST", Path: "/customers/password_reset", Body: obj{"email": email}})
+		}
+		known, unknown := request("ANN@example.com"), request("nobody@example.com")
+		if known.Status != 202 || unknown.Status != 202 || string(known.Raw) != string(unknown.Raw) {
+			t.Fatalf("reset requests: got %d %s and %d %s, want the same 202 for a known and an unknown email",
+				known.Status, known.Raw, unknown.Status, unknown.Raw)
+		}
+		sent := env.Mail.Sent()
+		if len(sent) != 1 || sent[0].To != "ann@example.com" {
+			t.Fatalf("mail: got %+v, want one message to ann", sent)
+		}
+		token := tokenIn(t, sent[0].Text)
+		// A second request replaces the first token.
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/password_reset", Body: obj{"email": "ann@example.com"}}, 202)
+		newer := tokenIn(t, env.Mail.Sent()[1].Text)
+		confirm := func(as, token, password string) *apitest.Response {
+			return env.Do(t, apitest.Scenario{Method: "POST", Path: "/customers/password_reset/confirm", As: as,
+				Body: obj{"token": token, "password": password}})
+		}
+		env.Run(t, []apitest.Scenario{
+			{Name: "NoEmail", Method: "POST", Path: "/customers/password_reset", Body: obj{}, WantStatus: 422, WantBody: obj{"field": "email"}},
+			{Name: "EmailNotString", Method: "POST", Path: "/customers/password_reset", Body: obj{"email": 3}, WantStatus: 422, WantBody: obj{"field": "email"}},
+			{Name: "ConfirmNoToken", Method: "POST", Path: "/customers/password_reset/confirm", Body: obj{"password": "new horse 1"},
+				WantStatus: 422, WantBody: obj{"field": "token"}},
+			{Name: "ConfirmShortPassword", Method: "POST", Path: "/customers/password_reset/confirm", Body: obj{"token": newer, "password": "x"},
+				WantStatus: 422, WantBody: obj{"field": "password"}},
+		})
+		if r := confirm("admin", token, "new horse 1"); r.Status != 422 || r.JSON.(obj)["field"] != "token" {
+			t.Errorf("confirm with the replaced token: got %d %s, want 422 naming token", r.Status, r.Raw)
+		}
+		if r := confirm("other", newer, "new horse 1"); r.Status != 422 {
+			t.Errorf("confirm on another site: got %d %s, want 422", r.Status, r.Raw)
+		}
+		if r := confirm("admin", newer, "new horse 1"); r.Status != 204 {
+			t.Fatalf("confirm: got %d %s, want 204", r.Status, r.Raw)
+		}
+		if r := confirm("admin", newer, "new horse 2"); r.Status != 422 {
+			t.Errorf("confirm with a used token: got %d %s, want 422", r.Status, r.Raw)
+		}
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/logout", Headers: map[string]string{"X-Service-Session-Token": session}}, 401)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/login", Body: obj{"username": "ann@example.com", "password": "correct horse"}}, 401)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/login", Body: obj{"username": "ann@example.com", "password": "new horse 1"}}, 200)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers/login", As: "other", Body: obj{"username": "ann@example.com", "password": "other horse"}}, 200)
+		// Requests for one email are limited.
+		var last *apitest.Response
+		for range 5 {
+			last = request("ann@example.com")
+		}
+		if last.Status != 429 || last.Header.Get("Retry-After") == "" {
+			t.Errorf("sixth reset request of the hour: got %d %s, want 429 with Retry-After", last.Status, last.Raw)
+		}
+	})
+}
+
+// tokenIn returns the token a reset mail carries.
+func tokenIn(t *testing.T, text string) string {
+	t.Helper()
+	const marker = "token with your new password: "
+	i := strings.Index(text, marker)
+	if i < 0 {
+		t.Fatalf("no token in mail: %s", text)
+	}
+	return strings.Fields(text[i+len(marker):])[0]
 }

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -31,6 +32,8 @@ type Service struct {
 	HashCost int
 	// Limits bounds login attempts; zero fields take DefaultLimits'.
 	Limits Limits
+	// Mailer sends password reset mail; nil logs it.
+	Mailer mail.Mailer
 
 	once     sync.Once
 	memory   *ratelimit.Memory

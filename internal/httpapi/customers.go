@@ -96,6 +96,34 @@ func (s *Server) handleCustomerLogout(w http.ResponseWriter, r *http.Request) er
 	return nil
 }
 
+// handleCustomerPasswordReset handles "POST /api/customers/password_reset":
+// 202 whether or not the email has an account.
+func (s *Server) handleCustomerPasswordReset(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	if err := s.Customers.RequestReset(r.Context(), principal(r).Site, body); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"message": "If an account has this email, a reset link is on its way."})
+	return nil
+}
+
+// handleCustomerPasswordResetConfirm handles
+// "POST /api/customers/password_reset/confirm".
+func (s *Server) handleCustomerPasswordResetConfirm(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	if err := s.Customers.ConfirmReset(r.Context(), principal(r).Site, body); err != nil {
+		return err
+	}
+	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
 // clientAddr is the address a request came from, for per-address limits.
 // It is the connection's peer: a proxy in front must be trusted explicitly
 // before its forwarding headers could count, and none is today.

@@ -79,6 +79,8 @@ func (s *Server) routes() {
 	s.handle("POST /api/customers", needSite, s.handleCustomerCreate)
 	s.handle("POST /api/customers/login", needSite, s.handleCustomerLogin)
 	s.handle("POST /api/customers/logout", needSite, s.handleCustomerLogout)
+	s.handle("POST /api/customers/password_reset", needSite, s.handleCustomerPasswordReset)
+	s.handle("POST /api/customers/password_reset/confirm", needSite, s.handleCustomerPasswordResetConfirm)
 	s.handle("GET /api/customers/{customer}", needSite, s.handleCustomerGet)
 	s.handle("PUT /api/customers/{customer}", needSite, s.handleCustomerUpdate)
 	s.handle("PATCH /api/customers/{customer}", needSite, s.handleCustomerUpdate)

@@ -12,6 +12,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/sites"
@@ -36,6 +37,8 @@ type Options struct {
 	// HashCost is the bcrypt cost of customer passwords; zero means the
 	// library's default.
 	HashCost int
+	// Mailer sends outgoing mail; nil logs it.
+	Mailer mail.Mailer
 	// Port is the port the public site answers on, for the URLs of sites
 	// without a domain ("" for the default port).
 	Port string
@@ -69,7 +72,8 @@ func New(st store.Store, opt Options) *Set {
 		Themes: &themes.Service{Store: st},
 		Files:  &files.Service{Store: st, Blobs: opt.Blobs, SiteURL: siteURL},
 	}
-	s.Customers = &customers.Service{Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost}
+	s.Customers = &customers.Service{Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost,
+		Mailer: opt.Mailer}
 	s.Entries = &entries.Service{Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL}
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries}
 	s.Files.Register("pages", s.Pages)

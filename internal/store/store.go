@@ -75,6 +75,7 @@ type Tx interface {
 	Entries() Entries
 	Customers() Customers
 	CustomerSessions() CustomerSessions
+	CustomerTokens() CustomerTokens
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.
@@ -572,4 +573,26 @@ type CustomerSessions interface {
 	DeleteForCustomer(siteID, customerID, exceptHash string) (int, error)
 	// DeleteExpired removes, for every site, the sessions expired at now.
 	DeleteExpired(now time.Time) (int, error)
+}
+
+// CustomerToken is a single-use token mailed to a customer, found by the
+// hash of its value.
+type CustomerToken struct {
+	TokenHash  string
+	Purpose    string // "reset"
+	SiteID     string
+	CustomerID string
+	ExpiresAt  time.Time
+}
+
+// CustomerTokens stores mailed tokens, always scoped to one site.
+type CustomerTokens interface {
+	// Create stores a token. ENotFound if the customer does not exist.
+	Create(t *CustomerToken) error
+	// Consume removes and returns the token with the hash and purpose if it
+	// has not expired at now: a token is used once, even by concurrent
+	// callers. ENotFound.
+	Consume(siteID, purpose, tokenHash string, now time.Time) (*CustomerToken, error)
+	// DeleteForCustomer removes the customer's tokens of a purpose.
+	DeleteForCustomer(siteID, customerID, purpose string) error
 }

@@ -205,3 +205,36 @@ func (x customerSessions) DeleteExpired(now time.Time) (int, error) {
 	n, err := res.RowsAffected()
 	return int(n), err
 }
+
+// customerTokens stores mailed tokens in customer_tokens.
+type customerTokens struct{ *tx }
+
+func (x customerTokens) Create(t *store.CustomerToken) error {
+	_, err := x.exec(`INSERT INTO customer_tokens (token_hash, purpose, site_id, customer_id, expires_at) VALUES (?, ?, ?, ?, ?)`,
+		t.TokenHash, t.Purpose, t.SiteID, t.CustomerID, x.time(t.ExpiresAt))
+	if err != nil {
+		return x.fail(err, "create token of customer "+t.CustomerID, "This token exists.")
+	}
+	return nil
+}
+
+func (x customerTokens) Consume(siteID, purpose, tokenHash string, now time.Time) (*store.CustomerToken, error) {
+	// DELETE ... RETURNING takes the row in one statement: of two callers,
+	// one deletes it and the other finds nothing.
+	var t store.CustomerToken
+	err := x.queryRow(`DELETE FROM customer_tokens WHERE site_id = ? AND purpose = ? AND token_hash = ? AND expires_at > ?
+		RETURNING token_hash, purpose, site_id, customer_id, expires_at`, siteID, purpose, tokenHash, x.time(now)).
+		Scan(&t.TokenHash, &t.Purpose, &t.SiteID, &t.CustomerID, timeCol{&t.ExpiresAt})
+	if err != nil {
+		return nil, x.fail(err, "consume token of site "+siteID, "")
+	}
+	return &t, nil
+}
+
+func (x customerTokens) DeleteForCustomer(siteID, customerID, purpose string) error {
+	_, err := x.exec(`DELETE FROM customer_tokens WHERE site_id = ? AND customer_id = ? AND purpose = ?`, siteID, customerID, purpose)
+	if err != nil {
+		return x.fail(err, "delete tokens of customer "+customerID, "")
+	}
+	return nil
+}

@@ -240,3 +240,65 @@ func testCustomerSessions(t *testing.T, e *env) {
 		return nil
 	})
 }
+
+func testCustomerTokens(t *testing.T, e *env) {
+	s1, s2 := e.createSite(t, "acme"), e.createSite(t, "other")
+	now := t0.Truncate(time.Millisecond)
+	a := newCustomer(now, s1.ID, "ann@example.com")
+	e.createCustomer(t, a)
+	tok := &store.CustomerToken{TokenHash: "t1", Purpose: "reset", SiteID: s1.ID, CustomerID: a.ID, ExpiresAt: now.Add(time.Hour)}
+	e.update(t, func(tx store.Tx) error { return tx.CustomerTokens().Create(tok) })
+	err := e.tryUpdate(func(tx store.Tx) error {
+		return tx.CustomerTokens().Create(&store.CustomerToken{TokenHash: "t9", Purpose: "reset", SiteID: s2.ID, CustomerID: a.ID, ExpiresAt: now})
+	})
+	checkCode(t, "Create(customer of another site)", err, cms.ENotFound)
+	for _, c := range []struct{ what, site, purpose string }{{"other site", s2.ID, "reset"}, {"other purpose", s1.ID, "confirm"}} {
+		err := e.tryUpdate(func(tx store.Tx) error {
+			_, err := tx.CustomerTokens().Consume(c.site, c.purpose, "t1", now)
+			return err
+		})
+		checkCode(t, "Consume("+c.what+")", err, cms.ENotFound)
+	}
+	err = e.tryUpdate(func(tx store.Tx) error {
+		_, err := tx.CustomerTokens().Consume(s1.ID, "reset", "t1", now.Add(time.Hour))
+		return err
+	})
+	checkCode(t, "Consume(expired)", err, cms.ENotFound)
+	// Eight concurrent consumers: exactly one gets the token.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	won := 0
+	for range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			err := e.st.Update(t.Context(), func(tx store.Tx) error {
+				got, err := tx.CustomerTokens().Consume(s1.ID, "reset", "t1", now)
+				if err == nil && got.CustomerID != a.ID {
+					t.Errorf("Consume: got customer %s", got.CustomerID)
+				}
+				return err
+			})
+			if err == nil {
+				mu.Lock()
+				won++
+				mu.Unlock()
+			} else if !cms.IsCode(err, cms.ENotFound) {
+				t.Errorf("Consume: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if won != 1 {
+		t.Errorf("%d consumers got the token, want 1", won)
+	}
+	e.update(t, func(tx store.Tx) error {
+		return tx.CustomerTokens().Create(&store.CustomerToken{TokenHash: "t2", Purpose: "reset", SiteID: s1.ID, CustomerID: a.ID, ExpiresAt: now.Add(time.Hour)})
+	})
+	e.update(t, func(tx store.Tx) error { return tx.CustomerTokens().DeleteForCustomer(s1.ID, a.ID, "reset") })
+	err = e.tryUpdate(func(tx store.Tx) error {
+		_, err := tx.CustomerTokens().Consume(s1.ID, "reset", "t2", now)
+		return err
+	})
+	checkCode(t, "Consume(after DeleteForCustomer)", err, cms.ENotFound)
+}

@@ -90,6 +90,7 @@ func Run(t *testing.T, b Backend) {
 		{"Customers/SiteScoping", testCustomersSiteScoping},
 		{"Customers/ConcurrentNumbers", testCustomersConcurrentNumbers},
 		{"Customers/Sessions", testCustomerSessions},
+		{"Customers/Tokens", testCustomerTokens},
 		{"Tx/RollbackOnError", testTxRollbackOnError},
 		{"Tx/RollbackOnPanic", testTxRollbackOnPanic},
 		{"Tx/CommitCheck", testTxCommitCheck},

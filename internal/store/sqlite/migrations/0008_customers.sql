@@ -42,3 +42,14 @@ CREATE TABLE customer_sessions (
 ) STRICT;
 CREATE INDEX customer_sessions_customer ON customer_sessions (site_id, customer_id);
 CREATE INDEX customer_sessions_expiry ON customer_sessions (expires_at);
+
+-- Single-use tokens mailed to a customer (password reset), by hash.
+CREATE TABLE customer_tokens (
+	token_hash  TEXT PRIMARY KEY,
+	purpose     TEXT NOT NULL,
+	site_id     TEXT NOT NULL,
+	customer_id TEXT NOT NULL,
+	expires_at  INTEGER NOT NULL,
+	FOREIGN KEY (site_id, customer_id) REFERENCES customers (site_id, id) ON DELETE CASCADE
+) STRICT;
+CREATE INDEX customer_tokens_customer ON customer_tokens (site_id, customer_id);

@@ -1,0 +1,167 @@
+package customers
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"net/url"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/mail"
+	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+const (
+	purposeReset = "reset"
+	// resetTTL is how long a mailed reset token works.
+	resetTTL = time.Hour
+	// resetsPerHour bounds the reset mails one address may cause per
+	// account, so the form cannot be used to flood a mailbox.
+	resetsPerHour = 5
+)
+
+// RequestReset handles a password reset request {email}: when the site has
+// an active customer with that email, any earlier reset token is dropped
+// and a new one, valid for an hour, is mailed. The answer is the same
+// whether or not the account exists. Errors: a malformed body, a
+// *ratelimit.Exceeded.
+func (s *Service) RequestReset(ctx context.Context, site *store.Site, body []byte) error {
+	var req struct {
+		Email *string `json:"email"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		var typeErr *json.UnmarshalTypeError
+		if errors.As(err, &typeErr) {
+			return cms.FieldError("email", "must be a string")
+		}
+		return cms.Errorf(cms.EInvalidJSON, "The body must be a JSON object {\"email\"}.")
+	}
+	if req.Email == nil || *req.Email == "" {
+		return cms.FieldError("email", "is required")
+	}
+	key := emailKey(*req.Email)
+	ok, retry, err := s.limiter().Hit(ctx, "reset:"+site.ID+":"+key, resetsPerHour, time.Hour)
+	if err != nil {
+		return cms.Errorf(cms.EServiceUnavailable, "Requests cannot be counted right now; try again.")
+	}
+	if !ok {
+		return ratelimit.NewExceeded(retry, "Too many password reset requests for this email; try again later.")
+	}
+	token := rand.Text() + rand.Text()
+	var to string
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		rec, err := tx.Customers().GetByEmail(site.ID, key)
+		if err != nil {
+			return err
+		}
+		c, err := decodeCustomer(rec)
+		if err != nil || c.Status != StatusActive {
+			return err
+		}
+		if err := tx.CustomerTokens().DeleteForCustomer(site.ID, rec.ID, purposeReset); err != nil {
+			return err
+		}
+		to = rec.Email
+		return tx.CustomerTokens().Create(&store.CustomerToken{TokenHash: tokenHash(token), Purpose: purposeReset,
+			SiteID: site.ID, CustomerID: rec.ID, ExpiresAt: tx.Now().Add(resetTTL)})
+	})
+	if cms.IsCode(err, cms.ENotFound) || err == nil && to == "" {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	base := ""
+	if s.SiteURL != nil {
+		base = s.SiteURL(site)
+	}
+	msg := mail.Message{To: to, Subject: "Reset your password for " + site.Name,
+		Text: "Someone asked to reset the password of your account on " + site.Name + ".\n\n" +
+			"To choose a new password, open\n" + base + "/customers/reset_password?token=" + url.QueryEscape(token) + "\n\n" +
+			"or send this token with your new password: " + token + "\n\n" +
+			"The link works once, for an hour. If you did not ask for it, ignore this mail."}
+	if err := s.mailer().Send(ctx, msg); err != nil {
+		// The token is stored; the customer can ask again. The caller still
+		// gets the same answer, so that a mail failure does not reveal
+		// that the account exists.
+		slog.ErrorContext(ctx, "sending a password reset mail failed", slog.String("site", site.ID), slog.Any("err", err))
+	}
+	return nil
+}
+
+// ConfirmReset sets a new password with a mailed token {token, password,
+// password_confirmation?}. The token works once; every session of the
+// customer ends. Errors: validation_failed naming token (unknown, used or
+// expired) or password.
+func (s *Service) ConfirmReset(ctx context.Context, site *store.Site, body []byte) error {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil || m == nil {
+		return cms.Errorf(cms.EInvalidJSON, "The body must be a JSON object {\"token\", \"password\"}.")
+	}
+	raw, ok := m["token"]
+	if !ok {
+		return cms.FieldError("token", "is required")
+	}
+	token, err := text("token", raw)
+	if err != nil {
+		return err
+	}
+	w, err := decodeWrite(passwordOnly(m))
+	if err != nil {
+		return err
+	}
+	if w.password == nil || *w.password == "" {
+		return cms.FieldError("password", "is required")
+	}
+	hash, err := s.hash(w.password)
+	if err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		err = s.Store.Update(ctx, func(tx store.Tx) error {
+			t, err := tx.CustomerTokens().Consume(site.ID, purposeReset, tokenHash(*token), tx.Now())
+			if cms.IsCode(err, cms.ENotFound) {
+				return cms.FieldError("token", "is unknown, used or expired; ask for a new one")
+			} else if err != nil {
+				return err
+			}
+			rec, err := tx.Customers().Get(site.ID, t.CustomerID)
+			if err != nil {
+				return err
+			}
+			prev := rec.UpdatedAt
+			rec.PasswordHash, rec.UpdatedAt = hash, cms.NextUpdatedAt(prev, tx.Now())
+			if err := tx.Customers().Update(rec, prev); err != nil {
+				return err
+			}
+			_, err = tx.CustomerSessions().DeleteForCustomer(site.ID, rec.ID, "")
+			return err
+		})
+		if !errors.Is(err, store.ErrStale) || attempt+1 >= maxWriteAttempts {
+			return err
+		}
+	}
+}
+
+// passwordOnly re-encodes the password keys of a body, for decodeWrite's
+// checks.
+func passwordOnly(m map[string]json.RawMessage) []byte {
+	out := map[string]json.RawMessage{}
+	for _, k := range []string{"password", "password_confirmation"} {
+		if v, ok := m[k]; ok {
+			out[k] = v
+		}
+	}
+	b, _ := json.Marshal(out)
+	return b
+}
+
+func (s *Service) mailer() mail.Mailer {
+	if s.Mailer != nil {
+		return s.Mailer
+	}
+	return mail.Log{}
+}
