@@ -36,6 +36,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/demo"
 	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
@@ -60,6 +61,8 @@ type Env struct {
 	Pages   *pages.Service
 	Entries *entries.Service
 	Files   *files.Store
+	// Events is where tests attach hooks.
+	Events *events.Bus
 	// Mail holds the mail the server sent.
 	Mail *mail.Recorder
 	// Customers keeps customers and their sessions.
@@ -125,7 +128,7 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs, HashCost: bcrypt.MinCost,
 		Mailer: env.Mail})
 	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
-	env.Files, env.Uploads, env.Customers = blobs, svc.Files, svc.Customers
+	env.Files, env.Uploads, env.Customers, env.Events = blobs, svc.Files, svc.Customers, svc.Events
 	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Entries: env.Entries, Customers: svc.Customers, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -34,6 +35,9 @@ type Service struct {
 	Limits Limits
 	// Mailer sends password reset mail; nil logs it.
 	Mailer mail.Mailer
+	// Events announces customer creates, updates and deletes; nil
+	// announces nothing.
+	Events *events.Bus
 
 	once     sync.Once
 	memory   *ratelimit.Memory
@@ -189,6 +193,7 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte) ([]
 		return nil, err
 	}
 	var out []byte
+	var ev events.Event
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
 		now := tx.Now()
 		c := &customer{rec: &store.Customer{ID: cms.NewID(now), SiteID: site.ID, CreatedAt: now, UpdatedAt: now}}
@@ -215,8 +220,12 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte) ([]
 			return err
 		}
 		out = c.appendJSON(nil, s.url(site, c.rec.ID), "")
-		return nil
+		ev = events.Event{Name: events.CustomerCreate, SiteID: site.ID, ID: c.rec.ID, Record: out}
+		return s.Events.RunBefore(ctx, ev)
 	})
+	if err == nil {
+		s.Events.RunAfter(ctx, ev)
+	}
 	return out, slugTaken(err)
 }
 
@@ -266,6 +275,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		keep = tokenHash(keepSession)
 	}
 	var out []byte
+	var ev events.Event
 	for attempt := 0; ; attempt++ {
 		err = s.Store.Update(ctx, func(tx store.Tx) error {
 			c, err := find(tx, site, ref)
@@ -300,8 +310,12 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 				}
 			}
 			out = c.appendJSON(nil, s.url(site, c.rec.ID), "")
-			return nil
+			ev = events.Event{Name: events.CustomerUpdate, SiteID: site.ID, ID: c.rec.ID, Record: out}
+			return s.Events.RunBefore(ctx, ev)
 		})
+		if err == nil {
+			s.Events.RunAfter(ctx, ev)
+		}
 		if !errors.Is(err, store.ErrStale) || attempt+1 >= maxWriteAttempts {
 			return out, slugTaken(err)
 		}
@@ -310,13 +324,22 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 
 // Delete removes the customer ref names, with its sessions. ENotFound.
 func (s *Service) Delete(ctx context.Context, site *store.Site, ref string) error {
-	return s.Store.Update(ctx, func(tx store.Tx) error {
+	var ev events.Event
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		c, err := find(tx, site, ref)
 		if err != nil {
 			return err
 		}
-		return tx.Customers().Delete(site.ID, c.rec.ID)
+		if err := tx.Customers().Delete(site.ID, c.rec.ID); err != nil {
+			return err
+		}
+		ev = events.Event{Name: events.CustomerDelete, SiteID: site.ID, ID: c.rec.ID}
+		return s.Events.RunBefore(ctx, ev)
 	})
+	if err == nil {
+		s.Events.RunAfter(ctx, ev)
+	}
+	return err
 }
 
 // hash returns the bcrypt hash of a password that was sent, "" for none.

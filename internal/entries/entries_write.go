@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -201,6 +202,7 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 	// once the write commits (replaced or removed files) are deleted:
 	// entries keep no versions that could still show them.
 	var before, replaced []string
+	var changed events.Event
 	committed := false
 	defer func() {
 		if fw != nil {
@@ -260,11 +262,16 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 		r := s.reader(site, ReadOptions{ClientVersion: opt.ClientVersion})
 		out = appendJSON(nil, r.entry(ch, e, false))
 		replaced = without(before, e.fileKeys(ch, site.ID))
-		return nil
+		changed = events.Event{Name: events.EntryUpdate, SiteID: site.ID, ID: e.ID, Record: out}
+		if entryRef == "" {
+			changed.Name = events.EntryCreate
+		}
+		return s.Events.RunBefore(ctx, changed)
 	})
 	committed = err == nil
 	if committed {
 		s.deleteBlobs(ctx, replaced)
+		s.Events.RunAfter(ctx, changed)
 	}
 	return out, err
 }
@@ -388,6 +395,7 @@ func validate(tx store.Tx, site *store.Site, ch *Channel, e *Entry) error {
 // reference becomes null), and their updated_at moves.
 func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryRef string) error {
 	var keys []string
+	var deleted events.Event
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		ch, rec, err := s.lookupEntry(tx, site, ref, entryRef)
 		if err != nil {
@@ -437,10 +445,15 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 				return err
 			}
 		}
-		return tx.Entries().Delete(site.ID, rec.ID)
+		if err := tx.Entries().Delete(site.ID, rec.ID); err != nil {
+			return err
+		}
+		deleted = events.Event{Name: events.EntryDelete, SiteID: site.ID, ID: rec.ID}
+		return s.Events.RunBefore(ctx, deleted)
 	})
 	if err == nil {
 		s.deleteBlobs(ctx, keys)
+		s.Events.RunAfter(ctx, deleted)
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -22,6 +23,9 @@ type Service struct {
 	Files *files.Service
 	// SiteURL returns a site's public base URL without a trailing slash.
 	SiteURL func(*store.Site) string
+	// Events announces entry creates, updates and deletes; nil announces
+	// nothing.
+	Events *events.Bus
 
 	cache     renderCache
 	channels  decodedChannels

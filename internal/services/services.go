@@ -10,6 +10,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/mail"
@@ -56,6 +57,9 @@ type Set struct {
 	Files *files.Service
 	// Customers keeps the sites' customers and their sessions.
 	Customers *customers.Service
+	// Events is where hooks attach to the creates, updates and deletes of
+	// customers and entries.
+	Events *events.Bus
 }
 
 // New builds the services on st and wires them together.
@@ -72,9 +76,10 @@ func New(st store.Store, opt Options) *Set {
 		Themes: &themes.Service{Store: st},
 		Files:  &files.Service{Store: st, Blobs: opt.Blobs, SiteURL: siteURL},
 	}
-	s.Customers = &customers.Service{Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost,
+	s.Events = &events.Bus{}
+	s.Customers = &customers.Service{Events: s.Events, Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost,
 		Mailer: opt.Mailer}
-	s.Entries = &entries.Service{Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL}
+	s.Entries = &entries.Service{Events: s.Events, Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL}
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries}
 	s.Files.Register("pages", s.Pages)
 	s.Files.Register("entries", s.Entries)
