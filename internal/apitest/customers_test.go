@@ -368,3 +368,75 @@ func tokenIn(t *testing.T, text string) string {
 	}
 	return strings.Fields(text[i+len(marker):])[0]
 }
+
+// TestCustomerCustomFields: customer custom fields are defined, written,
+// validated and read like a channel's.
+func TestCustomerCustomFields(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		efChannel(t, env, "Stores", obj{"name": "name", "type": "string"})
+		store := efCreate(t, env, "stores", obj{"name": "Main"})["id"].(string)
+		env.Run(t, []apitest.Scenario{
+			{Name: "NoneYet", Path: "/customers/customizations", WantStatus: 200, WantBody: []any{}},
+			{Name: "EditorCannotDefine", Method: "PATCH", Path: "/customers/customizations", As: "editor",
+				Body: obj{"customizations": []obj{{"name": "x", "type": "string"}}}, WantStatus: 403},
+			{Name: "UnknownType", Method: "PATCH", Path: "/customers/customizations",
+				Body: obj{"customizations": []obj{{"name": "x", "type": "nope"}}}, WantStatus: 422},
+			{Name: "UniqueRefused", Method: "PATCH", Path: "/customers/customizations",
+				Body: obj{"customizations": []obj{{"name": "x", "type": "string", "unique": true}}}, WantStatus: 422},
+			{Name: "Define", Method: "PATCH", Path: "/customers/customizations", Body: obj{"customizations": []obj{
+				{"name": "shoe_size", "type": "integer", "required": true},
+				{"name": "birthday", "type": "date"},
+				{"name": "home_store", "type": "belongs_to", "reference": "stores"},
+				{"name": "level", "type": "select", "select_options": []obj{{"name": "Gold"}, {"name": "Silver"}}},
+			}}, WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {
+				if l := r.JSON.([]any); len(l) != 4 || l[0].(obj)["name"] != "shoe_size" || l[0].(obj)["id"] == "" {
+					t.Errorf("definitions: %s", r.Raw)
+				}
+			}},
+			{Name: "Read", Path: "/customers/customizations", WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {
+				if l := r.JSON.([]any); len(l) != 4 || l[2].(obj)["reference"] != "stores" {
+					t.Errorf("definitions: %s", r.Raw)
+				}
+			}},
+			{Name: "OtherSiteHasNone", Path: "/customers/customizations", As: "other", WantStatus: 200, WantBody: []any{}},
+			{Name: "RequiredField", Method: "POST", Path: "/customers", Body: obj{"email": "a@example.com"},
+				WantStatus: 422, WantBody: obj{"field": "shoe_size"}},
+			{Name: "WrongType", Method: "POST", Path: "/customers", Body: obj{"email": "a@example.com", "shoe_size": "big"},
+				WantStatus: 422, WantBody: obj{"field": "shoe_size"}},
+			{Name: "UnknownField", Method: "POST", Path: "/customers", Body: obj{"email": "a@example.com", "shoe_size": 42, "hat": 1},
+				WantStatus: 422, WantBody: obj{"field": "hat"}},
+			{Name: "MissingReference", Method: "POST", Path: "/customers",
+				Body:       obj{"email": "a@example.com", "shoe_size": 42, "home_store": "aabbccddeeff001122334455"},
+				WantStatus: 422, WantBody: obj{"code": "reference_not_found"}},
+		})
+		c := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{
+			"email": "ann@example.com", "shoe_size": 42, "birthday": "1990-04-01", "home_store": store, "level": "gold"}}, 201).JSON.(obj)
+		id := c["id"].(string)
+		if c["shoe_size"] != float64(42) || c["birthday"] != "1990-04-01" || c["level"] == nil ||
+			c["home_store"].(obj)["id"] != store || c["email"] != "ann@example.com" {
+			t.Errorf("created customer with custom fields: %v", c)
+		}
+		keys := keysOf(t, env, "/customers/"+id)
+		if keys[15] != "confirmation_token" || keys[16] != "shoe_size" {
+			t.Errorf("keys %v: the custom fields follow the spec's", keys)
+		}
+		env.Run(t, []apitest.Scenario{
+			{Name: "PutMergesCustom", Method: "PUT", Path: "/customers/" + id, Body: obj{"birthday": nil}, WantStatus: 200,
+				WantBody: obj{"shoe_size": 42, "birthday": nil, "email": "ann@example.com"}},
+			{Name: "PutBase", Method: "PUT", Path: "/customers/" + id, Body: obj{"firstname": "Ann"}, WantStatus: 200,
+				WantBody: obj{"shoe_size": 42, "firstname": "Ann"}},
+			{Name: "ListShowsCustom", Path: "/customers", WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {
+				if l := r.JSON.([]any); len(l) != 1 || l[0].(obj)["shoe_size"] != float64(42) {
+					t.Errorf("list: %s", r.Raw)
+				}
+			}},
+			{Name: "LoginShowsCustom", Method: "PUT", Path: "/customers/" + id, Body: obj{"password": "correct horse"}, WantStatus: 200},
+			{Name: "Login", Method: "POST", Path: "/customers/login", Body: obj{"username": "ann@example.com", "password": "correct horse"},
+				WantStatus: 200, WantBody: obj{"shoe_size": 42, "session_token": apitest.Any}},
+			{Name: "DropField", Method: "PATCH", Path: "/customers/customizations", Body: obj{"customizations": []obj{
+				{"name": "shoe_size", "type": "integer"}}}, WantStatus: 200},
+			{Name: "DroppedFieldHidden", Path: "/customers/" + id, WantStatus: 200,
+				WantBody: obj{"shoe_size": 42, "birthday": apitest.Absent, "level": apitest.Absent}},
+		})
+	})
+}

@@ -29,6 +29,9 @@ type write struct {
 	name, firstname, lastname, email, language, status, slug *string
 	groups, roles                                            *[]string
 	password                                                 *string
+	// custom holds every other key: custom fields (and their
+	// translations), checked against the site's definitions.
+	custom map[string]any
 }
 
 // decodeWrite decodes a create or update body. Errors: invalid_json for a
@@ -66,9 +69,17 @@ func decodeWrite(body []byte) (*write, error) {
 		case "password_confirmation":
 			// checked below, against password
 		default:
-			if !slices.Contains(readOnlyKeys, k) {
-				err = cms.FieldError(k, "is not a customer field")
+			if slices.Contains(readOnlyKeys, k) {
+				break
 			}
+			var v any
+			if err = json.Unmarshal(raw, &v); err != nil {
+				return nil, cms.FieldError(k, "is not valid JSON")
+			}
+			if w.custom == nil {
+				w.custom = map[string]any{}
+			}
+			w.custom[k] = v
 		}
 		if err != nil {
 			return nil, err

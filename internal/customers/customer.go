@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -29,6 +30,8 @@ type profile struct {
 	Status    string   `json:"status"`
 	Groups    []string `json:"groups,omitempty"`
 	Roles     []string `json:"roles,omitempty"`
+	// Fields are the values of the site's customer custom fields.
+	Fields entries.Doc `json:"fields,omitzero"`
 }
 
 // customer is a stored customer and its decoded profile.
@@ -58,8 +61,9 @@ func (c *customer) encode() error {
 }
 
 // appendJSON appends the customer's read shape: the spec's fields in its
-// order, then session_token when sessionToken is set (the login answer).
-func (c *customer) appendJSON(dst []byte, url, sessionToken string) []byte {
+// order, session_token when sessionToken is set (the login answer), then
+// the members fields appends (the custom fields).
+func (c *customer) appendJSON(dst []byte, url, sessionToken string, fields func([]byte) []byte) []byte {
 	w := jsonw.Writer{B: dst}
 	r := c.rec
 	w.OpenObject()
@@ -105,6 +109,7 @@ func (c *customer) appendJSON(dst []byte, url, sessionToken string) []byte {
 		w.K("session_token")
 		w.Str(sessionToken)
 	}
+	w.B = fields(w.B)
 	w.CloseObject()
 	return w.B
 }

@@ -124,8 +124,8 @@ func (s *Service) Login(ctx context.Context, site *store.Site, body []byte, clie
 			return err
 		}
 		c.rec.LastActivityAt = now
-		out = c.appendJSON(nil, s.url(site, c.rec.ID), token)
-		return nil
+		out, err = s.render(tx, site, c, token)
+		return err
 	})
 	if cms.IsCode(err, cms.ENotFound) {
 		return nil, errBadLogin // deleted meanwhile

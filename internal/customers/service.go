@@ -12,7 +12,9 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/events"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -38,6 +40,13 @@ type Service struct {
 	// Events announces customer creates, updates and deletes; nil
 	// announces nothing.
 	Events *events.Bus
+	// Entries checks, stores and renders customer custom fields with the
+	// channel field engine; nil leaves customers without custom fields.
+	Entries *entries.Service
+	// Files stores the files of custom fields; nil refuses file values.
+	Files *files.Service
+
+	fields decodedFields
 
 	once     sync.Once
 	memory   *ratelimit.Memory
@@ -139,8 +148,8 @@ func (s *Service) Get(ctx context.Context, site *store.Site, ref string) ([]byte
 		if err != nil {
 			return err
 		}
-		out = c.appendJSON(nil, s.url(site, c.rec.ID), "")
-		return nil
+		out, err = s.render(tx, site, c, "")
+		return err
 	})
 	return out, err
 }
@@ -161,7 +170,11 @@ func (s *Service) List(ctx context.Context, site *store.Site, search string, opt
 			if err != nil {
 				return err
 			}
-			out = append(out, c.appendJSON(nil, s.url(site, rec.ID), ""))
+			b, err := s.render(tx, site, c, "")
+			if err != nil {
+				return err
+			}
+			out = append(out, b)
 		}
 		return nil
 	})
@@ -180,7 +193,7 @@ func (s *Service) Count(ctx context.Context, site *store.Site, search string) (i
 
 // Create creates a customer from a POST body and returns its read shape.
 // email is required; a password, when sent, is hashed and never shown.
-func (s *Service) Create(ctx context.Context, site *store.Site, body []byte) ([]byte, error) {
+func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, caller files.Caller) ([]byte, error) {
 	w, err := decodeWrite(body)
 	if err != nil {
 		return nil, err
@@ -194,6 +207,7 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte) ([]
 	}
 	var out []byte
 	var ev events.Event
+	var fw *files.Writer
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
 		now := tx.Now()
 		c := &customer{rec: &store.Customer{ID: cms.NewID(now), SiteID: site.ID, CreatedAt: now, UpdatedAt: now}}
@@ -213,16 +227,23 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte) ([]
 		if err := freeSlug(tx, site, c, w.slug != nil); err != nil {
 			return err
 		}
+		fw = s.writer(ctx, tx, site, caller)
+		if err := s.applyCustom(tx, site, c, w, fw); err != nil {
+			return err
+		}
 		if err := c.encode(); err != nil {
 			return err
 		}
 		if err := tx.Customers().Create(c.rec); err != nil {
 			return err
 		}
-		out = c.appendJSON(nil, s.url(site, c.rec.ID), "")
+		if out, err = s.render(tx, site, c, ""); err != nil {
+			return err
+		}
 		ev = events.Event{Name: events.CustomerCreate, SiteID: site.ID, ID: c.rec.ID, Record: out}
 		return s.Events.RunBefore(ctx, ev)
 	})
+	fw.Finish(err == nil)
 	if err == nil {
 		s.Events.RunAfter(ctx, ev)
 	}
@@ -261,7 +282,7 @@ func freeSlug(tx store.Tx, site *store.Site, c *customer, sent bool) error {
 // Update merges a PUT body into the customer ref names: only the fields
 // it sends change. A new password ends the customer's sessions but the
 // one with keepSession (the caller's own, "" for none).
-func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body []byte, keepSession string) ([]byte, error) {
+func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body []byte, keepSession string, caller files.Caller) ([]byte, error) {
 	w, err := decodeWrite(body)
 	if err != nil {
 		return nil, err
@@ -277,6 +298,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 	var out []byte
 	var ev events.Event
 	for attempt := 0; ; attempt++ {
+		var fw *files.Writer
 		err = s.Store.Update(ctx, func(tx store.Tx) error {
 			c, err := find(tx, site, ref)
 			if err != nil {
@@ -295,6 +317,10 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 					return err
 				}
 			}
+			fw = s.writer(ctx, tx, site, caller)
+			if err := s.applyCustom(tx, site, c, w, fw); err != nil {
+				return err
+			}
 			if err := c.encode(); err != nil {
 				return err
 			}
@@ -309,10 +335,13 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 					return err
 				}
 			}
-			out = c.appendJSON(nil, s.url(site, c.rec.ID), "")
+			if out, err = s.render(tx, site, c, ""); err != nil {
+				return err
+			}
 			ev = events.Event{Name: events.CustomerUpdate, SiteID: site.ID, ID: c.rec.ID, Record: out}
 			return s.Events.RunBefore(ctx, ev)
 		})
+		fw.Finish(err == nil)
 		if err == nil {
 			s.Events.RunAfter(ctx, ev)
 		}

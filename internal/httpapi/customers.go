@@ -37,11 +37,11 @@ func (s *Server) handleCustomerCount(w http.ResponseWriter, r *http.Request) err
 
 // handleCustomerCreate handles "POST /api/customers".
 func (s *Server) handleCustomerCreate(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
+	r, body, err := readFileBody(r)
 	if err != nil {
 		return err
 	}
-	out, err := s.Customers.Create(r.Context(), principal(r).Site, body)
+	out, err := s.Customers.Create(r.Context(), principal(r).Site, body, caller(r))
 	return rawStatus(w, http.StatusCreated, out, err)
 }
 
@@ -55,11 +55,11 @@ func (s *Server) handleCustomerGet(w http.ResponseWriter, r *http.Request) error
 // A new password ends the customer's other sessions; the caller's own (its
 // X-Service-Session-Token) is kept.
 func (s *Server) handleCustomerUpdate(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
+	r, body, err := readFileBody(r)
 	if err != nil {
 		return err
 	}
-	out, err := s.Customers.Update(r.Context(), principal(r).Site, r.PathValue("customer"), body, r.Header.Get(sessionHeader))
+	out, err := s.Customers.Update(r.Context(), principal(r).Site, r.PathValue("customer"), body, r.Header.Get(sessionHeader), caller(r))
 	return rawOK(w, out, err)
 }
 
@@ -70,6 +70,24 @@ func (s *Server) handleCustomerDelete(w http.ResponseWriter, r *http.Request) er
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// handleCustomerCustomizations handles "GET /api/customers/customizations".
+func (s *Server) handleCustomerCustomizations(w http.ResponseWriter, r *http.Request) error {
+	out, err := s.Customers.Customizations(r.Context(), principal(r).Site)
+	return rawOK(w, out, err)
+}
+
+// handleCustomerCustomizationsUpdate handles
+// "PATCH /api/customers/customizations": the site's customer field
+// definitions, as a channel's customizations.
+func (s *Server) handleCustomerCustomizationsUpdate(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.Customers.ChangeCustomizations(r.Context(), principal(r).Site, body)
+	return rawOK(w, out, err)
 }
 
 // handleCustomerLogin handles "POST /api/customers/login".

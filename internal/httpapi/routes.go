@@ -76,14 +76,16 @@ func (s *Server) routes() {
 
 	s.handle("GET /api/customers", needSite, s.handleCustomerList)
 	s.handle("GET /api/customers/count", needSite, s.handleCustomerCount)
-	s.handle("POST /api/customers", needSite, s.handleCustomerCreate)
+	s.handleLimit("POST /api/customers", needSite, pageBodyBytes, s.handleCustomerCreate)
+	s.handle("GET /api/customers/customizations", needSite, s.handleCustomerCustomizations)
+	s.handle("PATCH /api/customers/customizations", needAdmin, s.handleCustomerCustomizationsUpdate)
 	s.handle("POST /api/customers/login", needSite, s.handleCustomerLogin)
 	s.handle("POST /api/customers/logout", needSite, s.handleCustomerLogout)
 	s.handle("POST /api/customers/password_reset", needSite, s.handleCustomerPasswordReset)
 	s.handle("POST /api/customers/password_reset/confirm", needSite, s.handleCustomerPasswordResetConfirm)
 	s.handle("GET /api/customers/{customer}", needSite, s.handleCustomerGet)
-	s.handle("PUT /api/customers/{customer}", needSite, s.handleCustomerUpdate)
-	s.handle("PATCH /api/customers/{customer}", needSite, s.handleCustomerUpdate)
+	s.handleLimit("PUT /api/customers/{customer}", needSite, pageBodyBytes, s.handleCustomerUpdate)
+	s.handleLimit("PATCH /api/customers/{customer}", needSite, pageBodyBytes, s.handleCustomerUpdate)
 	s.handle("DELETE /api/customers/{customer}", needSite, s.handleCustomerDelete)
 }
 

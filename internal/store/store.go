@@ -76,6 +76,7 @@ type Tx interface {
 	Customers() Customers
 	CustomerSessions() CustomerSessions
 	CustomerTokens() CustomerTokens
+	CustomerFields() CustomerFields
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.
@@ -595,4 +596,15 @@ type CustomerTokens interface {
 	Consume(siteID, purpose, tokenHash string, now time.Time) (*CustomerToken, error)
 	// DeleteForCustomer removes the customer's tokens of a purpose.
 	DeleteForCustomer(siteID, customerID, purpose string) error
+}
+
+// CustomerFields stores each site's customer field definitions: one
+// document per site, owned by the service.
+type CustomerFields interface {
+	// Get returns the site's document and when it was last written.
+	// ENotFound when the site has none yet.
+	Get(siteID string) (doc []byte, updatedAt time.Time, err error)
+	// Put stores the site's document if it was last written at prev (the
+	// zero time: if it has none yet). ErrStale otherwise.
+	Put(siteID string, doc []byte, updatedAt, prev time.Time) error
 }

@@ -238,3 +238,42 @@ func (x customerTokens) DeleteForCustomer(siteID, customerID, purpose string) er
 	}
 	return nil
 }
+
+// customerFields stores the sites' customer field definitions.
+type customerFields struct{ *tx }
+
+func (x customerFields) Get(siteID string) ([]byte, time.Time, error) {
+	var doc []byte
+	var at time.Time
+	err := x.queryRow(`SELECT doc, updated_at FROM customer_fields WHERE site_id = ?`, siteID).Scan(&doc, timeCol{&at})
+	if err != nil {
+		return nil, time.Time{}, x.fail(err, "get customer fields of site "+siteID, "")
+	}
+	return doc, at, nil
+}
+
+func (x customerFields) Put(siteID string, doc []byte, updatedAt, prev time.Time) error {
+	op := "put customer fields of site " + siteID
+	if prev.IsZero() {
+		_, err := x.exec(`INSERT INTO customer_fields (site_id, doc, updated_at) VALUES (?, ?, ?)`, siteID, docValue(doc), x.time(updatedAt))
+		if x.dialect.IsUniqueViolation(err) {
+			return store.ErrStale
+		} else if err != nil {
+			return x.fail(err, op, "")
+		}
+		return nil
+	}
+	res, err := x.exec(`UPDATE customer_fields SET doc = ?, updated_at = ? WHERE site_id = ? AND updated_at = ?`,
+		docValue(doc), x.time(updatedAt), siteID, x.time(prev))
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	if n == 0 {
+		return store.ErrStale
+	}
+	return nil
+}

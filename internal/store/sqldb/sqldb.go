@@ -134,6 +134,7 @@ func (t *tx) Customers() store.Customers {
 }
 func (t *tx) CustomerSessions() store.CustomerSessions { return customerSessions{t} }
 func (t *tx) CustomerTokens() store.CustomerTokens     { return customerTokens{t} }
+func (t *tx) CustomerFields() store.CustomerFields     { return customerFields{t} }
 
 // exec, query and queryRow run a statement written with ? placeholders.
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {

@@ -302,3 +302,35 @@ func testCustomerTokens(t *testing.T, e *env) {
 	})
 	checkCode(t, "Consume(after DeleteForCustomer)", err, cms.ENotFound)
 }
+
+func testCustomerFields(t *testing.T, e *env) {
+	s1, s2 := e.createSite(t, "acme"), e.createSite(t, "other")
+	now := t0.Truncate(time.Millisecond)
+	e.view(t, func(tx store.Tx) error {
+		_, _, err := tx.CustomerFields().Get(s1.ID)
+		checkCode(t, "Get(none yet)", err, cms.ENotFound)
+		return nil
+	})
+	e.update(t, func(tx store.Tx) error {
+		return tx.CustomerFields().Put(s1.ID, []byte(`{"fields":[1]}`), now, time.Time{})
+	})
+	err := e.tryUpdate(func(tx store.Tx) error { return tx.CustomerFields().Put(s1.ID, []byte(`{}`), now, time.Time{}) })
+	if err != store.ErrStale {
+		t.Errorf("Put(create again): got %v, want ErrStale", err)
+	}
+	later := now.Add(time.Second)
+	e.update(t, func(tx store.Tx) error { return tx.CustomerFields().Put(s1.ID, []byte(`{"fields":[2]}`), later, now) })
+	err = e.tryUpdate(func(tx store.Tx) error { return tx.CustomerFields().Put(s1.ID, []byte(`{}`), later, now) })
+	if err != store.ErrStale {
+		t.Errorf("Put(stale): got %v, want ErrStale", err)
+	}
+	e.view(t, func(tx store.Tx) error {
+		doc, at, err := tx.CustomerFields().Get(s1.ID)
+		if err != nil || string(doc) != `{"fields":[2]}` || !at.Equal(later) {
+			t.Errorf("Get: %s %v %v", doc, at, err)
+		}
+		_, _, err = tx.CustomerFields().Get(s2.ID)
+		checkCode(t, "Get(other site)", err, cms.ENotFound)
+		return nil
+	})
+}

@@ -91,6 +91,7 @@ func Run(t *testing.T, b Backend) {
 		{"Customers/ConcurrentNumbers", testCustomersConcurrentNumbers},
 		{"Customers/Sessions", testCustomerSessions},
 		{"Customers/Tokens", testCustomerTokens},
+		{"Customers/Fields", testCustomerFields},
 		{"Tx/RollbackOnError", testTxRollbackOnError},
 		{"Tx/RollbackOnPanic", testTxRollbackOnPanic},
 		{"Tx/CommitCheck", testTxCommitCheck},

@@ -53,3 +53,11 @@ CREATE TABLE customer_tokens (
 	FOREIGN KEY (site_id, customer_id) REFERENCES customers (site_id, id) ON DELETE CASCADE
 ) STRICT;
 CREATE INDEX customer_tokens_customer ON customer_tokens (site_id, customer_id);
+
+-- A site's customer custom fields: their definitions, as a channel's, in
+-- one document owned by the service.
+CREATE TABLE customer_fields (
+	site_id    TEXT PRIMARY KEY REFERENCES sites (id) ON DELETE CASCADE,
+	doc        BLOB NOT NULL,
+	updated_at INTEGER NOT NULL
+) STRICT;
