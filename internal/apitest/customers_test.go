@@ -77,6 +77,17 @@ func TestCustomers(t *testing.T) {
 				WantHeaders: map[string]string{"X-Total-Count": "3", "X-Total-Pages": "2"}},
 			{Name: "Search", Path: "/customers?search=BOB", WantStatus: 200, WantHeaders: map[string]string{"X-Total-Count": "1"}},
 			{Name: "Count", Path: "/customers/count", WantStatus: 200, WantBody: obj{"count": 3}},
+			{Name: "Where", Path: `/customers?where=name:%22Ann%20Lee%22`, WantStatus: 200, WantHeaders: map[string]string{"X-Total-Count": "2"}},
+			{Name: "WhereEmailAnyCase", Path: `/customers?where={"email":"BOB@example.com"}`, WantStatus: 200,
+				WantHeaders: map[string]string{"X-Total-Count": "1"}},
+			{Name: "WhereCount", Path: `/customers/count?where=_slug:ann-lee-2`, WantStatus: 200, WantBody: obj{"count": 1}},
+			{Name: "WhereUnknown", Path: `/customers?where=shoe:"1"`, WantStatus: 400, WantBody: obj{"code": "invalid_request"}},
+			{Name: "Sort", Path: "/customers?sort=-number", WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {
+				if items := r.JSON.([]any); len(items) != 3 || items[0].(obj)["number"] != "3" {
+					t.Errorf("sort=-number: got %s", r.Raw)
+				}
+			}},
+			{Name: "SortUnknown", Path: "/customers?sort=shoe", WantStatus: 400},
 			{Name: "CountSearch", Path: "/customers/count?search=lee", WantStatus: 200, WantBody: obj{"count": 2}},
 			{Name: "EditorReads", Path: "/customers/" + id, As: "editor", WantStatus: 200},
 			{Name: "OtherSiteCannotRead", Path: "/customers/" + id, As: "other", WantStatus: 404, WantBody: obj{"code": 101}},

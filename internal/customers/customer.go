@@ -56,6 +56,8 @@ func (c *customer) encode() error {
 		return err
 	}
 	c.rec.Doc = doc
+	c.rec.Name, c.rec.Firstname, c.rec.Lastname = c.Name, c.Firstname, c.Lastname
+	c.rec.Language, c.rec.Status = c.Language, c.Status
 	c.rec.Search = strings.ToLower(strings.Join([]string{c.Name, c.Firstname, c.Lastname, c.rec.Email}, "\n"))
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/customers"
 )
 
 // sessionHeader carries a customer's session token on API requests that
@@ -17,7 +18,11 @@ func (s *Server) handleCustomerList(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	docs, total, err := s.Customers.List(r.Context(), principal(r).Site, r.URL.Query().Get("search"), listOptions(page, perPage))
+	q, err := customerQuery(r)
+	if err != nil {
+		return err
+	}
+	docs, total, err := s.Customers.List(r.Context(), principal(r).Site, q, listOptions(page, perPage))
 	if err != nil {
 		return err
 	}
@@ -27,12 +32,23 @@ func (s *Server) handleCustomerList(w http.ResponseWriter, r *http.Request) erro
 
 // handleCustomerCount handles "GET /api/customers/count".
 func (s *Server) handleCustomerCount(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.Customers.Count(r.Context(), principal(r).Site, r.URL.Query().Get("search"))
+	q, err := customerQuery(r)
+	if err != nil {
+		return err
+	}
+	n, err := s.Customers.Count(r.Context(), principal(r).Site, q)
 	if err != nil {
 		return err
 	}
 	writeCount(w, n)
 	return nil
+}
+
+// customerQuery reads the filters of a customer list: where= (repeatable,
+// every condition must hold), search and sort, in the entries' syntax.
+func customerQuery(r *http.Request) (customers.Query, error) {
+	eq, err := entryQuery(r)
+	return customers.Query{Search: eq.Search, Where: eq.Where, Sort: eq.Sort}, err
 }
 
 // handleCustomerCreate handles "POST /api/customers".

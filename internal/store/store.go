@@ -501,6 +501,11 @@ type Customer struct {
 	EmailKey         string
 	Number           int64
 	Slug             string
+	Name             string
+	Firstname        string
+	Lastname         string
+	Language         string
+	Status           string
 	Doc              []byte
 	Search           string
 	PasswordHash     string
@@ -510,10 +515,42 @@ type Customer struct {
 	UpdatedAt        time.Time
 }
 
-// CustomerQuery narrows a customer list: Search matches a substring of the
-// searchable text (already lower case).
+// CustomerQuery narrows and orders a customer list: Search matches a
+// substring of the searchable text (already lower case); every Where must
+// hold; Sort orders (by number when empty, and number breaks ties).
 type CustomerQuery struct {
 	Search string
+	Where  []CustomerCond
+	Sort   []CustomerSort
+}
+
+// Customer columns a query may name.
+const (
+	CustomerEmail          = "email"
+	CustomerName           = "name"
+	CustomerFirstname      = "firstname"
+	CustomerLastname       = "lastname"
+	CustomerSlug           = "slug"
+	CustomerLanguage       = "language"
+	CustomerStatus         = "status"
+	CustomerNumber         = "number"
+	CustomerID             = "id"
+	CustomerCreatedAt      = "created_at"
+	CustomerUpdatedAt      = "updated_at"
+	CustomerLastActivityAt = "last_activity_at"
+)
+
+// CustomerCond requires a column to equal Value (email compares by email
+// key; number as a number).
+type CustomerCond struct {
+	Column string
+	Value  string
+}
+
+// CustomerSort orders by one column.
+type CustomerSort struct {
+	Column string
+	Desc   bool
 }
 
 // Customers stores customers, always scoped to one site.

@@ -1,6 +1,8 @@
 package sqldb
 
 import (
+	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,13 +14,14 @@ import (
 // and sessions reference customers, so a customer's sessions go with it.
 type customers struct{ *tx }
 
-const customerColumns = `id, site_id, email, email_key, number, slug, doc, search, password_hash,
-	confirmation_hash, last_activity_at, created_at, updated_at`
+const customerColumns = `id, site_id, email, email_key, number, slug, name, firstname, lastname, language, status,
+	doc, search, password_hash, confirmation_hash, last_activity_at, created_at, updated_at`
 
 func scanCustomer(row scanner) (*store.Customer, error) {
 	var c store.Customer
 	var confirmation *string
-	err := row.Scan(&c.ID, &c.SiteID, &c.Email, &c.EmailKey, &c.Number, &c.Slug, &c.Doc, &c.Search, &c.PasswordHash,
+	err := row.Scan(&c.ID, &c.SiteID, &c.Email, &c.EmailKey, &c.Number, &c.Slug, &c.Name, &c.Firstname, &c.Lastname,
+		&c.Language, &c.Status, &c.Doc, &c.Search, &c.PasswordHash,
 		&confirmation, nullTimeCol{&c.LastActivityAt}, timeCol{&c.CreatedAt}, timeCol{&c.UpdatedAt})
 	if err != nil {
 		return nil, err
@@ -58,8 +61,9 @@ func (x customers) NextNumber(siteID string) (int64, error) {
 }
 
 func (x customers) Create(c *store.Customer) error {
-	_, err := x.exec(`INSERT INTO customers (`+customerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.ID, c.SiteID, c.Email, c.EmailKey, c.Number, c.Slug, c.Doc, c.Search, c.PasswordHash,
+	_, err := x.exec(`INSERT INTO customers (`+customerColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		c.ID, c.SiteID, c.Email, c.EmailKey, c.Number, c.Slug, c.Name, c.Firstname, c.Lastname, c.Language, c.Status,
+		c.Doc, c.Search, c.PasswordHash,
 		nullable(c.ConfirmationHash), x.nullTimeValue(c.LastActivityAt), x.time(c.CreatedAt), x.time(c.UpdatedAt))
 	if err != nil {
 		return x.fail(err, "create customer "+c.ID+" of site "+c.SiteID, customerTaken)
@@ -93,10 +97,11 @@ func (x customers) GetByEmail(siteID, emailKey string) (*store.Customer, error) 
 
 func (x customers) Update(c *store.Customer, prev time.Time) error {
 	op := "update customer " + c.ID + " of site " + c.SiteID
-	res, err := x.exec(`UPDATE customers SET email = ?, email_key = ?, slug = ?, doc = ?, search = ?, password_hash = ?,
-		confirmation_hash = ?, last_activity_at = ?, updated_at = ?
+	res, err := x.exec(`UPDATE customers SET email = ?, email_key = ?, slug = ?, name = ?, firstname = ?, lastname = ?,
+		language = ?, status = ?, doc = ?, search = ?, password_hash = ?, confirmation_hash = ?, last_activity_at = ?, updated_at = ?
 		WHERE site_id = ? AND id = ? AND updated_at = ?`,
-		c.Email, c.EmailKey, c.Slug, c.Doc, c.Search, c.PasswordHash, nullable(c.ConfirmationHash),
+		c.Email, c.EmailKey, c.Slug, c.Name, c.Firstname, c.Lastname, c.Language, c.Status, c.Doc, c.Search, c.PasswordHash,
+		nullable(c.ConfirmationHash),
 		x.nullTimeValue(c.LastActivityAt), x.time(c.UpdatedAt), c.SiteID, c.ID, x.time(prev))
 	if err != nil {
 		return x.fail(err, op, customerTaken)
@@ -122,14 +127,58 @@ func (x customers) Delete(siteID, id string) error {
 	return x.mustAffect(res, op)
 }
 
+// customerQueryColumns are the columns a customer query may name, and the
+// column a condition on each compares.
+var customerQueryColumns = map[string]string{
+	store.CustomerEmail: "email_key", store.CustomerName: "name", store.CustomerFirstname: "firstname",
+	store.CustomerLastname: "lastname", store.CustomerSlug: "slug", store.CustomerLanguage: "language",
+	store.CustomerStatus: "status", store.CustomerNumber: "number", store.CustomerID: "id",
+	store.CustomerCreatedAt: "created_at", store.CustomerUpdatedAt: "updated_at",
+	store.CustomerLastActivityAt: "last_activity_at",
+}
+
 func (x customers) List(siteID string, q store.CustomerQuery, opt store.ListOptions) ([]*store.Customer, int, error) {
 	where, args := ` FROM customers WHERE site_id = ?`, []any{siteID}
 	if q.Search != "" {
 		where += ` AND search LIKE ? ESCAPE '\'`
 		args = append(args, "%"+likeEscape(q.Search)+"%")
 	}
+	for _, c := range q.Where {
+		col, ok := customerQueryColumns[c.Column]
+		switch {
+		case !ok || col == "created_at" || col == "updated_at" || col == "last_activity_at":
+			return nil, 0, fmt.Errorf("sqldb: customers cannot be filtered by %q", c.Column)
+		case col == "number":
+			n, err := strconv.ParseInt(c.Value, 10, 64)
+			if err != nil {
+				n = -1 // no customer has it
+			}
+			where += ` AND number = ?`
+			args = append(args, n)
+		default:
+			where += ` AND ` + col + ` = ?`
+			args = append(args, c.Value)
+		}
+	}
+	order := ""
+	for _, s := range q.Sort {
+		col, ok := customerQueryColumns[s.Column]
+		if !ok {
+			return nil, 0, fmt.Errorf("sqldb: customers cannot be sorted by %q", s.Column)
+		}
+		if col == "last_activity_at" {
+			// Never-active customers last either way, on both stores
+			// (which disagree on where NULL sorts).
+			order += "last_activity_at IS NULL, "
+		}
+		order += col
+		if s.Desc {
+			order += " DESC"
+		}
+		order += ", "
+	}
 	items, total, err := list(x.tx, scanCustomer, opt, `SELECT COUNT(*)`+where,
-		`SELECT `+customerColumns+where+` ORDER BY number`, args...)
+		`SELECT `+customerColumns+where+` ORDER BY `+order+`number`, args...)
 	if err != nil {
 		return nil, 0, x.fail(err, "list customers of site "+siteID, "")
 	}

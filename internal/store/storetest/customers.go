@@ -334,3 +334,49 @@ func testCustomerFields(t *testing.T, e *env) {
 		return nil
 	})
 }
+
+func testCustomersListQuery(t *testing.T, e *env) {
+	s := e.createSite(t, "acme")
+	now := t0.Truncate(time.Millisecond)
+	mk := func(email, name, status string, seen time.Duration) *store.Customer {
+		c := newCustomer(now, s.ID, email)
+		c.ID = cms.NewID(now.Add(time.Duration(len(email)) * time.Millisecond))
+		c.Name, c.Status, c.Language = name, status, "en"
+		if seen > 0 {
+			c.LastActivityAt = now.Add(seen)
+		}
+		e.createCustomer(t, c)
+		return c
+	}
+	a := mk("a@x.com", "beta", "active", time.Hour)
+	b := mk("bb@x.com", "Alpha", "disabled", 0)
+	c := mk("ccc@x.com", "alpha", "active", time.Minute)
+	for _, tt := range []struct {
+		what string
+		q    store.CustomerQuery
+		want []*store.Customer
+	}{
+		{"default order", store.CustomerQuery{}, []*store.Customer{a, b, c}},
+		{"status", store.CustomerQuery{Where: []store.CustomerCond{{Column: store.CustomerStatus, Value: "active"}}}, []*store.Customer{a, c}},
+		{"email key", store.CustomerQuery{Where: []store.CustomerCond{{Column: store.CustomerEmail, Value: "bb@x.com"}}}, []*store.Customer{b}},
+		{"number", store.CustomerQuery{Where: []store.CustomerCond{{Column: store.CustomerNumber, Value: "3"}}}, []*store.Customer{c}},
+		{"bad number", store.CustomerQuery{Where: []store.CustomerCond{{Column: store.CustomerNumber, Value: "x"}}}, nil},
+		{"name bytewise", store.CustomerQuery{Sort: []store.CustomerSort{{Column: store.CustomerName}}}, []*store.Customer{b, c, a}},
+		{"name desc", store.CustomerQuery{Sort: []store.CustomerSort{{Column: store.CustomerName, Desc: true}}}, []*store.Customer{a, c, b}},
+		{"never active last", store.CustomerQuery{Sort: []store.CustomerSort{{Column: store.CustomerLastActivityAt}}}, []*store.Customer{c, a, b}},
+		{"never active last desc", store.CustomerQuery{Sort: []store.CustomerSort{{Column: store.CustomerLastActivityAt, Desc: true}}}, []*store.Customer{a, c, b}},
+	} {
+		e.view(t, func(tx store.Tx) error {
+			got, total, err := tx.Customers().List(s.ID, tt.q, store.ListOptions{})
+			if err != nil {
+				t.Fatalf("%s: %v", tt.what, err)
+			}
+			if total != len(tt.want) || fmt.Sprint(ids(got, customerID)) != fmt.Sprint(ids(tt.want, customerID)) {
+				t.Errorf("%s: got %v (%d), want %v", tt.what, ids(got, customerID), total, ids(tt.want, customerID))
+			}
+			return nil
+		})
+	}
+}
+
+func customerID(c *store.Customer) string { return c.ID }

@@ -92,6 +92,7 @@ func Run(t *testing.T, b Backend) {
 		{"Customers/Sessions", testCustomerSessions},
 		{"Customers/Tokens", testCustomerTokens},
 		{"Customers/Fields", testCustomerFields},
+		{"Customers/ListQuery", testCustomersListQuery},
 		{"Tx/RollbackOnError", testTxRollbackOnError},
 		{"Tx/RollbackOnPanic", testTxRollbackOnPanic},
 		{"Tx/CommitCheck", testTxCommitCheck},

@@ -1,16 +1,23 @@
 -- Customers: the members of a site, who log in to it. email_key (the email
 -- lower-cased) is unique per site; number is sequential per site, handed
--- out by customer_numbers; doc holds the profile fields (names, language,
--- status, groups, roles) owned by the service; search is its searchable
--- text. Passwords, sessions and tokens are stored only as hashes.
+-- out by customer_numbers; the profile fields where= and sort= look at
+-- have columns, the rest (groups, roles, custom fields) is in doc, owned
+-- by the service; search is the searchable text. Passwords, sessions and tokens are stored only as hashes.
 
+-- COLLATE "C" on the columns lists sort by: text sorts bytewise, as on
+-- SQLite.
 CREATE TABLE customers (
 	id                TEXT COLLATE "C" PRIMARY KEY,
 	site_id           TEXT NOT NULL REFERENCES sites (id) ON DELETE CASCADE,
 	email             TEXT NOT NULL,
-	email_key         TEXT NOT NULL,
+	email_key         TEXT COLLATE "C" NOT NULL,
 	number            BIGINT NOT NULL,
-	slug              TEXT NOT NULL,
+	slug              TEXT COLLATE "C" NOT NULL,
+	name              TEXT COLLATE "C" NOT NULL,
+	firstname         TEXT COLLATE "C" NOT NULL,
+	lastname          TEXT COLLATE "C" NOT NULL,
+	language          TEXT COLLATE "C" NOT NULL,
+	status            TEXT COLLATE "C" NOT NULL,
 	doc               BYTEA NOT NULL,
 	search            TEXT NOT NULL,
 	password_hash     TEXT NOT NULL,

@@ -1,8 +1,8 @@
 -- Customers: the members of a site, who log in to it. email_key (the email
 -- lower-cased) is unique per site; number is sequential per site, handed
--- out by customer_numbers; doc holds the profile fields (names, language,
--- status, groups, roles) owned by the service; search is its searchable
--- text. Passwords, sessions and tokens are stored only as hashes.
+-- out by customer_numbers; the profile fields where= and sort= look at
+-- have columns, the rest (groups, roles, custom fields) is in doc, owned
+-- by the service; search is the searchable text. Passwords, sessions and tokens are stored only as hashes.
 
 CREATE TABLE customers (
 	id                TEXT PRIMARY KEY,
@@ -11,6 +11,11 @@ CREATE TABLE customers (
 	email_key         TEXT NOT NULL,
 	number            INTEGER NOT NULL,
 	slug              TEXT NOT NULL,
+	name              TEXT NOT NULL,
+	firstname         TEXT NOT NULL,
+	lastname          TEXT NOT NULL,
+	language          TEXT NOT NULL,
+	status            TEXT NOT NULL,
 	doc               BLOB NOT NULL,
 	search            TEXT NOT NULL,
 	password_hash     TEXT NOT NULL,
