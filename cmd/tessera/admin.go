@@ -50,6 +50,7 @@ func cmdSiteCreate(ctx context.Context, args []string, stdout io.Writer) error {
 	fs.StringVar(&p.Timezone, "timezone", "UTC", "IANA time zone")
 	fs.StringVar(&domains, "domains", "", "comma-separated domains that serve the public site")
 	fs.BoolVar(&p.DraftsEnabled, "drafts", true, "enable drafts, previews and versions")
+	fs.BoolVar(&p.CustomerConfirmation, "confirm-customers", false, "new customers confirm their email (a mailed token) before they can log in")
 	if _, err := parse(fs, args); err != nil {
 		return err
 	}
@@ -69,7 +70,8 @@ func cmdSiteCreate(ctx context.Context, args []string, stdout io.Writer) error {
 
 func siteSummary(s *store.Site) map[string]any {
 	return map[string]any{"id": s.ID, "short_id": s.ShortID, "name": s.Name, "default_locale": s.DefaultLocale,
-		"locales": s.Locales, "timezone": s.Timezone, "domains": s.Domains, "drafts_enabled": s.DraftsEnabled, "theme": s.Theme}
+		"locales": s.Locales, "timezone": s.Timezone, "domains": s.Domains, "drafts_enabled": s.DraftsEnabled,
+		"customer_confirmation": s.CustomerConfirmation, "theme": s.Theme}
 }
 
 func cmdSiteList(ctx context.Context, args []string, stdout io.Writer) error {

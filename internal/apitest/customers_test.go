@@ -12,8 +12,10 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
+	"github.com/tessera-cms/tessera/internal/sites"
 )
 
 func TestCustomers(t *testing.T) {
@@ -448,6 +450,47 @@ func TestCustomerCustomFields(t *testing.T) {
 				{"name": "shoe_size", "type": "integer"}}}, WantStatus: 200},
 			{Name: "DroppedFieldHidden", Path: "/customers/" + id, WantStatus: 200,
 				WantBody: obj{"shoe_size": 42, "birthday": apitest.Absent, "level": apitest.Absent}},
+		})
+	})
+}
+
+func TestCustomerConfirmation(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		site, err := env.Sites.Create(ctx, sites.CreateParams{Name: "Members", ShortID: "members", CustomerConfirmation: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		secret, err := env.Auth.CreateToken(ctx, auth.TokenRequest{SiteID: site.ID, SiteToken: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		as := "token:" + secret
+		c := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", As: as,
+			Body: obj{"email": "ann@example.com", "password": "correct horse"}}, 201).JSON.(obj)
+		token, _ := c["confirmation_token"].(string)
+		if c["status"] != "pending" || token == "" {
+			t.Fatalf("create on a confirming site: %v", c)
+		}
+		if sent := env.Mail.Sent(); len(sent) != 1 || sent[0].To != "ann@example.com" || !strings.Contains(sent[0].Text, token) {
+			t.Fatalf("confirmation mail: %+v", sent)
+		}
+		login := apitest.Scenario{Method: "POST", Path: "/customers/login", As: as, Body: obj{"username": "ann@example.com", "password": "correct horse"}}
+		env.Run(t, []apitest.Scenario{
+			{Name: "ReadHidesToken", Path: "/customers/ann@example.com", As: as, WantStatus: 200,
+				WantBody: obj{"status": "pending", "confirmation_token": nil}},
+			func() apitest.Scenario { s := login; s.Name, s.WantStatus = "PendingCannotLogIn", 401; return s }(),
+			{Name: "WrongToken", Method: "POST", Path: "/customers/confirm", As: as, Body: obj{"token": "nope"},
+				WantStatus: 422, WantBody: obj{"field": "token"}},
+			{Name: "OtherSite", Method: "POST", Path: "/customers/confirm", Body: obj{"token": token}, WantStatus: 422},
+			{Name: "Confirm", Method: "POST", Path: "/customers/confirm", As: as, Body: obj{"token": token},
+				WantStatus: 200, WantBody: obj{"status": "active", "email": "ann@example.com"}},
+			{Name: "ConfirmAgain", Method: "POST", Path: "/customers/confirm", As: as, Body: obj{"token": token}, WantStatus: 422},
+			func() apitest.Scenario { s := login; s.Name, s.WantStatus = "ConfirmedLogsIn", 200; return s }(),
+			{Name: "AdminSetsStatus", Method: "POST", Path: "/customers", As: as, Body: obj{"email": "bob@example.com", "status": "active"},
+				WantStatus: 201, WantBody: obj{"status": "active", "confirmation_token": nil}},
+			{Name: "DemoSiteDoesNotConfirm", Method: "POST", Path: "/customers", Body: obj{"email": "c@example.com"},
+				WantStatus: 201, WantBody: obj{"status": "active", "confirmation_token": nil}},
 		})
 	})
 }

@@ -38,6 +38,9 @@ type profile struct {
 type customer struct {
 	rec *store.Customer
 	profile
+	// confirmationToken is the token of a confirmation just created: the
+	// create answer shows it once; it is stored only as a hash.
+	confirmationToken string
 }
 
 func decodeCustomer(rec *store.Customer) (*customer, error) {
@@ -103,10 +106,10 @@ func (c *customer) appendJSON(dst []byte, url, sessionToken string, fields func(
 	w.Strings(c.Roles)
 	w.K("url")
 	w.Str(url)
-	// The confirmation token itself is sent by mail and stored only as a
-	// hash: a read shows whether one is pending, never the token.
+	// The confirmation token is mailed and stored only as a hash: the
+	// create answer shows it, later reads do not (status says "pending").
 	w.K("confirmation_token")
-	w.Null()
+	w.StrOrNull(c.confirmationToken)
 	if sessionToken != "" {
 		w.K("session_token")
 		w.Str(sessionToken)

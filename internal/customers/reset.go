@@ -16,7 +16,10 @@ import (
 )
 
 const (
-	purposeReset = "reset"
+	purposeReset   = "reset"
+	purposeConfirm = "confirm"
+	// confirmTTL is how long a mailed confirmation token works.
+	confirmTTL = 7 * 24 * time.Hour
 	// resetTTL is how long a mailed reset token works.
 	resetTTL = time.Hour
 	// resetsPerHour bounds the reset mails one address may cause per
@@ -74,10 +77,7 @@ func (s *Service) RequestReset(ctx context.Context, site *store.Site, body []byt
 	} else if err != nil {
 		return err
 	}
-	base := ""
-	if s.SiteURL != nil {
-		base = s.SiteURL(site)
-	}
+	base := s.siteBase(site)
 	msg := mail.Message{To: to, Subject: "Reset your password for " + site.Name,
 		Text: "Someone asked to reset the password of your account on " + site.Name + ".\n\n" +
 			"To choose a new password, open\n" + base + "/customers/reset_password?token=" + url.QueryEscape(token) + "\n\n" +
@@ -164,4 +164,58 @@ func (s *Service) mailer() mail.Mailer {
 		return s.Mailer
 	}
 	return mail.Log{}
+}
+
+// Confirm confirms a customer's email with the mailed token {token}: a
+// pending customer becomes active, and the customer's read shape is
+// returned. Errors: validation_failed naming token (unknown, used or
+// expired).
+func (s *Service) Confirm(ctx context.Context, site *store.Site, body []byte) ([]byte, error) {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil || m == nil {
+		return nil, cms.Errorf(cms.EInvalidJSON, "The body must be a JSON object {\"token\"}.")
+	}
+	raw, ok := m["token"]
+	if !ok {
+		return nil, cms.FieldError("token", "is required")
+	}
+	token, err := text("token", raw)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	for attempt := 0; ; attempt++ {
+		err = s.Store.Update(ctx, func(tx store.Tx) error {
+			t, err := tx.CustomerTokens().Consume(site.ID, purposeConfirm, tokenHash(*token), tx.Now())
+			if cms.IsCode(err, cms.ENotFound) {
+				return cms.FieldError("token", "is unknown, used or expired")
+			} else if err != nil {
+				return err
+			}
+			rec, err := tx.Customers().Get(site.ID, t.CustomerID)
+			if err != nil {
+				return err
+			}
+			c, err := decodeCustomer(rec)
+			if err != nil {
+				return err
+			}
+			if c.Status == StatusPending {
+				c.Status = StatusActive
+			}
+			prev := rec.UpdatedAt
+			rec.ConfirmationHash, rec.UpdatedAt = "", cms.NextUpdatedAt(prev, tx.Now())
+			if err := c.encode(); err != nil {
+				return err
+			}
+			if err := tx.Customers().Update(rec, prev); err != nil {
+				return err
+			}
+			out, err = s.render(tx, site, c, "")
+			return err
+		})
+		if !errors.Is(err, store.ErrStale) || attempt+1 >= maxWriteAttempts {
+			return out, err
+		}
+	}
 }

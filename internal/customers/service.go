@@ -2,8 +2,11 @@ package customers
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
+	"log/slog"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -116,13 +119,17 @@ func (s *Service) ttl() time.Duration {
 	return DefaultSessionTTL
 }
 
+// siteBase is the site's public base URL.
+func (s *Service) siteBase(site *store.Site) string {
+	if s.SiteURL != nil {
+		return s.SiteURL(site)
+	}
+	return ""
+}
+
 // url is the API URL of a customer.
 func (s *Service) url(site *store.Site, id string) string {
-	base := ""
-	if s.SiteURL != nil {
-		base = s.SiteURL(site)
-	}
-	return base + "/api/customers/" + id
+	return s.siteBase(site) + "/api/customers/" + id
 }
 
 // find returns the customer ref names: an id, or an email (any case).
@@ -262,7 +269,9 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 	var out []byte
 	var ev events.Event
 	var fw *files.Writer
+	var confirm *mail.Message
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		confirm = nil
 		now := tx.Now()
 		c := &customer{rec: &store.Customer{ID: cms.NewID(now), SiteID: site.ID, CreatedAt: now, UpdatedAt: now}}
 		c.Status, c.Language = StatusActive, site.DefaultLocale
@@ -285,11 +294,26 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 		if err := s.applyCustom(tx, site, c, w, fw); err != nil {
 			return err
 		}
+		if site.CustomerConfirmation && w.status == nil {
+			c.Status, c.confirmationToken = StatusPending, rand.Text()+rand.Text()
+			c.rec.ConfirmationHash = tokenHash(c.confirmationToken)
+		}
 		if err := c.encode(); err != nil {
 			return err
 		}
 		if err := tx.Customers().Create(c.rec); err != nil {
 			return err
+		}
+		if c.confirmationToken != "" {
+			err := tx.CustomerTokens().Create(&store.CustomerToken{TokenHash: c.rec.ConfirmationHash, Purpose: purposeConfirm,
+				SiteID: site.ID, CustomerID: c.rec.ID, ExpiresAt: now.Add(confirmTTL)})
+			if err != nil {
+				return err
+			}
+			confirm = &mail.Message{To: c.rec.Email, Subject: "Confirm your email for " + site.Name,
+				Text: "Welcome to " + site.Name + ". To confirm your email, open\n" + s.siteBase(site) +
+					"/customers/confirm?token=" + url.QueryEscape(c.confirmationToken) + "\n\nor send this token: " +
+					c.confirmationToken + "\n\nThe link works once, for seven days."}
 		}
 		if out, err = s.render(tx, site, c, ""); err != nil {
 			return err
@@ -300,6 +324,11 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 	fw.Finish(err == nil)
 	if err == nil {
 		s.Events.RunAfter(ctx, ev)
+		if confirm != nil {
+			if err := s.mailer().Send(ctx, *confirm); err != nil {
+				slog.ErrorContext(ctx, "sending a confirmation mail failed", slog.String("site", site.ID), slog.Any("err", err))
+			}
+		}
 	}
 	return out, slugTaken(err)
 }

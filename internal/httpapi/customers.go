@@ -158,6 +158,17 @@ func (s *Server) handleCustomerPasswordResetConfirm(w http.ResponseWriter, r *ht
 	return nil
 }
 
+// handleCustomerConfirm handles "POST /api/customers/confirm": the mailed
+// token confirms the customer's email.
+func (s *Server) handleCustomerConfirm(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.Customers.Confirm(r.Context(), principal(r).Site, body)
+	return rawOK(w, out, err)
+}
+
 // clientAddr is the address a request came from, for per-address limits.
 // It is the connection's peer: a proxy in front must be trusted explicitly
 // before its forwarding headers could count, and none is today.

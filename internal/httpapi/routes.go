@@ -81,6 +81,7 @@ func (s *Server) routes() {
 	s.handle("PATCH /api/customers/customizations", needAdmin, s.handleCustomerCustomizationsUpdate)
 	s.handle("POST /api/customers/login", needSite, s.handleCustomerLogin)
 	s.handle("POST /api/customers/logout", needSite, s.handleCustomerLogout)
+	s.handle("POST /api/customers/confirm", needSite, s.handleCustomerConfirm)
 	s.handle("POST /api/customers/password_reset", needSite, s.handleCustomerPasswordReset)
 	s.handle("POST /api/customers/password_reset/confirm", needSite, s.handleCustomerPasswordResetConfirm)
 	s.handle("GET /api/customers/{customer}", needSite, s.handleCustomerGet)

@@ -17,16 +17,19 @@ type siteJSON struct {
 	Timezone      string   `json:"timezone"`
 	Domains       []string `json:"domains"`
 	DraftsEnabled bool     `json:"drafts_enabled"`
-	Theme         *string  `json:"theme"`
-	CreatedAt     string   `json:"created_at"`
-	UpdatedAt     string   `json:"updated_at"`
+	// CustomerConfirmation: new customers confirm their email first.
+	CustomerConfirmation bool    `json:"customer_confirmation"`
+	Theme                *string `json:"theme"`
+	CreatedAt            string  `json:"created_at"`
+	UpdatedAt            string  `json:"updated_at"`
 }
 
 func toSiteJSON(s *store.Site) siteJSON {
 	j := siteJSON{
 		ID: s.ID, ShortID: s.ShortID, Name: s.Name, DefaultLocale: s.DefaultLocale,
 		Locales: s.Locales, Timezone: s.Timezone, Domains: s.Domains, DraftsEnabled: s.DraftsEnabled,
-		CreatedAt: cms.FormatTime(s.CreatedAt), UpdatedAt: cms.FormatTime(s.UpdatedAt),
+		CustomerConfirmation: s.CustomerConfirmation,
+		CreatedAt:            cms.FormatTime(s.CreatedAt), UpdatedAt: cms.FormatTime(s.UpdatedAt),
 	}
 	if j.Domains == nil {
 		j.Domains = []string{}

@@ -38,7 +38,9 @@ type CreateParams struct {
 	Timezone      string
 	Domains       []string
 	DraftsEnabled bool
-	Theme         string
+	// CustomerConfirmation makes new customers confirm their email.
+	CustomerConfirmation bool
+	Theme                string
 }
 
 // Create validates p and stores a new site.
@@ -83,7 +85,7 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*store.Site, erro
 		site = &store.Site{
 			ID: cms.NewID(tx.Now()), ShortID: p.ShortID, Name: p.Name,
 			DefaultLocale: locales[0], Locales: locales, Timezone: p.Timezone, Domains: domains,
-			DraftsEnabled: p.DraftsEnabled, PreviewSecret: secret, Theme: p.Theme,
+			DraftsEnabled: p.DraftsEnabled, CustomerConfirmation: p.CustomerConfirmation, PreviewSecret: secret, Theme: p.Theme,
 			CreatedAt: tx.Now(), UpdatedAt: tx.Now(),
 		}
 		return tx.Sites().Create(site)

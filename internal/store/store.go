@@ -95,6 +95,9 @@ type Site struct {
 	Timezone      string
 	Domains       []string
 	DraftsEnabled bool
+	// CustomerConfirmation makes new customers confirm their email (a
+	// mailed token) before they can log in.
+	CustomerConfirmation bool
 	// PreviewSecret signs preview tokens; rotating it revokes them all.
 	PreviewSecret []byte
 	// Theme is the name of the site's active theme.

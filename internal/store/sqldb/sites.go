@@ -15,13 +15,13 @@ import (
 type sites struct{ *tx }
 
 const siteColumns = `id, short_id, name, default_locale, locales, timezone, drafts_enabled,
-	preview_secret, theme, created_at, updated_at`
+	customer_confirmation, preview_secret, theme, created_at, updated_at`
 
 func scanSite(row scanner) (*store.Site, error) {
 	var s store.Site
 	var locales string
 	err := row.Scan(&s.ID, &s.ShortID, &s.Name, &s.DefaultLocale, &locales, &s.Timezone,
-		&s.DraftsEnabled, &s.PreviewSecret, &s.Theme, timeCol{&s.CreatedAt}, timeCol{&s.UpdatedAt})
+		&s.DraftsEnabled, &s.CustomerConfirmation, &s.PreviewSecret, &s.Theme, timeCol{&s.CreatedAt}, timeCol{&s.UpdatedAt})
 	if err != nil {
 		return nil, err
 	}
@@ -38,8 +38,8 @@ func (x sites) Create(s *store.Site) error {
 	if err != nil {
 		return fmt.Errorf("sqldb: create site %s: %w", s.ID, err)
 	}
-	_, err = x.exec(`INSERT INTO sites (`+siteColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		s.ID, s.ShortID, s.Name, s.DefaultLocale, string(locales), s.Timezone, s.DraftsEnabled,
+	_, err = x.exec(`INSERT INTO sites (`+siteColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		s.ID, s.ShortID, s.Name, s.DefaultLocale, string(locales), s.Timezone, s.DraftsEnabled, s.CustomerConfirmation,
 		s.PreviewSecret, s.Theme, x.time(s.CreatedAt), x.time(s.UpdatedAt))
 	if err != nil {
 		return x.fail(err, "create site "+s.ID,
@@ -56,9 +56,9 @@ func (x sites) Update(s *store.Site, prevUpdatedAt time.Time) error {
 		return fmt.Errorf("sqldb: update site %s: %w", s.ID, err)
 	}
 	res, err := x.exec(`UPDATE sites SET short_id = ?, name = ?, default_locale = ?, locales = ?,
-		timezone = ?, drafts_enabled = ?, preview_secret = ?, theme = ?, updated_at = ?
+		timezone = ?, drafts_enabled = ?, customer_confirmation = ?, preview_secret = ?, theme = ?, updated_at = ?
 		WHERE id = ? AND updated_at = ?`,
-		s.ShortID, s.Name, s.DefaultLocale, string(locales), s.Timezone, s.DraftsEnabled,
+		s.ShortID, s.Name, s.DefaultLocale, string(locales), s.Timezone, s.DraftsEnabled, s.CustomerConfirmation,
 		s.PreviewSecret, s.Theme, x.time(s.UpdatedAt), s.ID, x.time(prevUpdatedAt))
 	if err != nil {
 		return x.fail(err, "update site "+s.ID, fmt.Sprintf("Short id %q is already taken.", s.ShortID))

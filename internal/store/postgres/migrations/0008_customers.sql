@@ -68,3 +68,7 @@ CREATE TABLE customer_fields (
 	doc        BYTEA NOT NULL,
 	updated_at TIMESTAMPTZ NOT NULL
 );
+
+-- Sites that require new customers to confirm their email before they can
+-- log in.
+ALTER TABLE sites ADD COLUMN customer_confirmation BOOLEAN NOT NULL DEFAULT false;

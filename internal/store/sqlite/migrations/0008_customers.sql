@@ -66,3 +66,7 @@ CREATE TABLE customer_fields (
 	doc        BLOB NOT NULL,
 	updated_at INTEGER NOT NULL
 ) STRICT;
+
+-- Sites that require new customers to confirm their email before they can
+-- log in.
+ALTER TABLE sites ADD COLUMN customer_confirmation INTEGER NOT NULL DEFAULT 0;
