@@ -1,9 +1,7 @@
 package apitest_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -161,7 +159,7 @@ func TestCustomers(t *testing.T) {
 func keysOf(t *testing.T, env *apitest.Env, path string) []string {
 	t.Helper()
 	raw := mustDo(t, env, apitest.Scenario{Path: path}, 200).Raw
-	return objectKeys(t, raw)
+	return chKeys(t, raw)
 }
 
 func TestCustomerLoginRateLimit(t *testing.T) {
@@ -224,28 +222,6 @@ func TestCustomersConcurrentCreate(t *testing.T) {
 		}
 		mustDo(t, env, apitest.Scenario{Path: "/customers/count"}, 200)
 	})
-}
-
-// objectKeys returns the top-level keys of a JSON object in their order.
-func objectKeys(t *testing.T, raw []byte) []string {
-	t.Helper()
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		t.Fatalf("not a JSON object: %s", raw)
-	}
-	var keys []string
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			t.Fatal(err)
-		}
-		keys = append(keys, tok.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return keys
 }
 
 // TestCustomerSessions covers what a session token does for the requests
