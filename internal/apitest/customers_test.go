@@ -470,3 +470,20 @@ func TestCustomerConfirmation(t *testing.T) {
 		})
 	})
 }
+
+// TestCustomerDeleteDropsReferences: entries that name a deleted customer
+// stop naming it, as with a deleted entry.
+func TestCustomerDeleteDropsReferences(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		efChannel(t, env, "Orders", obj{"name": "title", "type": "string"}, obj{"name": "buyer", "type": "customer"})
+		ann := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{"email": "ann@example.com"}}, 201).JSON.(obj)["id"].(string)
+		bob := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{"email": "bob@example.com"}}, 201).JSON.(obj)["id"].(string)
+		o1 := efCreate(t, env, "orders", obj{"title": "One", "buyer": ann})["id"].(string)
+		o2 := efCreate(t, env, "orders", obj{"title": "Two", "buyer": bob})["id"].(string)
+		mustDo(t, env, apitest.Scenario{Method: "DELETE", Path: "/customers/" + ann}, 204)
+		env.Run(t, []apitest.Scenario{
+			{Name: "Dropped", Path: "/channels/orders/entries/" + o1, WantStatus: 200, WantBody: obj{"buyer": nil}},
+			{Name: "OtherKept", Path: "/channels/orders/entries/" + o2, WantStatus: 200, WantBody: obj{"buyer": obj{"id": bob}}},
+		})
+	})
+}

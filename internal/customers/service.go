@@ -442,6 +442,13 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string) erro
 		if err != nil {
 			return err
 		}
+		if s.Entries != nil {
+			// Entries that name the customer stop naming it, in the same
+			// transaction, as they do for a deleted entry.
+			if err := s.Entries.DropReferences(tx, site, c.rec.ID); err != nil {
+				return err
+			}
+		}
 		if err := tx.Customers().Delete(site.ID, c.rec.ID); err != nil {
 			return err
 		}

@@ -412,38 +412,8 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 			return err
 		}
 		keys = gone.fileKeys(ch, site.ID)
-		referrers, err := tx.Entries().ReferencedBy(site.ID, rec.ID)
-		if err != nil {
+		if err := dropReferences(tx, site, rec.ID, ch); err != nil {
 			return err
-		}
-		channels := newChannelCache(tx, site, ch)
-		for _, id := range referrers {
-			if id == rec.ID {
-				continue
-			}
-			rrec, err := tx.Entries().Get(site.ID, id)
-			if err != nil {
-				return err
-			}
-			rch, err := channels.get(rrec.ChannelID)
-			if err != nil {
-				return err
-			}
-			re, err := decodeEntry(rrec)
-			if err != nil {
-				return err
-			}
-			if !re.dropRefs(rch, rec.ID) {
-				continue
-			}
-			re.UpdatedAt = cms.NextUpdatedAt(rrec.UpdatedAt, tx.Now())
-			nrec, err := re.record(site, rch)
-			if err != nil {
-				return err
-			}
-			if err := tx.Entries().Update(nrec, rrec.UpdatedAt); err != nil {
-				return err
-			}
 		}
 		if err := tx.Entries().Delete(site.ID, rec.ID); err != nil {
 			return err
@@ -456,4 +426,51 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 		s.Events.RunAfter(ctx, deleted)
 	}
 	return err
+}
+
+// DropReferences removes the references to a record that is being deleted
+// (a customer) from every entry of the site, in tx: a relation drops it, a
+// single reference becomes null, and each entry changed gets a new
+// updated_at.
+func (s *Service) DropReferences(tx store.Tx, site *store.Site, id string) error {
+	return dropReferences(tx, site, id, nil)
+}
+
+// dropReferences is DropReferences; known, when set, is a channel already
+// loaded.
+func dropReferences(tx store.Tx, site *store.Site, id string, known *Channel) error {
+	referrers, err := tx.Entries().ReferencedBy(site.ID, id)
+	if err != nil {
+		return err
+	}
+	channels := newChannelCache(tx, site, known)
+	for _, rid := range referrers {
+		if rid == id {
+			continue
+		}
+		rrec, err := tx.Entries().Get(site.ID, rid)
+		if err != nil {
+			return err
+		}
+		rch, err := channels.get(rrec.ChannelID)
+		if err != nil {
+			return err
+		}
+		re, err := decodeEntry(rrec)
+		if err != nil {
+			return err
+		}
+		if !re.dropRefs(rch, id) {
+			continue
+		}
+		re.UpdatedAt = cms.NextUpdatedAt(rrec.UpdatedAt, tx.Now())
+		nrec, err := re.record(site, rch)
+		if err != nil {
+			return err
+		}
+		if err := tx.Entries().Update(nrec, rrec.UpdatedAt); err != nil {
+			return err
+		}
+	}
+	return nil
 }

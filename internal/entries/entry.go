@@ -207,7 +207,7 @@ func indexValues(f *Field, raw json.RawMessage) []store.EntryValue {
 // refIDs are the ids a reference field's stored value names.
 func refIDs(f *Field, raw json.RawMessage) []string {
 	switch f.Type {
-	case TypeBelongsTo:
+	case TypeBelongsTo, TypeCustomer:
 		var id string
 		if json.Unmarshal(raw, &id) == nil && id != "" {
 			return []string{id}
@@ -232,7 +232,7 @@ func numberText(n float64) string { return strconv.FormatFloat(n, 'f', -1, 64) }
 func (e *Entry) dropRefs(ch *Channel, gone string) bool {
 	changed := false
 	for _, f := range ch.Fields {
-		if f.Type != TypeBelongsTo && f.Type != TypeBelongsToMany {
+		if !f.IsReference() {
 			continue
 		}
 		raw := e.Values[f.ID]
@@ -244,7 +244,7 @@ func (e *Entry) dropRefs(ch *Channel, gone string) bool {
 			continue
 		}
 		changed = true
-		if f.Type == TypeBelongsTo {
+		if f.Type != TypeBelongsToMany {
 			delete(e.Values, f.ID)
 			continue
 		}
