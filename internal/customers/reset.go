@@ -166,6 +166,21 @@ func (s *Service) mailer() mail.Mailer {
 	return mail.Log{}
 }
 
+// startConfirmation stores the hash of c's new confirmation token and
+// returns the mail that carries the token, to send once the create
+// commits.
+func (s *Service) startConfirmation(tx store.Tx, site *store.Site, c *customer) (*mail.Message, error) {
+	err := tx.CustomerTokens().Create(&store.CustomerToken{TokenHash: c.rec.ConfirmationHash, Purpose: purposeConfirm,
+		SiteID: site.ID, CustomerID: c.rec.ID, ExpiresAt: tx.Now().Add(confirmTTL)})
+	if err != nil {
+		return nil, err
+	}
+	return &mail.Message{To: c.rec.Email, Subject: "Confirm your email for " + site.Name,
+		Text: "Welcome to " + site.Name + ". To confirm your email, open\n" + s.siteBase(site) +
+			"/customers/confirm?token=" + url.QueryEscape(c.confirmationToken) + "\n\nor send this token: " +
+			c.confirmationToken + "\n\nThe link works once, for seven days."}, nil
+}
+
 // Confirm confirms a customer's email with the mailed token {token}: a
 // pending customer becomes active, and the customer's read shape is
 // returned. Errors: validation_failed naming token (unknown, used or

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -281,9 +280,11 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 		c.rec.PasswordHash = hash
 		// From here on, creates of this site wait for this one: the email
 		// and slug checks below cannot race another create.
-		if c.rec.Number, err = tx.Customers().NextNumber(site.ID); err != nil {
+		n, err := tx.Customers().NextNumber(site.ID)
+		if err != nil {
 			return err
 		}
+		c.rec.Number = n
 		if err := checkEmailFree(tx, site, c.rec.EmailKey, ""); err != nil {
 			return err
 		}
@@ -305,15 +306,9 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 			return err
 		}
 		if c.confirmationToken != "" {
-			err := tx.CustomerTokens().Create(&store.CustomerToken{TokenHash: c.rec.ConfirmationHash, Purpose: purposeConfirm,
-				SiteID: site.ID, CustomerID: c.rec.ID, ExpiresAt: now.Add(confirmTTL)})
-			if err != nil {
+			if confirm, err = s.startConfirmation(tx, site, c); err != nil {
 				return err
 			}
-			confirm = &mail.Message{To: c.rec.Email, Subject: "Confirm your email for " + site.Name,
-				Text: "Welcome to " + site.Name + ". To confirm your email, open\n" + s.siteBase(site) +
-					"/customers/confirm?token=" + url.QueryEscape(c.confirmationToken) + "\n\nor send this token: " +
-					c.confirmationToken + "\n\nThe link works once, for seven days."}
 		}
 		if out, err = s.render(tx, site, c, ""); err != nil {
 			return err
