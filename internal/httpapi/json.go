@@ -51,6 +51,9 @@ func readBody(r *http.Request) ([]byte, error) {
 	} else if err != nil {
 		return nil, cms.Errorf(cms.EInvalid, "Could not read the request body: %v.", err)
 	}
+	if jsonHasNUL(b) {
+		return nil, cms.Errorf(cms.EInvalid, "The body holds a NUL character (\\u0000), which no text may hold.")
+	}
 	return bytes.TrimSpace(b), nil
 }
 

@@ -122,7 +122,10 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		start := time.Now()
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
-		r, err := s.authenticate(r, need)
+		err := checkRequestText(r)
+		if err == nil {
+			r, err = s.authenticate(r, need)
+		}
 		if err == nil {
 			err = h(rec, r)
 			if again, ok := withSentBody(r, err); ok && !rec.wrote {

@@ -1,0 +1,35 @@
+package apitest_test
+
+import (
+	"testing"
+
+	"github.com/tessera-cms/tessera/internal/apitest"
+)
+
+// TestTextNoStoreHolds: NUL and invalid UTF-8, which PostgreSQL refuses and
+// SQLite would store, get the same clear 4xx on every store, wherever they
+// come in, and nothing is stored.
+func TestTextNoStoreHolds(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		efChannel(t, env, "Notes", obj{"name": "title", "type": "string"}, obj{"name": "meta", "type": "json"})
+		env.Run(t, []apitest.Scenario{
+			{Name: "UploadPathInvalidUTF8", Path: "/uploads/%ff", WantStatus: 404, WantBody: obj{"code": 101}},
+			{Name: "ThemePathNUL", Path: "/themes/%00", WantStatus: 404, WantBody: obj{"code": 101}},
+			{Name: "SitePathNUL", Path: "/sites/%00", WantStatus: 404},
+			{Name: "PagePathNUL", Path: "/pages/a%00b", WantStatus: 404},
+			{Name: "EntryPathInvalidUTF8", Path: "/channels/notes/entries/%c3%28", WantStatus: 404},
+			{Name: "QueryNUL", Path: "/channels/notes/entries?search=%00", WantStatus: 400, WantBody: obj{"code": "invalid_request"}},
+			{Name: "QueryInvalidUTF8", Path: "/pages?fullpath=%ff", WantStatus: 400},
+			{Name: "EntryTitleNUL", Method: "POST", Path: "/channels/notes/entries", Body: `{"title":"a\u0000b"}`,
+				WantStatus: 422, WantBody: obj{"code": "invalid_request"}},
+			{Name: "EntryJSONNUL", Method: "POST", Path: "/channels/notes/entries", Body: `{"title":"ok","meta":{"k":"\u0000"}}`,
+				WantStatus: 422},
+			{Name: "NothingStored", Path: "/channels/notes/entries/count", WantStatus: 200, WantBody: obj{"count": 0}},
+			{Name: "SnippetNUL", Method: "POST", Path: "/themes/demo/snippets", Body: `{"name":"x","code":"a\u0000"}`, WantStatus: 422},
+			{Name: "PageTitleNUL", Method: "POST", Path: "/pages", Body: `{"title":"\u0000","template":"home"}`, WantStatus: 422},
+			{Name: "CustomerNUL", Method: "POST", Path: "/customers", Body: `{"email":"a@example.com","name":"\u0000"}`, WantStatus: 422},
+			{Name: "EscapedBackslashIsFine", Method: "POST", Path: "/channels/notes/entries", Body: `{"title":"a\\u0000b"}`,
+				WantStatus: 201, WantBody: obj{"title": `a\u0000b`}},
+		})
+	})
+}
