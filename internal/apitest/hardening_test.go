@@ -33,3 +33,23 @@ func TestTextNoStoreHolds(t *testing.T) {
 		})
 	})
 }
+
+// TestAuthorizationScheme: exactly the Bearer scheme, in any case.
+func TestAuthorizationScheme(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		tok := env.Tokens["admin"]
+		with := func(name, header string, status int) apitest.Scenario {
+			return apitest.Scenario{Name: name, Path: "/pages/count", As: "none", Headers: map[string]string{"Authorization": header},
+				WantStatus: status}
+		}
+		env.Run(t, []apitest.Scenario{
+			with("Bearer", "Bearer "+tok, 200),
+			with("UpperCase", "BEARER "+tok, 200),
+			with("LowerCase", "bearer "+tok, 200),
+			with("BareToken", tok, 401),
+			with("OtherScheme", "Basic "+tok, 401),
+			with("SchemeOnly", "Bearer", 401),
+			with("Empty", "", 401),
+		})
+	})
+}

@@ -144,14 +144,21 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 
 type principalKey struct{}
 
+// bearerToken is the token of an "Authorization: Bearer <token>" header:
+// exactly that scheme, in any case (RFC 9110), or "" for anything else,
+// a bare token included.
+func bearerToken(r *http.Request) string {
+	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return ""
+	}
+	return strings.TrimSpace(token)
+}
+
 // authenticate checks the caller's token and site access and stores the
 // principal in the context of the request it returns.
 func (s *Server) authenticate(r *http.Request, need access) (*http.Request, error) {
-	secret, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
-		secret, _ = strings.CutPrefix(r.Header.Get("Authorization"), "bearer ")
-	}
-	p, err := s.Auth.Authenticate(r.Context(), strings.TrimSpace(secret), strings.TrimSpace(r.Header.Get("X-Service-Site")))
+	p, err := s.Auth.Authenticate(r.Context(), bearerToken(r), strings.TrimSpace(r.Header.Get("X-Service-Site")))
 	if err != nil {
 		return r, err
 	}
