@@ -1,6 +1,8 @@
 package apitest_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
@@ -51,5 +53,28 @@ func TestAuthorizationScheme(t *testing.T) {
 			with("SchemeOnly", "Bearer", 401),
 			with("Empty", "", 401),
 		})
+	})
+}
+
+// TestFileRefSiteProbing: a FileRef to a site that does not exist and one
+// to a site the caller has no admin role on get the same answer.
+func TestFileRefSiteProbing(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		page := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/pages", Body: obj{"title": "T", "template": "home"}}, 201).JSON.(obj)["id"].(string)
+		try := func(site string) *apitest.Response {
+			return mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/pages/" + page + "/batch?dry_run=1",
+				Body: obj{"operations": []obj{{"op": "set", "path": "/items/Hero image",
+					"value": obj{"__type": "FileRef", "source": "service://" + site + "/pages/" + page + "/Hero image"}}}}}, 200)
+		}
+		// The demo admin is no admin of "other", which exists; "nosuchsit"
+		// (as long a name) does not exist.
+		errOf := func(r *apitest.Response) string {
+			e := r.JSON.(obj)["results"].([]any)[0].(obj)["error"].(obj)
+			return fmt.Sprint(e["code"], " ", strings.NewReplacer("other", "SITE", "nosuchsit", "SITE").Replace(e["message"].(string)))
+		}
+		other, missing := errOf(try("other")), errOf(try("nosuchsit"))
+		if other != missing || !strings.HasPrefix(other, "unauthorized ") {
+			t.Errorf("FileRef to an existing site: %q; to a missing one: %q; want the same unauthorized answer", other, missing)
+		}
 	})
 }

@@ -155,15 +155,21 @@ func (w *Writer) source(ref Ref) (*File, error) {
 		if w.caller.SiteToken {
 			return nil, cms.Errorf(cms.EDenied, "A site token cannot copy files from another site")
 		}
+		// A site that does not exist and one the caller may not copy from
+		// get the same answer, so that FileRefs cannot probe which sites
+		// exist.
+		denied := cms.Errorf(cms.EDenied, "Copying from site %q needs an admin of that site", ref.SiteShortID)
 		other, err := w.tx.Sites().GetByShortID(ref.SiteShortID)
 		if cms.IsCode(err, cms.ENotFound) {
-			return nil, cms.Errorf(cms.ESourceNotFound, "No site %q", ref.SiteShortID)
+			return nil, denied
 		} else if err != nil {
 			return nil, err
 		}
 		m, err := w.tx.Users().Membership(other.ID, w.caller.UserID)
-		if err != nil || m.Role != store.RoleAdmin {
-			return nil, cms.Errorf(cms.EDenied, "Copying from site %q needs an admin of that site", ref.SiteShortID)
+		if cms.IsCode(err, cms.ENotFound) || err == nil && m.Role != store.RoleAdmin {
+			return nil, denied
+		} else if err != nil {
+			return nil, err
 		}
 		src = other
 	}
