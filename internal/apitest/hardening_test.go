@@ -1,6 +1,7 @@
 package apitest_test
 
 import (
+	"encoding/base64"
 	"fmt"
 	"strings"
 	"testing"
@@ -75,6 +76,38 @@ func TestFileRefSiteProbing(t *testing.T) {
 		other, missing := errOf(try("other")), errOf(try("nosuchsit"))
 		if other != missing || !strings.HasPrefix(other, "unauthorized ") {
 			t.Errorf("FileRef to an existing site: %q; to a missing one: %q; want the same unauthorized answer", other, missing)
+		}
+	})
+}
+
+// TestServedFilesInline: only an allow-list of types is shown in place;
+// any other stored type is served as an attachment, so nothing uploaded
+// renders as a document on the API's origin.
+func TestServedFilesInline(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		upload := func(name, ctype string, data []byte) string {
+			t.Helper()
+			res := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/uploads", Body: obj{"source": obj{"__type": "File",
+				"filename": name, "content_type": ctype, "attachment": base64.StdEncoding.EncodeToString(data)}}}, 201)
+			return res.JSON.(obj)["url"].(string)
+		}
+		for _, tt := range []struct {
+			name, ctype string
+			data        []byte
+			inline      bool
+		}{
+			{"a.png", "image/png", testPNG(t, 2, 2), true},
+			{"a.pdf", "application/pdf", []byte("%PDF-1.4 x"), true},
+			{"mail.eml", "message/rfc822", []byte("Subject: hi\r\n\r\nbody"), false},
+			{"stream", "multipart/x-mixed-replace", []byte("--b\r\n"), false},
+			{"data.bin", "application/x-made-up", []byte{1, 2, 3}, false},
+		} {
+			res := fetch(t, env, upload(tt.name, tt.ctype, tt.data), nil)
+			res.Body.Close()
+			cd := res.Header.Get("Content-Disposition")
+			if res.StatusCode != 200 || (cd == "") != tt.inline || res.Header.Get("X-Content-Type-Options") != "nosniff" {
+				t.Errorf("%s (%s): status %d, Content-Disposition %q; want inline %v", tt.name, tt.ctype, res.StatusCode, cd, tt.inline)
+			}
 		}
 	})
 }

@@ -99,6 +99,12 @@ func (s *Store) Handler(prefix string) http.Handler {
 		h.Set("Content-Type", attrs.ContentType)
 		h.Set("Cache-Control", cache)
 		h.Set("X-Content-Type-Options", "nosniff")
+		if !Inline(attrs.ContentType) {
+			// Served from the API's origin, a type a browser might run or
+			// render as a document (message/rfc822, multipart/x-mixed-replace,
+			// anything unforeseen) is downloaded instead.
+			h.Set("Content-Disposition", "attachment")
+		}
 		if etag := etagOf(attrs); etag != "" {
 			h.Set("ETag", etag)
 		}

@@ -211,3 +211,21 @@ func contentType(name, declared string, head []byte) (ct string, ok bool, why st
 	}
 	return ct, true, ""
 }
+
+// inlineTypes are the media types a browser may show in place: images,
+// audio, video, plain text and PDF. Everything else is served as an
+// attachment. An allow-list, not a deny-list: a type nobody thought of is
+// downloaded, never rendered.
+var inlineTypes = map[string]bool{
+	"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true, "image/avif": true,
+	"image/bmp": true, "image/x-icon": true, "image/tiff": true, "image/heic": true, "image/heif": true,
+	"application/pdf": true, "text/plain": true, "text/csv": true,
+	"audio/mpeg": true, "audio/wav": true, "audio/ogg": true, "audio/opus": true, "audio/mp4": true,
+	"audio/flac": true, "audio/aac": true,
+	"video/mp4": true, "video/webm": true, "video/ogg": true, "video/quicktime": true,
+	"font/woff": true, "font/woff2": true, "font/ttf": true, "font/otf": true,
+}
+
+// Inline reports whether a stored file of this content type may be shown
+// in place rather than downloaded.
+func Inline(contentType string) bool { return inlineTypes[looseMediaType(contentType)] }
