@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -93,6 +94,15 @@ func env(name, def string) string {
 func envDuration(name string, def time.Duration) time.Duration {
 	if d, err := time.ParseDuration(os.Getenv(name)); err == nil {
 		return d
+	}
+	return def
+}
+
+// envInt returns the environment variable as an integer, or def when it
+// is unset or not an integer.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil {
+		return n
 	}
 	return def
 }

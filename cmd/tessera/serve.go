@@ -34,6 +34,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var c config
 	var addr, logFormat string
 	var withDemo bool
+	var limits httpapi.Limits
 	var redisURL, blobURL, smtpURL, mailFrom string
 	var lockTimeout, sessionTTL time.Duration
 	fs := newFlags("serve", &c)
@@ -43,6 +44,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&sessionTTL, "session-ttl", envDuration("TESSERA_SESSION_TTL", customers.DefaultSessionTTL), "how long an unused customer session lasts [TESSERA_SESSION_TTL]")
 	fs.StringVar(&smtpURL, "smtp", env("TESSERA_SMTP_URL", ""), "SMTP server for outgoing mail: smtp://user:pass@host:587 (STARTTLS) or smtps://...:465; empty logs mail instead [TESSERA_SMTP_URL]")
 	fs.StringVar(&mailFrom, "mail-from", env("TESSERA_MAIL_FROM", ""), "sender address of outgoing mail, required with --smtp [TESSERA_MAIL_FROM]")
+	fs.IntVar(&limits.PerAddress, "rate-limit", envInt("TESSERA_RATE_LIMIT", 600), "API requests one client address may make per minute; 0 for no limit (loopback is never limited) [TESSERA_RATE_LIMIT]")
+	fs.IntVar(&limits.PerToken, "rate-limit-token", envInt("TESSERA_RATE_LIMIT_TOKEN", 1200), "API requests one token may make per minute; 0 for no limit [TESSERA_RATE_LIMIT_TOKEN]")
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
@@ -107,7 +110,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 
 	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,
-		Customers: svc.Customers, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger}
+		Customers: svc.Customers, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger,
+		Limits: limits, Limiter: limiter}
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/httpapi"
 )
 
 // TestTextNoStoreHolds: NUL and invalid UTF-8, which PostgreSQL refuses and
@@ -109,5 +110,32 @@ func TestServedFilesInline(t *testing.T) {
 				t.Errorf("%s (%s): status %d, Content-Disposition %q; want inline %v", tt.name, tt.ctype, res.StatusCode, cd, tt.inline)
 			}
 		}
+	})
+}
+
+// TestAPIRateLimits: requests are limited per client address (before
+// authentication, so bad tokens count) and per token, with 429 and
+// Retry-After.
+func TestAPIRateLimits(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		env.Server.Limits = httpapi.Limits{PerToken: 3, LimitLoopback: true}
+		for i := 0; i < 3; i++ {
+			mustDo(t, env, apitest.Scenario{Path: "/pages/count"}, 200)
+		}
+		r := env.Do(t, apitest.Scenario{Path: "/pages/count"})
+		if r.Status != 429 || r.Header.Get("Retry-After") == "" || r.JSON.(obj)["code"] != "too_many_requests" {
+			t.Fatalf("4th request with one token: got %d %s (Retry-After %q)", r.Status, r.Raw, r.Header.Get("Retry-After"))
+		}
+		mustDo(t, env, apitest.Scenario{Path: "/pages/count", As: "editor"}, 200) // another token
+
+		env.Server.Limits = httpapi.Limits{PerAddress: 5, LimitLoopback: true}
+		for i := 0; i < 5; i++ {
+			env.Do(t, apitest.Scenario{Path: "/pages/count", As: "token:bad-token"})
+		}
+		if r := env.Do(t, apitest.Scenario{Path: "/pages/count", As: "editor"}); r.Status != 429 {
+			t.Errorf("6th request from one address: got %d, want 429 (bad tokens count too)", r.Status)
+		}
+		env.Server.Limits.LimitLoopback = false
+		mustDo(t, env, apitest.Scenario{Path: "/pages/count", As: "editor"}, 200)
 	})
 }

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -21,6 +22,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -51,10 +53,17 @@ type Server struct {
 	Uploads *files.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
+	// Limits bounds the API requests of one client address and of one
+	// token per window; zero fields do not limit.
+	Limits Limits
+	// Limiter counts requests for Limits; nil counts in this process.
+	Limiter ratelimit.Limiter
 
-	mux      *http.ServeMux
-	metrics  *metrics
-	patterns []string // every API route, in registration order
+	mux         *http.ServeMux
+	metrics     *metrics
+	limiterOnce sync.Once
+	memLimiter  *ratelimit.Memory
+	patterns    []string // every API route, in registration order
 }
 
 // handlerFunc is an API handler: it writes a response, or returns an error
@@ -124,7 +133,13 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
 		err := checkRequestText(r)
 		if err == nil {
+			err = s.limit(r, "address:"+clientAddr(r), s.Limits.PerAddress)
+		}
+		if err == nil {
 			r, err = s.authenticate(r, need)
+		}
+		if err == nil {
+			err = s.limit(r, "token:"+principal(r).Token.ID, s.Limits.PerToken)
 		}
 		if err == nil {
 			err = h(rec, r)
