@@ -20,6 +20,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/mail"
+	"github.com/tessera-cms/tessera/internal/netlimit"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -35,6 +36,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var addr, logFormat string
 	var withDemo bool
 	var limits httpapi.Limits
+	var connsPerClient int
 	var redisURL, blobURL, smtpURL, mailFrom string
 	var lockTimeout, sessionTTL time.Duration
 	fs := newFlags("serve", &c)
@@ -46,6 +48,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&mailFrom, "mail-from", env("TESSERA_MAIL_FROM", ""), "sender address of outgoing mail, required with --smtp [TESSERA_MAIL_FROM]")
 	fs.IntVar(&limits.PerAddress, "rate-limit", envInt("TESSERA_RATE_LIMIT", 600), "API requests one client address may make per minute; 0 for no limit (loopback is never limited) [TESSERA_RATE_LIMIT]")
 	fs.IntVar(&limits.PerToken, "rate-limit-token", envInt("TESSERA_RATE_LIMIT_TOKEN", 1200), "API requests one token may make per minute; 0 for no limit [TESSERA_RATE_LIMIT_TOKEN]")
+	fs.IntVar(&connsPerClient, "max-client-conns", envInt("TESSERA_MAX_CLIENT_CONNS", 64), "connections one client address may hold open; 0 for no limit (loopback is never limited) [TESSERA_MAX_CLIENT_CONNS]")
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
@@ -123,6 +126,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	ln = &netlimit.Listener{Listener: ln, PerAddress: connsPerClient}
 	logger.Info("tessera listening", slog.String("addr", ln.Addr().String()), slog.String("api", "http://"+ln.Addr().String()+"/api"))
 
 	go sweep(ctx, svc, logger)

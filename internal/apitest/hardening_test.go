@@ -3,8 +3,11 @@ package apitest_test
 import (
 	"encoding/base64"
 	"fmt"
+	"io"
+	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/httpapi"
@@ -137,5 +140,47 @@ func TestAPIRateLimits(t *testing.T) {
 		}
 		env.Server.Limits.LimitLoopback = false
 		mustDo(t, env, apitest.Scenario{Path: "/pages/count", As: "editor"}, 200)
+	})
+}
+
+// TestSlowClients: an unauthenticated request is answered without waiting
+// for its body and its connection closed; an authenticated body that does
+// not arrive in time ends the request. (The connection deadline below only
+// keeps a failing test from hanging.)
+func TestSlowClients(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		send := func(t *testing.T, head string) string {
+			t.Helper()
+			c, err := net.Dial("tcp", strings.TrimPrefix(env.URL, "http://"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			if _, err := io.WriteString(c, head); err != nil {
+				t.Fatal(err)
+			}
+			_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+			got, err := io.ReadAll(c) // until the server closes the connection
+			if err != nil {
+				t.Fatalf("the server kept the connection open: %v (read %q)", err, got)
+			}
+			return string(got)
+		}
+		t.Run("Unauthenticated", func(t *testing.T) {
+			got := send(t, "POST /api/pages HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100000000\r\n\r\n{")
+			if !strings.HasPrefix(got, "HTTP/1.1 401") {
+				t.Errorf("got %q, want a 401", got)
+			}
+		})
+		t.Run("BodyTooSlow", func(t *testing.T) {
+			env.Server.BodyTimeout, env.Server.BodyRate = 300*time.Millisecond, 1<<30
+			defer func() { env.Server.BodyTimeout, env.Server.BodyRate = 0, 0 }()
+			got := send(t, "POST /api/pages HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "+env.Tokens["admin"]+
+				"\r\nX-Service-Site: "+env.Site.ID+"\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"title\":")
+			if got != "" && !strings.HasPrefix(got, "HTTP/1.1 4") {
+				t.Errorf("got %q, want a 4xx or a closed connection", got)
+			}
+		})
+		mustDo(t, env, apitest.Scenario{Path: "/pages/count"}, 200)
 	})
 }

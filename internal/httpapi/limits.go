@@ -53,3 +53,35 @@ func (s *Server) limiter() ratelimit.Limiter {
 	s.limiterOnce.Do(func() { s.memLimiter = &ratelimit.Memory{} })
 	return s.memLimiter
 }
+
+// Body read deadline defaults: a minute, plus the body's size at 16 KiB/s
+// (a 40 MiB page write gets about 43 minutes, an empty one a minute).
+const (
+	DefaultBodyTimeout       = time.Minute
+	DefaultBodyRate    int64 = 16 << 10
+)
+
+// bodyDeadline bounds how long the request's body may take to arrive, so a
+// client that sends a large Content-Length and then trickles cannot hold a
+// connection forever. A body of unknown length (chunked) gets the deadline
+// of the route's largest body.
+func (s *Server) bodyDeadline(w http.ResponseWriter, r *http.Request) {
+	if r.ContentLength == 0 || r.Body == http.NoBody {
+		return
+	}
+	timeout, rate := s.BodyTimeout, s.BodyRate
+	if timeout <= 0 {
+		timeout = DefaultBodyTimeout
+	}
+	if rate <= 0 {
+		rate = DefaultBodyRate
+	}
+	size := r.ContentLength
+	if size < 0 {
+		size = pageBodyBytes
+	}
+	d := timeout + time.Duration(size/rate)*time.Second
+	// Not every ResponseWriter supports deadlines (httptest recorders);
+	// the server's own does.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(d))
+}

@@ -58,6 +58,12 @@ type Server struct {
 	Limits Limits
 	// Limiter counts requests for Limits; nil counts in this process.
 	Limiter ratelimit.Limiter
+	// BodyTimeout is the time any request body may take to arrive, on top
+	// of its size at BodyRate; zero means DefaultBodyTimeout.
+	BodyTimeout time.Duration
+	// BodyRate is the slowest rate, in bytes per second, a body may
+	// arrive at; zero means DefaultBodyRate.
+	BodyRate int64
 
 	mux         *http.ServeMux
 	metrics     *metrics
@@ -141,7 +147,13 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 		if err == nil {
 			err = s.limit(r, "token:"+principal(r).Token.ID, s.Limits.PerToken)
 		}
+		if err != nil && r.ContentLength != 0 {
+			// The body of a refused request is never read: close the
+			// connection after the answer instead of waiting for it.
+			w.Header().Set("Connection", "close")
+		}
 		if err == nil {
+			s.bodyDeadline(w, r)
 			err = h(rec, r)
 			if again, ok := withSentBody(r, err); ok && !rec.wrote {
 				err = h(rec, again)
