@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/httpapi"
+	"github.com/tessera-cms/tessera/internal/pages"
 )
 
 // TestTextNoStoreHolds: NUL and invalid UTF-8, which PostgreSQL refuses and
@@ -182,5 +183,37 @@ func TestSlowClients(t *testing.T) {
 			}
 		})
 		mustDo(t, env, apitest.Scenario{Path: "/pages/count"}, 200)
+	})
+}
+
+// TestValueSizeLimits: page fields, page items, and entry text and json
+// values have size limits, answered 422 naming the field, and nothing is
+// stored.
+func TestValueSizeLimits(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		f := createHome(t, env)
+		page := "/pages/" + f.ID
+		big := func(n int) string { return strings.Repeat("x", n) }
+		efChannel(t, env, "Notes", obj{"name": "title", "type": "string"}, obj{"name": "body", "type": "text"}, obj{"name": "meta", "type": "json"})
+		env.Run(t, []apitest.Scenario{
+			{Name: "SEODescription", Method: "PUT", Path: page, Body: obj{"seo_description": big(pages.MaxDescriptionBytes + 1)},
+				WantStatus: 422, WantBody: obj{"code": "validation_failed", "field": "seo_description"}},
+			{Name: "SEODescriptionAtLimit", Method: "PUT", Path: page, Body: obj{"seo_description": big(pages.MaxDescriptionBytes)}, WantStatus: 200},
+			{Name: "Title", Method: "PUT", Path: page, Body: obj{"title": big(pages.MaxFieldBytes + 1)}, WantStatus: 422,
+				WantBody: obj{"field": "title"}},
+			{Name: "Item", Method: "PUT", Path: page, Body: obj{"items": obj{"Intro": big(pages.MaxItemBytes + 1)}}, WantStatus: 422,
+				WantBody: obj{"field": "items.Intro"}},
+			{Name: "ItemInBatch", Method: "POST", Path: page + "/batch", Headers: map[string]string{"If-Match": "*"},
+				Body:       obj{"operations": []obj{{"op": "set", "path": "/items/Intro", "value": big(pages.MaxItemBytes + 1)}}},
+				WantStatus: 422, WantBody: obj{"code": "validation_failed"}},
+			{Name: "DraftItem", Method: "PUT", Path: page + "/draft", Body: obj{"items": obj{"Intro": big(pages.MaxItemBytes + 1)}},
+				WantStatus: 422, WantBody: obj{"field": "items.Intro"}},
+			{Name: "PageUnchanged", Path: page, WantStatus: 200, WantBody: obj{"items": obj{"Intro": obj{"content": "<p>Hi</p>"}}}},
+			{Name: "EntryText", Method: "POST", Path: "/channels/notes/entries", Body: obj{"title": "t", "body": big(1<<20 + 1)},
+				WantStatus: 422, WantBody: obj{"field": "body"}},
+			{Name: "EntryJSON", Method: "POST", Path: "/channels/notes/entries", Body: obj{"title": "t", "meta": obj{"k": big(1 << 20)}},
+				WantStatus: 422, WantBody: obj{"field": "meta"}},
+			{Name: "NoEntryStored", Path: "/channels/notes/entries/count", WantStatus: 200, WantBody: obj{"count": 0}},
+		})
 	})
 }

@@ -124,6 +124,10 @@ func (w *writer) field(e *Entry, f *Field, v any, locale string) error {
 	return nil
 }
 
+// maxValueBytes bounds a text or json value: an entry is read whole on
+// every render.
+const maxValueBytes = 1 << 20
+
 // value parses a written value of field f against its current stored
 // value cur and returns the new stored value; nil clears the field.
 func (w *writer) value(f *Field, v any, cur json.RawMessage) (json.RawMessage, error) {
@@ -138,7 +142,11 @@ func (w *writer) value(f *Field, v any, cur json.RawMessage) (json.RawMessage, e
 		if v == nil {
 			return nil, nil
 		}
-		return mustJSON(v), nil
+		raw := mustJSON(v)
+		if len(raw) > maxValueBytes {
+			return nil, errField(f.Name, fmt.Sprintf("is longer than %d bytes", maxValueBytes))
+		}
+		return raw, nil
 	}
 	if v == nil {
 		return nil, nil
@@ -154,6 +162,9 @@ func (w *writer) value(f *Field, v any, cur json.RawMessage) (json.RawMessage, e
 		}
 		if f.Type != TypeText && len(s) > maxIndexed {
 			return nil, errField(f.Name, fmt.Sprintf("is longer than %d bytes (use a text field for long text)", maxIndexed))
+		}
+		if len(s) > maxValueBytes {
+			return nil, errField(f.Name, fmt.Sprintf("is longer than %d bytes", maxValueBytes))
 		}
 		if f.Type == TypeEmail {
 			s = strings.TrimSpace(s)

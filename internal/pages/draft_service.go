@@ -76,6 +76,9 @@ func loadDraft(tx store.Tx, site *store.Site, pageID string) (*store.Draft, *Pag
 
 // putDraft stores p as the page's draft, based on the live updated_at basedOn.
 func putDraft(tx store.Tx, site *store.Site, p *Page, basedOn time.Time) (*store.Draft, error) {
+	if err := checkSizes(p); err != nil {
+		return nil, err
+	}
 	doc, err := json.Marshal(p)
 	if err != nil {
 		return nil, fmt.Errorf("pages: encode draft of %s: %w", p.ID, err)

@@ -146,6 +146,9 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt
 // descendants), keeps one homepage per site, and stores it: a
 // compare-and-swap against prev, or a create when prev is nil.
 func (s *Service) save(tx store.Tx, site *store.Site, prev *store.PageRecord, p *Page, parentChanged, homepageChanged bool) error {
+	if err := checkSizes(p); err != nil {
+		return err
+	}
 	var parent *Page
 	var parentSortKey string
 	if p.ParentID != "" {
