@@ -387,8 +387,8 @@ func TestBatchSetReference(t *testing.T) {
 			{Name: "NullClears", Ops: []obj{setOp(featured, nil)}, Results: []obj{opOK},
 				WantPage: pageItem("Featured", obj{"reference_id": nil, "reference_slug": nil, "reference_title": nil})},
 			// No article entries exist, so their ids are not found.
-			{Name: "EntryNotFound", Ops: []obj{setOp("/items/Related", []string{articleA})}, Results: []obj{opErr("reference_not_found")},
-				WantPage: pageItem("Related", obj{"reference_ids": []string{articleA, articleB}})},
+			{Name: "EntryNotFound", Ops: []obj{setOp("/items/Related", []string{noSuchID})}, Results: []obj{opErr("reference_not_found")},
+				WantPage: pageItem("Related", obj{"reference_ids": []string{f.ArticleA, f.ArticleB}})},
 		})
 
 		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/themes/demo/templates", Body: obj{"name": "refs", "code": refsTemplate}}, 201)

@@ -488,7 +488,7 @@ func TestDraftDocument(t *testing.T) {
 					{"slug": "Featured", "type": "reference", "content": nil, "reference_type": "pages", "reference_id": f.Target,
 						"translations": apitest.Absent, "reference_slug": apitest.Absent, "reference_title": apitest.Absent},
 					{"slug": "Related", "type": "reference", "content": nil, "reference_type": "channels.articles",
-						"reference_ids": []string{articleA, articleB}, "translations": apitest.Absent},
+						"reference_ids": []string{f.ArticleA, f.ArticleB}, "translations": apitest.Absent},
 					{"slug": "Body", "type": "canvas", "content": nil, "translations": apitest.Absent, "repeatables": []obj{
 						{"id": f.Hero, "slug": "hero", "position": 1, "page_items": []obj{
 							scalar("Heading", "field", "Big", nil), scalar("Align", "select", "center", nil)}},

@@ -25,14 +25,8 @@ import (
 //
 // Helpers shared by the three files come first.
 
-// articleA and articleB are entry ids for the demo's channels.articles
-// reference (PUT does not check that referenced ids exist); noSuchID names
-// no record at all.
-const (
-	articleA = "6a6c60362e4510dd4a4590d1"
-	articleB = "6a6c60362e4510dd4a4590d2"
-	noSuchID = "6a6c60362e4510dd4a4590ff"
-)
+// noSuchID names no record at all.
+const noSuchID = "6a6c60362e4510dd4a4590ff"
 
 // timestampRE is DESIGN §4's timestamp form: UTC with milliseconds.
 var timestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
@@ -104,6 +98,7 @@ func createTree(t testing.TB, env *apitest.Env, fullpaths ...string) map[string]
 // homeFixture is a page on the "home" template with every item written.
 type homeFixture struct {
 	ID, Target                   string // the page, and the page its Featured references
+	ArticleA, ArticleB           string // the entries of channels.articles its Related references
 	Hero, Columns, Column, Quote string // repeatable ids (Column is inside Columns)
 	Doc                          obj    // the document the fill returned
 }
@@ -115,6 +110,11 @@ func createHome(t testing.TB, env *apitest.Env) homeFixture {
 	target := createPage(t, env, obj{"title": "Target", "template": "page"})
 	home := createPage(t, env, obj{"title": "Home page", "template": "home"})
 	f := homeFixture{ID: home["id"].(string), Target: target["id"].(string)}
+	// The home template's Related references channels.articles: writes
+	// check that the entries exist.
+	efChannel(t, env, "Articles", obj{"name": "title", "type": "string"})
+	f.ArticleA = efCreate(t, env, "articles", obj{"title": "A"})["id"].(string)
+	f.ArticleB = efCreate(t, env, "articles", obj{"title": "B"})["id"].(string)
 	f.Doc = putPage(t, env, f.ID, obj{
 		"seo_title":    "Home SEO",
 		"translations": obj{"nl": obj{"title": "Thuispagina", "seo_title": "Thuis SEO"}},
@@ -124,7 +124,7 @@ func createHome(t testing.TB, env *apitest.Env) homeFixture {
 			"Show banner": false,
 			"Intro":       "<p>Hi</p>",
 			"Featured":    f.Target,
-			"Related":     []string{articleA, articleB},
+			"Related":     []string{f.ArticleA, f.ArticleB},
 			"Body": []obj{
 				{"slug": "hero", "items": obj{"Heading": "Big", "Align": "center"}},
 				{"slug": "columns", "items": obj{"Columns": []obj{{"slug": "column", "items": obj{"Text": "Left"}}}}},
@@ -434,7 +434,7 @@ func TestPageItemShapes(t *testing.T) {
 			}}},
 			{Name: "ReferenceMany", Path: "/pages/" + f.ID, WantStatus: 200, WantBody: obj{"items": obj{
 				"Related": obj{"slug": "Related", "type": "reference", "reference_type": "channels.articles",
-					"reference_ids": []string{articleA, articleB}, "reference_slugs": []any{apitest.Any, apitest.Any},
+					"reference_ids": []string{f.ArticleA, f.ArticleB}, "reference_slugs": []any{apitest.Any, apitest.Any},
 					"reference_titles": []any{apitest.Any, apitest.Any}, "content": apitest.Absent, "reference_id": apitest.Absent},
 			}}},
 			{Name: "Canvas", Path: "/pages/" + f.ID, WantStatus: 200, WantBody: obj{"items": obj{
@@ -461,8 +461,11 @@ func TestPageItemShapes(t *testing.T) {
 			{Name: "ReferenceInDutch", Path: "/pages/" + f.ID + "?content_locale=nl", WantStatus: 200, WantBody: obj{"items": obj{
 				"Featured": obj{"reference_slug": "moved", "reference_title": "Moved"},
 			}}},
-			{Name: "MissingTargetReadsNull", Method: "PUT", Path: "/pages/" + f.ID, Body: obj{"items": obj{"Featured": noSuchID}}, WantStatus: 200,
-				WantBody: obj{"items": obj{"Featured": obj{"reference_id": noSuchID, "reference_slug": nil, "reference_title": nil}}}},
+			// A write cannot name a missing target; one deleted since reads
+			// as null.
+			{Name: "TargetDeleted", Method: "DELETE", Path: "/pages/" + f.Target, WantStatus: 204},
+			{Name: "MissingTargetReadsNull", Path: "/pages/" + f.ID, WantStatus: 200,
+				WantBody: obj{"items": obj{"Featured": obj{"reference_id": f.Target, "reference_slug": nil, "reference_title": nil}}}},
 			{Name: "ClearedReference", Method: "PUT", Path: "/pages/" + f.ID, Body: obj{"items": obj{"Featured": nil, "Related": []string{}}}, WantStatus: 200,
 				WantBody: obj{"items": obj{
 					"Featured": obj{"reference_type": "pages", "reference_id": nil, "reference_slug": nil, "reference_title": nil},

@@ -389,13 +389,15 @@ func TestPageReferenceWrites(t *testing.T) {
 			{Name: "ReferenceSlugWithSlash", Method: "PUT", Path: page, Body: featured(obj{"reference_slug": "/about/team"}), WantStatus: 200,
 				WantBody: featured(obj{"reference_id": team, "reference_slug": "about/team"})},
 			{Name: "ReferenceSlugUnknown", Method: "PUT", Path: page, Body: featured(obj{"reference_slug": "nosuch"}), WantStatus: 422},
-			{Name: "IDNotChecked", Method: "PUT", Path: page, Body: featured(noSuchID), WantStatus: 200,
-				WantBody: featured(obj{"reference_id": noSuchID, "reference_slug": nil, "reference_title": nil})},
+			// PUT checks the targets it adds, as batch set does.
+			{Name: "IDChecked", Method: "PUT", Path: page, Body: featured(noSuchID), WantStatus: 422,
+				WantBody: obj{"code": "reference_not_found"}},
+			{Name: "NothingChanged", Path: page, WantStatus: 200, WantBody: featured(obj{"reference_id": team})},
 			{Name: "NotAnID", Method: "PUT", Path: page, Body: featured("about"), WantStatus: 422},
-			{Name: "ArrayOfIDsWritesReferenceIDs", Method: "PUT", Path: page, Body: obj{"items": obj{"Related": []string{articleB, articleA}}}, WantStatus: 200,
-				WantBody: obj{"items": obj{"Related": obj{"reference_ids": []string{articleB, articleA}}}}},
-			{Name: "ReferenceIDs", Method: "PUT", Path: page, Body: obj{"items": obj{"Related": obj{"reference_ids": []string{articleA}}}}, WantStatus: 200,
-				WantBody: obj{"items": obj{"Related": obj{"reference_ids": []string{articleA}, "reference_slugs": []any{apitest.Any}, "reference_titles": []any{apitest.Any}}}}},
+			{Name: "ArrayOfIDsWritesReferenceIDs", Method: "PUT", Path: page, Body: obj{"items": obj{"Related": []string{f.ArticleB, f.ArticleA}}}, WantStatus: 200,
+				WantBody: obj{"items": obj{"Related": obj{"reference_ids": []string{f.ArticleB, f.ArticleA}}}}},
+			{Name: "ReferenceIDs", Method: "PUT", Path: page, Body: obj{"items": obj{"Related": obj{"reference_ids": []string{f.ArticleA}}}}, WantStatus: 200,
+				WantBody: obj{"items": obj{"Related": obj{"reference_ids": []string{f.ArticleA}, "reference_slugs": []any{apitest.Any}, "reference_titles": []any{apitest.Any}}}}},
 			{Name: "ReadShapeWrittenBack", Method: "PUT", Path: page,
 				Body:       featured(obj{"reference_type": "pages", "reference_id": team, "reference_slug": "about/team", "reference_title": "about/team"}),
 				WantStatus: 200, WantBody: featured(obj{"reference_id": team})},
@@ -560,7 +562,7 @@ func TestPageRoundTrip(t *testing.T) {
 		f := createHome(t, env)
 		ids := createTree(t, env, "parent")
 		putPage(t, env, f.ID, obj{"parent": ids["parent"], "filter": "x", "security_mechanism": "humans", "locales": []string{"nl"}, "fixed_locale": "nl",
-			"seo_description": "Desc", "items": obj{"Related": []string{articleA}, "Intro": obj{"translations": obj{"nl": obj{"content": "<p>Hoi</p>"}}}}})
+			"seo_description": "Desc", "items": obj{"Related": []string{f.ArticleA}, "Intro": obj{"translations": obj{"nl": obj{"content": "<p>Hoi</p>"}}}}})
 		for _, tc := range []struct{ name, q string }{{"Default", ""}, {"ContentLocale", "?content_locale=nl"}} {
 			q := tc.q
 			t.Run(tc.name, func(t *testing.T) {

@@ -147,7 +147,7 @@ func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.Page
 		return nil, err
 	}
 	res, err := Apply(live, body, ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
-		Locale: locale, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}})
+		Locale: locale, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}})
 	if err == nil {
 		err = s.save(tx, site, rec, res.Page, false, false)
 	}
@@ -221,7 +221,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 			return err
 		}
 		res, err := Apply(draft, parts.Draft, ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
-			Locale: opt.Locale, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Files: fv})
+			Locale: opt.Locale, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}, Files: fv})
 		if err != nil {
 			return err
 		}

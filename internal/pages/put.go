@@ -55,6 +55,9 @@ type ApplyOptions struct {
 	Resolver Resolver
 	// Files stores uploaded and copied files; nil refuses them.
 	Files FileValues
+	// Refs checks that references a write adds name existing records, as
+	// batch set does; nil leaves them unchecked (the pure engine's tests).
+	Refs ReferenceChecker
 }
 
 // Result is the outcome of a successful Apply.

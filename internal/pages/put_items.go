@@ -245,6 +245,18 @@ func (a *applier) applyReference(it *Item, ed *themes.Editable, v any, where str
 	if slices.Equal(ids, it.RefIDs) {
 		return false, nil
 	}
+	// Only the ids the write adds are checked: a target deleted since does
+	// not make every later write of the page fail.
+	added := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(it.RefIDs, id) })
+	if len(added) > 0 && a.opt.Refs != nil {
+		missing, err := a.opt.Refs.Exists(ed.Reference, added)
+		if err != nil {
+			return false, fmt.Errorf("pages: check %s references: %w", ed.Reference, err)
+		}
+		if len(missing) > 0 {
+			return false, err422(EReferenceNotFound, "%s: no %s with id %s", where, ed.Reference, joinQuoted(missing))
+		}
+	}
 	it.RefIDs = ids
 	return true, nil
 }

@@ -45,7 +45,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		}
 		res, err := Apply(p, doc, ApplyOptions{
 			Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
-			Replace: opt.Replace, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Files: fv,
+			Replace: opt.Replace, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}, Files: fv,
 		})
 		if err != nil {
 			return err
@@ -111,7 +111,7 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt
 		blank := NewPage(cms.NewID(tx.Now()), site.ID, tx.Now())
 		res, err := Apply(blank, doc, ApplyOptions{
 			DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
-			Replace: opt.Replace, Now: tx.Now(), New: true, Resolver: &writeResolver{s: s, tx: tx, site: site}, Files: fv,
+			Replace: opt.Replace, Now: tx.Now(), New: true, Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}, Files: fv,
 		})
 		if err != nil {
 			return err
