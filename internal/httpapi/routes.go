@@ -90,6 +90,10 @@ func (s *Server) routes() {
 	s.handle("DELETE /api/customers/{customer}", needSite, s.handleCustomerDelete)
 }
 
+// Routes returns the pattern of every API route, in the table's order,
+// once Handler has built the table.
+func (s *Server) Routes() []string { return slices.Clone(s.patterns) }
+
 // fullpathTails are the routes whose {page} may be a fullpath with
 // literal slashes (/api/pages/about/team/draft), by priority: a draft or
 // version tail is tried before publish, so that a page called "draft" can
