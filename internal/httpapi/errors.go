@@ -91,6 +91,7 @@ func errorBody(err error) map[string]any {
 // go to the log with the request's method and path.
 func (s *Server) Error(w http.ResponseWriter, r *http.Request, err error) {
 	status := statusOf(err)
+	info(r).reason = reasonOf(err)
 	var limited *ratelimit.Exceeded
 	if errors.As(err, &limited) {
 		w.Header().Set("Retry-After", strconv.FormatInt(limited.Seconds(), 10))

@@ -109,18 +109,18 @@ func (s *Server) Handler() http.Handler {
 	s.mux = http.NewServeMux()
 	s.routes()
 	s.mux.HandleFunc("/api/pages/{fullpath...}", s.handlePageFullpath)
-	s.mux.HandleFunc("GET /healthz", s.handleHealth)
-	s.mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	s.mux.Handle("GET /healthz", routed("/healthz", http.HandlerFunc(s.handleHealth)))
+	s.mux.Handle("GET /metrics", routed("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 	s.mux.HandleFunc("/api/", s.handleUnmatched)
 	if s.Files != nil {
-		s.mux.Handle("/files/", s.Files)
+		s.mux.Handle("/files/", routed("/files/", s.Files))
 	}
 	public := s.Public
 	if public == nil {
 		public = http.NotFoundHandler()
 	}
 	s.mux.Handle("/", public)
-	return s.recoverer(s.cors(s.mux))
+	return s.logRequests(s.recoverer(s.cors(s.mux)))
 }
 
 // handle registers an API route: the handler runs after authentication, with
@@ -135,7 +135,8 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 	s.patterns = append(s.patterns, pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		start := time.Now()
+		ri := info(r)
+		ri.route = route
 		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
 		err := checkRequestText(r)
 		if err == nil {
@@ -145,7 +146,8 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 			r, err = s.authenticate(r, need)
 		}
 		if err == nil {
-			err = s.limit(r, "token:"+principal(r).Token.ID, s.Limits.PerToken)
+			ri.tokenID = principal(r).Token.ID
+			err = s.limit(r, "token:"+ri.tokenID, s.Limits.PerToken)
 		}
 		if err != nil && r.ContentLength != 0 {
 			// The body of a refused request is never read: close the
@@ -162,10 +164,6 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 		if err != nil {
 			s.Error(rec, r, err)
 		}
-		s.metrics.observe(r.Method, route, rec.status, time.Since(start))
-		s.Logger.LogAttrs(r.Context(), slog.LevelInfo, "request",
-			slog.String("method", r.Method), slog.String("path", r.URL.Path), slog.String("route", route),
-			slog.Int("status", rec.status), slog.Duration("took", time.Since(start)))
 	})
 }
 

@@ -1,0 +1,107 @@
+package httpapi
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+)
+
+// requestInfo is what the handlers learn about a request that its log line
+// and metrics report: the route it matched, the token that made it, and
+// why it failed.
+type requestInfo struct {
+	route   string
+	tokenID string
+	reason  string
+}
+
+type requestInfoKey struct{}
+
+func info(r *http.Request) *requestInfo {
+	i, _ := r.Context().Value(requestInfoKey{}).(*requestInfo)
+	if i == nil {
+		return &requestInfo{}
+	}
+	return i
+}
+
+// requestIDHeader carries the request id: taken from the client when it is
+// a sane token (a proxy's id ties the logs together), made up otherwise,
+// and always sent back.
+const requestIDHeader = "X-Request-ID"
+
+func requestID(r *http.Request) string {
+	id := r.Header.Get(requestIDHeader)
+	if len(id) > 0 && len(id) <= 64 {
+		ok := true
+		for _, c := range id {
+			if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+				ok = false
+				break
+			}
+		}
+		if ok {
+			return id
+		}
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// logRequests logs one line per request (API, files, health, unmatched
+// paths alike) and counts it in the metrics under its route: request id,
+// method, path, query, route, status, duration in milliseconds, client
+// address, token id (never the token) and, for a 4xx or 5xx, the reason.
+func (s *Server) logRequests(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := requestID(r)
+		w.Header().Set(requestIDHeader, id)
+		ri := &requestInfo{route: "unmatched"}
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		start := time.Now()
+		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri)))
+		took := time.Since(start)
+		s.metrics.observe(r.Method, ri.route, rec.status, took)
+		attrs := []slog.Attr{
+			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.String("query", r.URL.RawQuery), slog.String("route", ri.route), slog.Int("status", rec.status),
+			slog.Float64("ms", float64(took.Microseconds())/1000), slog.String("client", clientAddr(r)),
+		}
+		if ri.tokenID != "" {
+			attrs = append(attrs, slog.String("token", ri.tokenID))
+		}
+		level := slog.LevelInfo
+		if rec.status >= 400 {
+			attrs = append(attrs, slog.String("reason", ri.reason))
+			if rec.status >= 500 {
+				level = slog.LevelError
+			}
+		}
+		s.Logger.LogAttrs(r.Context(), level, "request", attrs...)
+	})
+}
+
+// routed sets the route a request is counted and logged under.
+func routed(route string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		info(r).route = route
+		h.ServeHTTP(w, r)
+	})
+}
+
+// reasonOf is the log's reason for err: its wire code and message, or
+// the internal error itself (logged, never sent).
+func reasonOf(err error) string {
+	var e *cms.Error
+	if errors.As(err, &e) {
+		return cms.Wire(e.Code) + ": " + e.Message
+	}
+	return err.Error()
+}

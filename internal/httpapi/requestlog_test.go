@@ -1,0 +1,52 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+func TestRequestLog(t *testing.T) {
+	var buf bytes.Buffer
+	s := &Server{Logger: slog.New(slog.NewJSONHandler(&buf, nil))}
+	h := s.Handler()
+	do := func(path, id string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", path, nil)
+		r.RemoteAddr = "203.0.113.7:5555"
+		if id != "" {
+			r.Header.Set("X-Request-ID", id)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	w := do("/api/nope?x=1", "abc-123")
+	if got := w.Header().Get("X-Request-ID"); got != "abc-123" {
+		t.Errorf("X-Request-ID: got %q, want the client's", got)
+	}
+	var line map[string]any
+	if err := json.Unmarshal(buf.Bytes(), &line); err != nil {
+		t.Fatalf("log: %v in %q", err, buf.String())
+	}
+	for k, want := range map[string]any{"request_id": "abc-123", "method": "GET", "path": "/api/nope", "query": "x=1",
+		"route": "unmatched", "status": float64(404), "client": "203.0.113.7", "reason": "not_found: Not Found"} {
+		if line[k] != want {
+			t.Errorf("log %s: got %v, want %v", k, line[k], want)
+		}
+	}
+	if _, ok := line["ms"].(float64); !ok {
+		t.Errorf("log ms: got %v", line["ms"])
+	}
+	buf.Reset()
+	w = do("/api/nope", "bad id with spaces")
+	if got := w.Header().Get("X-Request-ID"); got == "" || strings.Contains(got, " ") {
+		t.Errorf("X-Request-ID for a bad client id: got %q, want a generated one", got)
+	}
+	w = do("/metrics", "")
+	if !strings.Contains(w.Body.String(), `tessera_http_requests_total{method="GET",route="unmatched",status="404"} 2`) {
+		t.Errorf("unmatched requests are not counted:\n%.1500s", w.Body.String())
+	}
+}
