@@ -50,3 +50,44 @@ func TestRequestLog(t *testing.T) {
 		t.Errorf("unmatched requests are not counted:\n%.1500s", w.Body.String())
 	}
 }
+
+func TestMetricsTokenAndCORSOrigins(t *testing.T) {
+	s := &Server{Logger: slog.New(slog.DiscardHandler), MetricsToken: "m3tr1cs", CORSOrigins: []string{"https://app.example.com"}}
+	h := s.Handler()
+	get := func(path string, header map[string]string) *httptest.ResponseRecorder {
+		r := httptest.NewRequest("GET", path, nil)
+		for k, v := range header {
+			r.Header.Set(k, v)
+		}
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		return w
+	}
+	if w := get("/metrics", nil); w.Code != 401 {
+		t.Errorf("metrics without the token: %d", w.Code)
+	}
+	if w := get("/metrics", map[string]string{"Authorization": "Bearer wrong"}); w.Code != 401 {
+		t.Errorf("metrics with a wrong token: %d", w.Code)
+	}
+	if w := get("/metrics", map[string]string{"Authorization": "Bearer m3tr1cs"}); w.Code != 200 {
+		t.Errorf("metrics with the token: %d", w.Code)
+	}
+	if w := get("/api/nope", map[string]string{"Origin": "https://app.example.com"}); w.Header().Get("Access-Control-Allow-Origin") != "https://app.example.com" {
+		t.Errorf("allowed origin: %q", w.Header().Get("Access-Control-Allow-Origin"))
+	}
+	if w := get("/api/nope", map[string]string{"Origin": "https://evil.example"}); w.Header().Get("Access-Control-Allow-Origin") != "" {
+		t.Errorf("other origin got CORS headers: %q", w.Header().Get("Access-Control-Allow-Origin"))
+	}
+	s2 := &Server{Logger: slog.New(slog.DiscardHandler), MetricsElsewhere: true}
+	h2 := s2.Handler()
+	w := httptest.NewRecorder()
+	h2.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	if w.Code != 404 {
+		t.Errorf("metrics elsewhere still on the main handler: %d", w.Code)
+	}
+	w = httptest.NewRecorder()
+	s2.MetricsHandler().ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	if w.Code != 200 {
+		t.Errorf("MetricsHandler: %d", w.Code)
+	}
+}

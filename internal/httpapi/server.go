@@ -5,10 +5,12 @@ package httpapi
 
 import (
 	"context"
+	"crypto/subtle"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +55,14 @@ type Server struct {
 	Uploads *files.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
+	// CORSOrigins are the origins browsers may call the API from; empty
+	// allows any (credentials are bearer tokens, never cookies).
+	CORSOrigins []string
+	// MetricsToken, when set, is the bearer token GET /metrics requires.
+	MetricsToken string
+	// MetricsElsewhere leaves /metrics off the main handler, for a
+	// listener of its own (MetricsHandler).
+	MetricsElsewhere bool
 	// Limits bounds the API requests of one client address and of one
 	// token per window; zero fields do not limit.
 	Limits Limits
@@ -65,11 +75,12 @@ type Server struct {
 	// arrive at; zero means DefaultBodyRate.
 	BodyRate int64
 
-	mux         *http.ServeMux
-	metrics     *metrics
-	limiterOnce sync.Once
-	memLimiter  *ratelimit.Memory
-	patterns    []string // every API route, in registration order
+	mux            *http.ServeMux
+	metrics        *metrics
+	limiterOnce    sync.Once
+	metricsHandler http.Handler
+	memLimiter     *ratelimit.Memory
+	patterns       []string // every API route, in registration order
 }
 
 // handlerFunc is an API handler: it writes a response, or returns an error
@@ -110,7 +121,10 @@ func (s *Server) Handler() http.Handler {
 	s.routes()
 	s.mux.HandleFunc("/api/pages/{fullpath...}", s.handlePageFullpath)
 	s.mux.Handle("GET /healthz", routed("/healthz", http.HandlerFunc(s.handleHealth)))
-	s.mux.Handle("GET /metrics", routed("/metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	s.metricsHandler = s.protectMetrics(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
+	if !s.MetricsElsewhere {
+		s.mux.Handle("GET /metrics", routed("/metrics", s.metricsHandler))
+	}
 	s.mux.HandleFunc("/api/", s.handleUnmatched)
 	if s.Files != nil {
 		s.mux.Handle("/files/", routed("/files/", s.Files))
@@ -249,7 +263,17 @@ func (s *Server) cors(next http.Handler) http.Handler {
 			return
 		}
 		h := w.Header()
-		h.Set("Access-Control-Allow-Origin", "*")
+		if len(s.CORSOrigins) > 0 {
+			origin := r.Header.Get("Origin")
+			if !slices.Contains(s.CORSOrigins, origin) {
+				next.ServeHTTP(w, r) // no CORS headers: browsers refuse other origins
+				return
+			}
+			h.Set("Access-Control-Allow-Origin", origin)
+			h.Add("Vary", "Origin")
+		} else {
+			h.Set("Access-Control-Allow-Origin", "*")
+		}
 		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
@@ -296,3 +320,23 @@ func (w *statusRecorder) Write(b []byte) (int, error) {
 
 // Unwrap lets http.ResponseController reach the underlying writer.
 func (w *statusRecorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// MetricsHandler serves the Prometheus metrics, behind MetricsToken when
+// set; Handler must have been called.
+func (s *Server) MetricsHandler() http.Handler { return s.metricsHandler }
+
+// protectMetrics requires MetricsToken, when set, as a bearer token.
+func (s *Server) protectMetrics(h http.Handler) http.Handler {
+	if s.MetricsToken == "" {
+		return h
+	}
+	want := []byte(s.MetricsToken)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if subtle.ConstantTimeCompare([]byte(bearerToken(r)), want) != 1 {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="metrics"`)
+			http.Error(w, "Unauthorized", http.StatusUnauthorized)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
