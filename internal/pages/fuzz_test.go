@@ -86,10 +86,11 @@ func checkErr(t *testing.T, err error) {
 	if !errors.As(err, &ce) {
 		t.Fatalf("got %T %v, want a *cms.Error", err, err)
 	}
-	// A parser's errors are validation errors, which httpapi answers 422:
-	// none of the codes it answers otherwise.
+	// A parser's errors are client errors: invalid_json (400) for a body
+	// that is no JSON object, else validation errors (422), none of the
+	// codes that mean something else.
 	switch ce.Code {
-	case cms.EInvalidJSON, cms.ENotFound, cms.EConflict, cms.EUnauthorized, cms.EForbidden, cms.EConcurrentMod,
+	case cms.ENotFound, cms.EConflict, cms.EUnauthorized, cms.EForbidden, cms.EConcurrentMod,
 		cms.EServiceUnavailable, cms.ETooLarge, cms.EInternal, cms.EBadRequest, cms.EDenied,
 		cms.EBareBadRequest, cms.EBareForbidden, cms.EBareNotFound:
 		t.Fatalf("got code %q, want a validation code", ce.Code)
