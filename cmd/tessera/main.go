@@ -37,6 +37,9 @@ Usage:
   tessera token create --site S [--user EMAIL [--role admin|editor] | --site-token] [--json]
   tessera theme push DIR --site S [--theme NAME] [--json]
   tessera migrate [--json]
+  tessera backup DEST [--data DIR]     a consistent copy of a running SQLite store and its files
+  tessera restore SRC --data DIR       a backup into an empty data directory
+  tessera version
 
 Every command takes the store flags --data and --database. Every flag can
 also be set with an environment variable: TESSERA_ADDR, TESSERA_DATA,
@@ -77,6 +80,12 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return cmdThemePush(ctx, rest, stdout)
 	case "migrate":
 		return cmdMigrate(ctx, rest, stdout)
+	case "backup":
+		return cmdBackup(ctx, rest, stdout)
+	case "restore":
+		return cmdRestore(ctx, rest, stdout)
+	case "version", "--version":
+		return cmdVersion(stdout)
 	}
 	return fmt.Errorf("unknown command %q\n\n%s", strings.Join(args[:min(2, len(args))], " "), usage)
 }
