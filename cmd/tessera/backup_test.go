@@ -165,3 +165,12 @@ func TestVersion(t *testing.T) {
 		}
 	}
 }
+
+func TestHelpExitsZero(t *testing.T) {
+	for _, args := range [][]string{{"--help"}, {"demo", "--help"}, {"serve", "-h"}, {"site", "create", "--help"},
+		{"token", "create", "--help"}, {"theme", "push", "--help"}, {"migrate", "--help"}, {"backup", "--help"}} {
+		if err := run(context.Background(), args, io.Discard, io.Discard); err != nil {
+			t.Errorf("tessera %s: %v", strings.Join(args, " "), err)
+		}
+	}
+}
