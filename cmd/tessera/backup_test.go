@@ -174,3 +174,24 @@ func TestHelpExitsZero(t *testing.T) {
 		}
 	}
 }
+
+// TestServeDemoBindsFirst: with the port taken, serve --demo fails before
+// it makes a demo or prints a token.
+func TestServeDemoBindsFirst(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	data := t.TempDir()
+	var out bytes.Buffer
+	err = run(context.Background(), []string{"serve", "--demo", "--addr", ln.Addr().String(), "--data", data}, &out, io.Discard)
+	if err == nil || strings.Contains(out.String(), "token") {
+		t.Fatalf("serve on a busy port: err %v, printed %q; want an error and no token", err, out.String())
+	}
+	// The store has no demo: a later run on a free port makes it.
+	v := runJSON(t, "site", "list", "--data", data)
+	if sites, _ := v["sites"].([]any); len(sites) != 0 {
+		t.Errorf("sites after the failed serve: %v", v)
+	}
+}

@@ -111,12 +111,6 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, Port: port,
 		SessionTTL: sessionTTL})
 
-	if withDemo {
-		if err := demoIfEmpty(ctx, svc, addr, stdout); err != nil {
-			return err
-		}
-	}
-
 	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,
 		Customers: svc.Customers, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger,
 		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != ""}
@@ -132,11 +126,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	// Bind before making the demo: a busy port must fail before a token is
+	// printed that no server of this run will answer.
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return err
 	}
+	defer ln.Close()
 	ln = &netlimit.Listener{Listener: ln, PerAddress: connsPerClient}
+	if withDemo {
+		if err := demoIfEmpty(ctx, svc, addr, stdout); err != nil {
+			return err
+		}
+	}
 	logger.Info("tessera listening", slog.String("addr", ln.Addr().String()), slog.String("api", "http://"+ln.Addr().String()+"/api"))
 
 	go sweep(ctx, svc, logger)
@@ -176,7 +178,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // demoIfEmpty creates the demo site when the store has no site yet.
 func demoIfEmpty(ctx context.Context, svc *services.Set, addr string, stdout io.Writer) error {
 	_, total, err := svc.Sites.List(ctx, store.ListOptions{Limit: 1})
-	if err != nil || total > 0 {
+	if err != nil {
+		return err
+	}
+	if total > 0 {
+		// Tokens are shown once, when made: say how to get a new one.
+		_, err := fmt.Fprintf(stdout, "The store already has sites, so no demo was created. For a new token:\n"+
+			"  tessera token create --site demo --user you@example.com --role admin\n")
 		return err
 	}
 	res, err := createDemo(ctx, svc, "demo")
