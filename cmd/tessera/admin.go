@@ -223,3 +223,70 @@ Try:
   curl -H "Authorization: Bearer %s" %s/sites/%s/settings
 `, base, res.Site.ID, res.Site.ShortID, res.Token, res.Token, base, res.Site.ShortID))
 }
+
+// cmdTokenList handles "tessera token list --site S".
+func cmdTokenList(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var siteRef string
+	fs := newFlags("token list", &c)
+	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	svc, site, done, err := openSite(ctx, c, siteRef)
+	if err != nil {
+		return err
+	}
+	defer done()
+	toks, err := svc.Auth.ListTokens(ctx, site.ID)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	for _, t := range toks {
+		fmt.Fprintf(&b, "%s  %-4s  %-30s  %s  %s\n", t.ID, t.Kind, t.User, t.CreatedAt, t.Name)
+	}
+	return printResult(stdout, c.json, map[string]any{"tokens": toks}, b.String())
+}
+
+// cmdTokenRevoke handles "tessera token revoke ID --site S".
+func cmdTokenRevoke(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var siteRef string
+	fs := newFlags("token revoke", &c)
+	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New("usage: tessera token revoke ID --site S")
+	}
+	svc, site, done, err := openSite(ctx, c, siteRef)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if err := svc.Auth.RevokeToken(ctx, site.ID, pos[0]); err != nil {
+		return err
+	}
+	return printResult(stdout, c.json, map[string]any{"revoked": pos[0]}, "Revoked "+pos[0]+".\n")
+}
+
+// openSite opens the store and finds the site an admin command names.
+func openSite(ctx context.Context, c config, siteRef string) (*services.Set, *store.Site, func(), error) {
+	if siteRef == "" {
+		return nil, nil, nil, errors.New("--site is required")
+	}
+	st, err := c.openStore(ctx)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	svc := services.New(st, services.Options{})
+	site, err := svc.Sites.Get(ctx, siteRef)
+	if err != nil {
+		st.Close()
+		return nil, nil, nil, fmt.Errorf("site %q: %w", siteRef, err)
+	}
+	return svc, site, func() { st.Close() }, nil
+}

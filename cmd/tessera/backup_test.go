@@ -195,3 +195,40 @@ func TestServeDemoBindsFirst(t *testing.T) {
 		t.Errorf("sites after the failed serve: %v", v)
 	}
 }
+
+// TestTokenListAndRevoke: tokens can be listed (never their secrets) and
+// revoked, per site; a revoked token no longer opens the API.
+func TestTokenListAndRevoke(t *testing.T) {
+	data := t.TempDir()
+	demoToken := runJSON(t, "demo", "--data", data)["token"].(string)
+	siteToken := runJSON(t, "token", "create", "--site", "demo", "--site-token", "--label", "ci", "--data", data)["token"].(string)
+	runJSON(t, "site", "create", "--name", "Other", "--short-id", "other", "--data", data)
+	runJSON(t, "token", "create", "--site", "other", "--site-token", "--data", data)
+	list := runJSON(t, "token", "list", "--site", "demo", "--data", data)["tokens"].([]any)
+	if len(list) != 2 {
+		t.Fatalf("demo's tokens: %v, want its admin's and its site token", list)
+	}
+	raw, _ := json.Marshal(list)
+	if strings.Contains(string(raw), demoToken) || strings.Contains(string(raw), siteToken) {
+		t.Fatal("token list shows a secret")
+	}
+	var siteID string
+	for _, x := range list {
+		if m := x.(map[string]any); m["kind"] == "site" {
+			siteID = m["id"].(string)
+		}
+	}
+	otherList := runJSON(t, "token", "list", "--site", "other", "--data", data)["tokens"].([]any)
+	otherID := otherList[0].(map[string]any)["id"].(string)
+	if err := run(context.Background(), []string{"token", "revoke", otherID, "--site", "demo", "--data", data}, io.Discard, io.Discard); err == nil {
+		t.Error("revoking another site's token through demo: got no error")
+	}
+	runJSON(t, "token", "revoke", siteID, "--site", "demo", "--data", data)
+	base := testServer(t, data)
+	if code, _ := call(base, siteToken, "GET", "/pages/count", "", nil); code != 401 {
+		t.Errorf("revoked token: got %d, want 401", code)
+	}
+	if code, _ := call(base, demoToken, "GET", "/pages/count", "", nil); code != 200 {
+		t.Errorf("the other token: got %d, want 200", code)
+	}
+}

@@ -35,6 +35,8 @@ Usage:
   tessera site create --name N [--short-id S] [--locales en,nl] [--timezone Europe/Brussels] [--drafts=false] [--domains a.com,b.com] [--json]
   tessera site list [--json]
   tessera token create --site S [--user EMAIL [--role admin|editor] | --site-token] [--json]
+  tessera token list --site S [--json]
+  tessera token revoke ID --site S
   tessera theme push DIR --site S [--theme NAME] [--json]
   tessera migrate [--json]
   tessera backup DEST [--data DIR]     a consistent copy of a running SQLite store and its files
@@ -85,6 +87,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdSiteList(ctx, rest, stdout)
 	case "token create":
 		return cmdTokenCreate(ctx, rest, stdout)
+	case "token list":
+		return cmdTokenList(ctx, rest, stdout)
+	case "token revoke":
+		return cmdTokenRevoke(ctx, rest, stdout)
 	case "theme push":
 		return cmdThemePush(ctx, rest, stdout)
 	case "migrate":

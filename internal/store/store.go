@@ -182,6 +182,9 @@ type Tokens interface {
 	GetByHash(hash string) (*Token, error)
 	// Delete removes a token. ENotFound.
 	Delete(id string) error
+	// List returns the tokens that reach the site: its site tokens and the
+	// user tokens of its members, oldest first. Hashes are left empty.
+	List(siteID string) ([]*Token, error)
 }
 
 // Kinds of theme files.

@@ -40,3 +40,21 @@ func (x tokens) Delete(id string) error {
 	}
 	return x.mustAffect(res, "delete token "+id)
 }
+
+func (x tokens) List(siteID string) ([]*store.Token, error) {
+	out, err := scanAll(x.tx, func(row scanner) (*store.Token, error) {
+		var t store.Token
+		var userID, site sql.NullString
+		if err := row.Scan(&t.ID, &userID, &site, &t.Name, timeCol{&t.CreatedAt}); err != nil {
+			return nil, err
+		}
+		t.UserID, t.SiteID = userID.String, site.String
+		return &t, nil
+	}, `SELECT id, user_id, site_id, name, created_at FROM tokens
+		WHERE site_id = ? OR user_id IN (SELECT user_id FROM memberships WHERE site_id = ?)
+		ORDER BY created_at, id`, siteID, siteID)
+	if err != nil {
+		return nil, x.fail(err, "list tokens of site "+siteID, "")
+	}
+	return out, nil
+}

@@ -41,6 +41,7 @@ func Run(t *testing.T, b Backend) {
 		{"Users/Membership", testUsersMembership},
 		{"Tokens/CreateGetDelete", testTokensCreateGetDelete},
 		{"Tokens/ConflictHash", testTokensConflictHash},
+		{"Tokens/List", testTokensList},
 		{"Themes/PutAndGet", testThemesPutAndGet},
 		{"Themes/PutReplaces", testThemesPutReplaces},
 		{"Themes/Delete", testThemesDelete},

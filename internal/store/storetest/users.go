@@ -109,3 +109,39 @@ func testTokensConflictHash(t *testing.T, e *env) {
 	e.update(t, create)
 	checkCode(t, "Create with a taken hash", e.tryUpdate(create), cms.EConflict)
 }
+
+func testTokensList(t *testing.T, e *env) {
+	a, b := e.createSite(t, "acme"), e.createSite(t, "other")
+	ann, bob := e.createUser(t, "ann@example.com"), e.createUser(t, "bob@example.com")
+	now := t0.Truncate(time.Millisecond)
+	e.update(t, func(tx store.Tx) error {
+		if err := tx.Users().SetMembership(store.Membership{SiteID: a.ID, UserID: ann.ID, Role: store.RoleAdmin}); err != nil {
+			return err
+		}
+		if err := tx.Users().SetMembership(store.Membership{SiteID: b.ID, UserID: bob.ID, Role: store.RoleAdmin}); err != nil {
+			return err
+		}
+		for i, tok := range []*store.Token{
+			{ID: "t1", Hash: "h1", SiteID: a.ID, Name: "site a"},
+			{ID: "t2", Hash: "h2", UserID: ann.ID, Name: "ann"},
+			{ID: "t3", Hash: "h3", SiteID: b.ID, Name: "site b"},
+			{ID: "t4", Hash: "h4", UserID: bob.ID, Name: "bob"},
+		} {
+			tok.CreatedAt = now.Add(time.Duration(i) * time.Second)
+			if err := tx.Tokens().Create(tok); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	e.view(t, func(tx store.Tx) error {
+		got, err := tx.Tokens().List(a.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 2 || got[0].ID != "t1" || got[1].ID != "t2" || got[0].Hash != "" || got[1].UserID != ann.ID {
+			t.Errorf("List(a): %+v %+v", got[0], got[len(got)-1])
+		}
+		return nil
+	})
+}
