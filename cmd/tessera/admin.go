@@ -36,7 +36,15 @@ func cmdMigrate(ctx context.Context, args []string, stdout io.Writer) error {
 			return err
 		}
 	}
-	return printResult(stdout, c.json, map[string]bool{"migrated": true}, "The database schema is up to date.\n")
+	var applied []string
+	if a, ok := st.(interface{ Applied() []string }); ok {
+		applied = a.Applied()
+	}
+	text := "The database schema was up to date.\n"
+	if len(applied) > 0 {
+		text = "Applied " + strings.Join(applied, ", ") + ".\n"
+	}
+	return printResult(stdout, c.json, map[string]any{"migrated": true, "applied": applied}, text)
 }
 
 func cmdSiteCreate(ctx context.Context, args []string, stdout io.Writer) error {

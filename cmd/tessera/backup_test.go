@@ -232,3 +232,14 @@ func TestTokenListAndRevoke(t *testing.T) {
 		t.Errorf("the other token: got %d, want 200", code)
 	}
 }
+
+func TestMigrateReports(t *testing.T) {
+	data := t.TempDir()
+	first := runJSON(t, "migrate", "--data", data)
+	if applied, _ := first["applied"].([]any); len(applied) < 7 || applied[0] != "0001_init.sql" {
+		t.Errorf("first migrate: %v, want every migration applied", first)
+	}
+	if again := runJSON(t, "migrate", "--data", data); again["applied"] != nil {
+		t.Errorf("second migrate: %v, want nothing applied", again)
+	}
+}

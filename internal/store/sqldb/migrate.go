@@ -49,7 +49,9 @@ func (db *DB) Migrate(ctx context.Context) error {
 				return err
 			}
 			q = db.dialect.rebind(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`)
-			_, err = tx.ExecContext(ctx, q, f.version, f.name, cms.FormatTime(db.clock.Now()))
+			if _, err = tx.ExecContext(ctx, q, f.version, f.name, cms.FormatTime(db.clock.Now())); err == nil {
+				db.applied = append(db.applied, f.name)
+			}
 			return err
 		})
 		if err != nil {
@@ -57,6 +59,18 @@ func (db *DB) Migrate(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// Applied returns the names of the migrations this DB applied (when it
+// was opened, or by later Migrate calls), oldest first.
+func (db *DB) Applied() []string { return slices.Clone(db.applied) }
+
+// WithReaders returns db with read as its pool for View: a store migrates
+// on its writer before readers connect, then opens them.
+func (db *DB) WithReaders(read *sql.DB) *DB {
+	c := *db
+	c.read = read
+	return &c
 }
 
 func (db *DB) migrationTx(ctx context.Context, fn func(*sql.Tx) error) error {

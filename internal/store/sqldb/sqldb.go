@@ -31,6 +31,7 @@ type DB struct {
 	read    *sql.DB
 	dialect Dialect
 	clock   cms.Clock
+	applied []string // the migrations this DB's Migrate calls applied
 }
 
 // New returns a store over the given pools: Update runs on write, View on

@@ -107,7 +107,7 @@ func Open(ctx context.Context, path string, clock cms.Clock) (*DB, error) {
 	readers := max(4, runtime.NumCPU())
 	read.SetMaxOpenConns(readers)
 	read.SetMaxIdleConns(readers)
-	return &DB{sqldb.New(write, read, dialect, clock)}, nil
+	return &DB{db.WithReaders(read)}, nil
 }
 
 // dsn returns the driver's data source name for path: a file: URI, so any
