@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -74,6 +75,58 @@ func cmdSiteCreate(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	return printResult(stdout, c.json, siteSummary(site),
 		fmt.Sprintf("Created site %q: id %s, short id %s.\n", site.Name, site.ID, site.ShortID))
+}
+
+// cmdSiteUpdate handles "tessera site update S [--name N] [--locales ...]
+// [--timezone Z] [--domains ...] [--drafts=B] [--confirm-customers=B]":
+// only the flags given change.
+func cmdSiteUpdate(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var name, locales, timezone, domains string
+	var drafts, confirm bool
+	fs := newFlags("site update", &c)
+	fs.StringVar(&name, "name", "", "site name")
+	fs.StringVar(&locales, "locales", "", "comma-separated locales, the default (unchanged) first")
+	fs.StringVar(&timezone, "timezone", "", "IANA time zone")
+	fs.StringVar(&domains, "domains", "", "comma-separated domains that serve the public site (\"\" for none)")
+	fs.BoolVar(&drafts, "drafts", true, "enable drafts, previews and versions")
+	fs.BoolVar(&confirm, "confirm-customers", false, "new customers confirm their email before they can log in")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New("usage: tessera site update SITE [flags]")
+	}
+	var p sites.UpdateParams
+	fs.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "name":
+			p.Name = &name
+		case "locales":
+			l := splitList(locales)
+			p.Locales = &l
+		case "timezone":
+			p.Timezone = &timezone
+		case "domains":
+			d := splitList(domains)
+			p.Domains = &d
+		case "drafts":
+			p.DraftsEnabled = &drafts
+		case "confirm-customers":
+			p.CustomerConfirmation = &confirm
+		}
+	})
+	st, err := c.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	site, err := services.New(st, services.Options{}).Sites.Update(ctx, pos[0], p)
+	if err != nil {
+		return err
+	}
+	return printResult(stdout, c.json, siteSummary(site), fmt.Sprintf("Updated site %q (%s).\n", site.Name, site.ShortID))
 }
 
 func siteSummary(s *store.Site) map[string]any {

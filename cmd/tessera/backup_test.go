@@ -243,3 +243,27 @@ func TestMigrateReports(t *testing.T) {
 		t.Errorf("second migrate: %v, want nothing applied", again)
 	}
 }
+
+func TestSiteUpdate(t *testing.T) {
+	data := t.TempDir()
+	runJSON(t, "site", "create", "--name", "Blog", "--short-id", "blog", "--locales", "en", "--data", data)
+	v := runJSON(t, "site", "update", "blog", "--domains", "Blog.Example.com,www.blog.example.com", "--locales", "en,nl",
+		"--confirm-customers", "--data", data)
+	if fmt.Sprint(v["domains"]) != "[blog.example.com www.blog.example.com]" || fmt.Sprint(v["locales"]) != "[en nl]" ||
+		v["customer_confirmation"] != true || v["name"] != "Blog" || v["drafts_enabled"] != true {
+		t.Errorf("after update: %v", v)
+	}
+	v = runJSON(t, "site", "update", "blog", "--name", "The Blog", "--data", data)
+	if v["name"] != "The Blog" || fmt.Sprint(v["locales"]) != "[en nl]" {
+		t.Errorf("an update of the name changed more: %v", v)
+	}
+	for _, bad := range [][]string{{"--locales", "nl,en"}, {"--timezone", "Mars/Base"}, {"--domains", "not a domain"}, {"--name", " "}} {
+		if err := run(context.Background(), append([]string{"site", "update", "blog", "--data", data}, bad...), io.Discard, io.Discard); err == nil {
+			t.Errorf("site update %v: got no error", bad)
+		}
+	}
+	runJSON(t, "site", "create", "--name", "Other", "--short-id", "other", "--domains", "other.example.com", "--data", data)
+	if err := run(context.Background(), []string{"site", "update", "blog", "--domains", "other.example.com", "--data", data}, io.Discard, io.Discard); err == nil {
+		t.Error("taking another site's domain: got no error")
+	}
+}

@@ -66,15 +66,9 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*store.Site, erro
 	if _, err := time.LoadLocation(p.Timezone); err != nil {
 		return nil, cms.Errorf(cms.EInvalid, "Unknown time zone %q.", p.Timezone)
 	}
-	domains := make([]string, 0, len(p.Domains))
-	for _, d := range p.Domains {
-		d = strings.ToLower(strings.TrimSpace(d))
-		if !domainPattern.MatchString(d) {
-			return nil, cms.Errorf(cms.EInvalid, "Invalid domain %q.", d)
-		}
-		if !slices.Contains(domains, d) {
-			domains = append(domains, d)
-		}
+	domains, err := normalizeDomains(p.Domains)
+	if err != nil {
+		return nil, err
 	}
 	secret := make([]byte, 32)
 	if _, err := rand.Read(secret); err != nil {
@@ -89,6 +83,84 @@ func (s *Service) Create(ctx context.Context, p CreateParams) (*store.Site, erro
 			CreatedAt: tx.Now(), UpdatedAt: tx.Now(),
 		}
 		return tx.Sites().Create(site)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return site, nil
+}
+
+// normalizeDomains lower-cases and checks domains, dropping duplicates.
+func normalizeDomains(in []string) ([]string, error) {
+	out := make([]string, 0, len(in))
+	for _, d := range in {
+		d = strings.ToLower(strings.TrimSpace(d))
+		if !domainPattern.MatchString(d) {
+			return nil, cms.Errorf(cms.EInvalid, "Invalid domain %q.", d)
+		}
+		if !slices.Contains(out, d) {
+			out = append(out, d)
+		}
+	}
+	return out, nil
+}
+
+// UpdateParams change a site; nil fields stay as they are.
+type UpdateParams struct {
+	Name                 *string
+	Locales              *[]string
+	Timezone             *string
+	Domains              *[]string
+	DraftsEnabled        *bool
+	CustomerConfirmation *bool
+}
+
+// Update changes the site idOrShortID. Locales may be added and removed,
+// but the default locale stays first: content is stored under it.
+// Errors: cms.EInvalid naming the value, cms.EConflict (a domain taken),
+// cms.ENotFound.
+func (s *Service) Update(ctx context.Context, idOrShortID string, p UpdateParams) (*store.Site, error) {
+	var site *store.Site
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		if site, err = Find(tx, idOrShortID); err != nil {
+			return err
+		}
+		if p.Name != nil {
+			if site.Name = strings.TrimSpace(*p.Name); site.Name == "" {
+				return cms.Errorf(cms.EInvalid, "A site needs a name.")
+			}
+		}
+		if p.Locales != nil {
+			locales, err := normalizeLocales(*p.Locales)
+			if err != nil {
+				return err
+			}
+			if locales[0] != site.DefaultLocale {
+				return cms.Errorf(cms.EInvalid, "The default locale stays %q (content is stored under it): list it first.", site.DefaultLocale)
+			}
+			site.Locales = locales
+		}
+		if p.Timezone != nil {
+			if _, err := time.LoadLocation(*p.Timezone); err != nil || *p.Timezone == "" {
+				return cms.Errorf(cms.EInvalid, "Unknown time zone %q.", *p.Timezone)
+			}
+			site.Timezone = *p.Timezone
+		}
+		if p.Domains != nil {
+			if site.Domains, err = normalizeDomains(*p.Domains); err != nil {
+				return err
+			}
+		}
+		if p.DraftsEnabled != nil {
+			site.DraftsEnabled = *p.DraftsEnabled
+		}
+		if p.CustomerConfirmation != nil {
+			site.CustomerConfirmation = *p.CustomerConfirmation
+		}
+		prev := site.UpdatedAt
+		site.UpdatedAt = cms.NextUpdatedAt(prev, tx.Now())
+		return tx.Sites().Update(site, prev)
 	})
 	if err != nil {
 		return nil, err
