@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"io/fs"
@@ -20,9 +19,7 @@ func cmdBackup(ctx context.Context, args []string, stdout io.Writer) error {
 	var c config
 	fs := newFlags("backup", &c)
 	pos, err := parse(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	} else if err != nil {
+	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
@@ -62,9 +59,7 @@ func cmdRestore(ctx context.Context, args []string, stdout io.Writer) error {
 	var c config
 	fs := newFlags("restore", &c)
 	pos, err := parse(fs, args)
-	if errors.Is(err, flag.ErrHelp) {
-		return nil
-	} else if err != nil {
+	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
