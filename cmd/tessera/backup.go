@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 
 	"github.com/tessera-cms/tessera/internal/store/sqlite"
 )
@@ -101,11 +102,19 @@ func copyTree(src, dst string) (int, error) {
 		if d.IsDir() {
 			return os.MkdirAll(target, 0o750)
 		}
-		if !d.Type().IsRegular() {
+		// The blob store writes a blob as a temporary file and renames it;
+		// such a file, or one gone since the walk listed it, is no blob of
+		// the snapshot's.
+		if !d.Type().IsRegular() || strings.HasSuffix(path, ".tmp") {
 			return nil
 		}
+		if err := copyFile(path, target); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		} else if err != nil {
+			return err
+		}
 		n++
-		return copyFile(path, target)
+		return nil
 	})
 	return n, err
 }
@@ -113,7 +122,7 @@ func copyTree(src, dst string) (int, error) {
 func copyFile(src, dst string) error {
 	in, err := os.Open(src)
 	if err != nil {
-		return err
+		return err // fs.ErrNotExist when src is gone
 	}
 	defer in.Close()
 	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o640)
