@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -127,6 +128,47 @@ func cmdSiteUpdate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	return printResult(stdout, c.json, siteSummary(site), fmt.Sprintf("Updated site %q (%s).\n", site.Name, site.ShortID))
+}
+
+// cmdSiteDelete handles "tessera site delete SITE --yes": the site, every
+// record of it, and its file bytes.
+func cmdSiteDelete(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var yes bool
+	fs := newFlags("site delete", &c)
+	fs.BoolVar(&yes, "yes", false, "confirm: every page, entry, customer, file and token of the site is deleted")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New("usage: tessera site delete SITE --yes")
+	}
+	if !yes {
+		return fmt.Errorf("this deletes site %s with all its content, files and tokens; add --yes", pos[0])
+	}
+	st, err := c.openStore(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	site, err := services.New(st, services.Options{}).Sites.Delete(ctx, pos[0])
+	if err != nil {
+		return err
+	}
+	// The records are gone; the bytes follow (a failure here leaves only
+	// unreachable blobs, never records without their files).
+	blobs, err := openBlobs(ctx, os.Getenv("TESSERA_BLOB_URL"), c.data, slog.New(slog.DiscardHandler))
+	if err != nil {
+		return err
+	}
+	defer blobs.Close()
+	n, err := blobs.DeleteSite(ctx, site.ID)
+	if err != nil {
+		return fmt.Errorf("site %s deleted, but its files not all: %w", site.ShortID, err)
+	}
+	return printResult(stdout, c.json, map[string]any{"deleted": site.ID, "files": n},
+		fmt.Sprintf("Deleted site %q (%s) and %d files.\n", site.Name, site.ShortID, n))
 }
 
 func siteSummary(s *store.Site) map[string]any {

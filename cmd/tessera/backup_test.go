@@ -267,3 +267,35 @@ func TestSiteUpdate(t *testing.T) {
 		t.Error("taking another site's domain: got no error")
 	}
 }
+
+func TestSiteDelete(t *testing.T) {
+	data := t.TempDir()
+	token := runJSON(t, "demo", "--data", data)["token"].(string)
+	runJSON(t, "site", "create", "--name", "Other", "--short-id", "other", "--data", data)
+	base := testServer(t, data)
+	var u struct{ URL string }
+	body := `{"source":{"__type":"File","filename":"a.txt","attachment":"` + base64.StdEncoding.EncodeToString([]byte("hi")) + `"}}`
+	if code, err := call(base, token, "POST", "/uploads", body, &u); err != nil || code != 201 {
+		t.Fatalf("upload: %d %v", code, err)
+	}
+	if err := run(context.Background(), []string{"site", "delete", "demo", "--data", data}, io.Discard, io.Discard); err == nil {
+		t.Fatal("site delete without --yes: got no error")
+	}
+	v := runJSON(t, "site", "delete", "demo", "--yes", "--data", data)
+	if n, _ := v["files"].(float64); n < 1 {
+		t.Errorf("site delete: %v, want its files deleted", v)
+	}
+	// The demo token is its admin's user token: the user stays, the site
+	// is gone (403, as for a site that never existed).
+	if code, _ := call(base, token, "GET", "/pages/count", "", nil); code != 403 {
+		t.Errorf("the deleted site through its admin's token: got %d, want 403", code)
+	}
+	_, path, _ := strings.Cut(u.URL, "/files/")
+	if res, err := http.Get(base + "/files/" + path); err != nil || res.StatusCode != 404 {
+		t.Errorf("the deleted site's file: %v %v", res.StatusCode, err)
+	}
+	sites := runJSON(t, "site", "list", "--data", data)["sites"].([]any)
+	if len(sites) != 1 || sites[0].(map[string]any)["short_id"] != "other" {
+		t.Errorf("sites after delete: %v", sites)
+	}
+}

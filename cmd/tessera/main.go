@@ -35,6 +35,7 @@ Usage:
   tessera site create --name N [--short-id S] [--locales en,nl] [--timezone Europe/Brussels] [--drafts=false] [--domains a.com,b.com] [--json]
   tessera site list [--json]
   tessera site update SITE [--name N] [--locales en,nl,fr] [--timezone Z] [--domains a.com] [--drafts=B] [--confirm-customers=B]
+  tessera site delete SITE --yes
   tessera token create --site S [--user EMAIL [--role admin|editor] | --site-token] [--json]
   tessera token list --site S [--json]
   tessera token revoke ID --site S
@@ -88,6 +89,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdSiteList(ctx, rest, stdout)
 	case "site update":
 		return cmdSiteUpdate(ctx, rest, stdout)
+	case "site delete":
+		return cmdSiteDelete(ctx, rest, stdout)
 	case "token create":
 		return cmdTokenCreate(ctx, rest, stdout)
 	case "token list":

@@ -365,3 +365,25 @@ func (s *Store) Exists(ctx context.Context, key string) (bool, error) {
 	}
 	return ok, nil
 }
+
+// DeleteSite deletes every blob of a site (public and private), for a
+// site that is being removed, and returns how many it deleted.
+func (s *Store) DeleteSite(ctx context.Context, siteID string) (int, error) {
+	n := 0
+	iter := s.bucket.List(&blob.ListOptions{Prefix: "sites/" + siteID + "/"})
+	for {
+		obj, err := iter.Next(ctx)
+		if err == io.EOF {
+			return n, nil
+		} else if err != nil {
+			return n, fmt.Errorf("files: list blobs of site %s: %w", siteID, err)
+		}
+		if obj.IsDir {
+			continue
+		}
+		if err := s.bucket.Delete(ctx, obj.Key); err != nil && gcerrors.Code(err) != gcerrors.NotFound {
+			return n, fmt.Errorf("files: delete %s: %w", obj.Key, err)
+		}
+		n++
+	}
+}

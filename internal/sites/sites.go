@@ -300,3 +300,18 @@ func (s *Service) RotatePreviewSecret(ctx context.Context, siteID string) error 
 		return tx.Sites().Update(site, prev)
 	})
 }
+
+// Delete removes the site idOrShortID and every record of it. Its file
+// bytes are the caller's to delete (files.Store.DeleteSite), after this
+// commits. Errors: cms.ENotFound.
+func (s *Service) Delete(ctx context.Context, idOrShortID string) (*store.Site, error) {
+	var site *store.Site
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		if site, err = Find(tx, idOrShortID); err != nil {
+			return err
+		}
+		return tx.Sites().Delete(site.ID)
+	})
+	return site, err
+}

@@ -124,6 +124,10 @@ type Sites interface {
 	List(opt ListOptions) ([]*Site, int, error)
 	// ListForUser returns the sites the user is a member of, and their count.
 	ListForUser(userID string, opt ListOptions) ([]*Site, int, error)
+	// Delete removes the site and every record of it (pages, drafts,
+	// versions, themes, uploads, channels, entries, customers, tokens,
+	// memberships). ENotFound.
+	Delete(id string) error
 }
 
 // Roles a user can hold on a site.

@@ -242,3 +242,87 @@ func testSitesListForUser(t *testing.T, e *env) {
 		return nil
 	})
 }
+
+// testSitesDelete: deleting a site removes every record of it, and
+// nothing of another site.
+func testSitesDelete(t *testing.T, e *env) {
+	now := t0.Truncate(time.Millisecond)
+	fill := func(s *store.Site, email string) (page *store.PageRecord, entry *store.Entry, cust *store.Customer) {
+		page = e.createPage(t, s.ID, "Home "+s.ShortID)
+		ch := newChannel(now, s.ID, "notes")
+		e.createChannels(t, ch)
+		entry = newEntry(now, ch, "note")
+		entry.Search = map[string]string{"en": "findme " + s.ShortID}
+		e.createEntries(t, entry)
+		cust = newCustomer(now, s.ID, email)
+		e.createCustomer(t, cust)
+		e.createUploads(t, newUpload(now, s.ID, "a.png"))
+		e.update(t, func(tx store.Tx) error {
+			if err := tx.Drafts().Put(newDraft(now, s.ID, page.ID, `{}`)); err != nil {
+				return err
+			}
+			if err := tx.Versions().Create(newVersion(now, s.ID, page.ID, `{}`)); err != nil {
+				return err
+			}
+			if err := tx.Themes().PutFile(newFile(now, s.ID, "t", store.KindSnippets, "x")); err != nil {
+				return err
+			}
+			if err := tx.CustomerSessions().Create(&store.CustomerSession{TokenHash: "s-" + s.ID, SiteID: s.ID, CustomerID: cust.ID,
+				CreatedAt: now, LastSeenAt: now, ExpiresAt: now.Add(time.Hour)}); err != nil {
+				return err
+			}
+			if err := tx.CustomerFields().Put(s.ID, []byte(`{}`), now, time.Time{}); err != nil {
+				return err
+			}
+			return tx.Tokens().Create(&store.Token{ID: "tok-" + s.ID, Hash: "h-" + s.ID, SiteID: s.ID, CreatedAt: now})
+		})
+		return page, entry, cust
+	}
+	a, b := e.createSite(t, "acme", "acme.example.com"), e.createSite(t, "other")
+	pa, ea, ca := fill(a, "ann@example.com")
+	pb, eb, cb := fill(b, "ann@example.com")
+	e.update(t, func(tx store.Tx) error { return tx.Sites().Delete(a.ID) })
+	err := e.tryUpdate(func(tx store.Tx) error { return tx.Sites().Delete(a.ID) })
+	checkCode(t, "Delete(deleted)", err, cms.ENotFound)
+	e.view(t, func(tx store.Tx) error {
+		for _, c := range []struct {
+			what string
+			err  error
+		}{
+			{"site", second(tx.Sites().Get(a.ID))},
+			{"domain", second(tx.Sites().GetByDomain("acme.example.com"))},
+			{"page", second(tx.Pages().Get(a.ID, pa.ID))},
+			{"draft", second(tx.Drafts().Get(a.ID, pa.ID))},
+			{"entry", second(tx.Entries().Get(a.ID, ea.ID))},
+			{"customer", second(tx.Customers().Get(a.ID, ca.ID))},
+			{"session", second(tx.CustomerSessions().Get(a.ID, "s-"+a.ID, now))},
+			{"token", second(tx.Tokens().GetByHash("h-" + a.ID))},
+		} {
+			checkCode(t, c.what+" of a deleted site", c.err, cms.ENotFound)
+		}
+		if vs, _, err := tx.Versions().List(a.ID, pa.ID, store.ListOptions{}); err != nil || len(vs) != 0 {
+			t.Errorf("versions of a deleted site: %d, %v", len(vs), err)
+		}
+		if us, _, err := tx.Uploads().List(a.ID, store.ListOptions{}); err != nil || len(us) != 0 {
+			t.Errorf("uploads of a deleted site: %d, %v", len(us), err)
+		}
+		if fs, err := tx.Themes().ListFiles(a.ID, "t", ""); err != nil || len(fs) != 0 {
+			t.Errorf("theme files of a deleted site: %d, %v", len(fs), err)
+		}
+		// The other site keeps everything, its search included.
+		for _, err := range []error{second(tx.Sites().Get(b.ID)), second(tx.Pages().Get(b.ID, pb.ID)),
+			second(tx.Entries().Get(b.ID, eb.ID)), second(tx.Customers().Get(b.ID, cb.ID)), second(tx.Tokens().GetByHash("h-" + b.ID))} {
+			if err != nil {
+				t.Errorf("the other site lost a record: %v", err)
+			}
+		}
+		list, _, err := tx.Entries().List(b.ID, eb.ChannelID, store.EntryQuery{Search: "findme"}, store.ListOptions{})
+		if err != nil || len(list) != 1 {
+			t.Errorf("the other site's search: %d, %v", len(list), err)
+		}
+		return nil
+	})
+}
+
+// second returns the error of a (value, error) call.
+func second[T any](_ T, err error) error { return err }

@@ -36,6 +36,7 @@ func Run(t *testing.T, b Backend) {
 		{"Sites/ConflictDomain", testSitesConflictDomain},
 		{"Sites/List", testSitesList},
 		{"Sites/ListForUser", testSitesListForUser},
+		{"Sites/Delete", testSitesDelete},
 		{"Users/CreateAndGet", testUsersCreateAndGet},
 		{"Users/ConflictEmail", testUsersConflictEmail},
 		{"Users/Membership", testUsersMembership},
