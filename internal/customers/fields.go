@@ -60,12 +60,18 @@ func (s *Service) render(tx store.Tx, site *store.Site, c *customer, sessionToke
 	if err != nil {
 		return nil, err
 	}
+	return s.renderWith(fs, site, c, sessionToken), nil
+}
+
+// renderWith is render with the site's field set already loaded (a list
+// loads it once).
+func (s *Service) renderWith(fs *entries.FieldSet, site *store.Site, c *customer, sessionToken string) []byte {
 	return c.appendJSON(nil, s.url(site, c.rec.ID), sessionToken, func(b []byte) []byte {
 		if s.Entries == nil {
 			return b
 		}
 		return s.Entries.AppendFields(b, site, fs, c.Fields, false)
-	}), nil
+	})
 }
 
 // applyCustom merges the custom fields a write sent into c, checking

@@ -220,16 +220,16 @@ func (s *Service) List(ctx context.Context, site *store.Site, q Query, opt store
 			return err
 		}
 		total = n
+		fs, _, err := s.fieldSet(tx, site)
+		if err != nil {
+			return err
+		}
 		for _, rec := range recs {
 			c, err := decodeCustomer(rec)
 			if err != nil {
 				return err
 			}
-			b, err := s.render(tx, site, c, "")
-			if err != nil {
-				return err
-			}
-			out = append(out, b)
+			out = append(out, s.renderWith(fs, site, c, ""))
 		}
 		return nil
 	})
