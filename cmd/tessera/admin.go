@@ -393,3 +393,61 @@ func openSite(ctx context.Context, c config, siteRef string) (*services.Set, *st
 	}
 	return svc, site, func() { st.Close() }, nil
 }
+
+// cmdUserGrant handles "tessera user grant EMAIL --site S [--role R]
+// [--name N]" (and "user create", the same): the user, created when new,
+// gets the role on the site.
+func cmdUserGrant(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var siteRef, role, name string
+	fs := newFlags("user grant", &c)
+	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
+	fs.StringVar(&role, "role", "editor", "admin or editor")
+	fs.StringVar(&name, "name", "", "the user's name, when the user is new (default: from the email)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return errors.New("usage: tessera user grant EMAIL --site S [--role admin|editor]")
+	}
+	svc, site, done, err := openSite(ctx, c, siteRef)
+	if err != nil {
+		return err
+	}
+	defer done()
+	u, err := svc.Auth.Grant(ctx, site.ID, pos[0], name, role)
+	if err != nil {
+		return err
+	}
+	return printResult(stdout, c.json, map[string]any{"id": u.ID, "email": u.Email, "site": site.ShortID, "role": role},
+		fmt.Sprintf("%s is %s of %s. Create a token for them with: tessera token create --site %s --user %s\n",
+			u.Email, role, site.ShortID, site.ShortID, u.Email))
+}
+
+// cmdUserList handles "tessera user list --site S".
+func cmdUserList(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var siteRef string
+	fs := newFlags("user list", &c)
+	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	svc, site, done, err := openSite(ctx, c, siteRef)
+	if err != nil {
+		return err
+	}
+	defer done()
+	members, err := svc.Auth.ListMembers(ctx, site.ID)
+	if err != nil {
+		return err
+	}
+	list := make([]map[string]string, len(members))
+	var b strings.Builder
+	for i, m := range members {
+		list[i] = map[string]string{"id": m.ID, "email": m.Email, "name": m.Name, "role": m.Role}
+		fmt.Fprintf(&b, "%s  %-6s  %s  %s\n", m.ID, m.Role, m.Email, m.Name)
+	}
+	return printResult(stdout, c.json, map[string]any{"users": list}, b.String())
+}

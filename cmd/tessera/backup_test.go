@@ -299,3 +299,26 @@ func TestSiteDelete(t *testing.T) {
 		t.Errorf("sites after delete: %v", sites)
 	}
 }
+
+func TestUserGrantAndList(t *testing.T) {
+	data := t.TempDir()
+	runJSON(t, "demo", "--data", data)
+	runJSON(t, "user", "grant", "Ed@Example.com", "--site", "demo", "--data", data)
+	runJSON(t, "user", "create", "ada@example.com", "--site", "demo", "--role", "admin", "--name", "Ada", "--data", data)
+	runJSON(t, "user", "grant", "ed@example.com", "--site", "demo", "--role", "admin", "--data", data) // a new role
+	users := runJSON(t, "user", "list", "--site", "demo", "--data", data)["users"].([]any)
+	roles := map[string]string{}
+	for _, u := range users {
+		m := u.(map[string]any)
+		roles[m["email"].(string)] = m["role"].(string)
+	}
+	if roles["ed@example.com"] != "admin" || roles["ada@example.com"] != "admin" || len(roles) != 3 {
+		t.Errorf("members: %v", roles)
+	}
+	for _, bad := range [][]string{{"user", "grant", "not-an-email", "--site", "demo"}, {"user", "grant", "x@example.com", "--site", "demo", "--role", "owner"},
+		{"user", "grant", "x@example.com", "--site", "nosuch"}} {
+		if err := run(context.Background(), append(bad, "--data", data), io.Discard, io.Discard); err == nil {
+			t.Errorf("tessera %v: got no error", bad)
+		}
+	}
+}

@@ -39,6 +39,8 @@ Usage:
   tessera token create --site S [--user EMAIL [--role admin|editor] | --site-token] [--json]
   tessera token list --site S [--json]
   tessera token revoke ID --site S
+  tessera user grant|create EMAIL --site S [--role admin|editor] [--name N] [--json]
+  tessera user list --site S [--json]
   tessera theme push DIR --site S [--theme NAME] [--json]
   tessera migrate [--json]
   tessera backup DEST [--data DIR]     a consistent copy of a running SQLite store and its files
@@ -75,7 +77,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	}
 	cmd, rest := args[0], args[1:]
-	if (cmd == "site" || cmd == "token" || cmd == "theme") && len(rest) > 0 {
+	if (cmd == "site" || cmd == "token" || cmd == "theme" || cmd == "user") && len(rest) > 0 {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	switch cmd {
@@ -97,6 +99,10 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdTokenList(ctx, rest, stdout)
 	case "token revoke":
 		return cmdTokenRevoke(ctx, rest, stdout)
+	case "user grant", "user create":
+		return cmdUserGrant(ctx, rest, stdout)
+	case "user list":
+		return cmdUserList(ctx, rest, stdout)
 	case "theme push":
 		return cmdThemePush(ctx, rest, stdout)
 	case "migrate":

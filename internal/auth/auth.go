@@ -186,19 +186,8 @@ func (s *Service) CreateToken(ctx context.Context, req TokenRequest) (secret str
 			tok.SiteID = site.ID
 			return tx.Tokens().Create(tok)
 		}
-		u, err := tx.Users().GetByEmail(email)
-		if cms.IsCode(err, cms.ENotFound) {
-			name := req.Name
-			if name == "" {
-				name = email[:strings.IndexByte(email, '@')]
-			}
-			u = &store.User{ID: cms.NewID(tx.Now()), Email: email, Name: name, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
-			err = tx.Users().Create(u)
-		}
+		u, err := grant(tx, site.ID, email, req.Name, req.Role)
 		if err != nil {
-			return err
-		}
-		if err := tx.Users().SetMembership(store.Membership{SiteID: site.ID, UserID: u.ID, Role: req.Role}); err != nil {
 			return err
 		}
 		tok.UserID = u.ID
@@ -208,4 +197,56 @@ func (s *Service) CreateToken(ctx context.Context, req TokenRequest) (secret str
 		return "", err
 	}
 	return secret, nil
+}
+
+// grant gives the user with email (created, named name or after the
+// email, when new) role on the site.
+func grant(tx store.Tx, siteID, email, name, role string) (*store.User, error) {
+	u, err := tx.Users().GetByEmail(email)
+	if cms.IsCode(err, cms.ENotFound) {
+		if name == "" {
+			name = email[:strings.IndexByte(email, '@')]
+		}
+		u = &store.User{ID: cms.NewID(tx.Now()), Email: email, Name: name, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
+		err = tx.Users().Create(u)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Users().SetMembership(store.Membership{SiteID: siteID, UserID: u.ID, Role: role}); err != nil {
+		return nil, err
+	}
+	return u, nil
+}
+
+// Grant gives the user with email (created when new, with name) role on
+// the site: a user acts on a site through the role, with user tokens.
+// Errors: cms.EInvalid (role or email), cms.ENotFound (site).
+func (s *Service) Grant(ctx context.Context, siteID, email, name, role string) (*store.User, error) {
+	if role != store.RoleAdmin && role != store.RoleEditor {
+		return nil, cms.Errorf(cms.EInvalid, "Unknown role %q: use admin or editor.", role)
+	}
+	email = strings.ToLower(strings.TrimSpace(email))
+	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		return nil, cms.Errorf(cms.EInvalid, "Invalid email address %q.", email)
+	}
+	var u *store.User
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		if _, err := tx.Sites().Get(siteID); err != nil {
+			return err
+		}
+		var err error
+		u, err = grant(tx, siteID, email, name, role)
+		return err
+	})
+	return u, err
+}
+
+// ListMembers returns the site's users with their roles, by email.
+func (s *Service) ListMembers(ctx context.Context, siteID string) (members []*store.Member, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		members, err = tx.Users().ListMembers(siteID)
+		return err
+	})
+	return members, err
 }

@@ -164,6 +164,14 @@ type Users interface {
 	SetMembership(m Membership) error
 	// Membership returns the user's role on a site. ENotFound.
 	Membership(siteID, userID string) (*Membership, error)
+	// ListMembers returns the site's users with their roles, by email.
+	ListMembers(siteID string) ([]*Member, error)
+}
+
+// Member is a user with a role on a site.
+type Member struct {
+	User
+	Role string
 }
 
 // Token is an API access token. Only a hash of the secret is stored.

@@ -71,3 +71,16 @@ func (x users) Membership(siteID, userID string) (*store.Membership, error) {
 	}
 	return &m, nil
 }
+
+func (x users) ListMembers(siteID string) ([]*store.Member, error) {
+	out, err := scanAll(x.tx, func(row scanner) (*store.Member, error) {
+		var m store.Member
+		err := row.Scan(&m.ID, &m.Email, &m.Name, timeCol{&m.CreatedAt}, timeCol{&m.UpdatedAt}, &m.Role)
+		return &m, err
+	}, `SELECT u.id, u.email, u.name, u.created_at, u.updated_at, m.role
+		FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.site_id = ? ORDER BY u.email`, siteID)
+	if err != nil {
+		return nil, x.fail(err, "list members of site "+siteID, "")
+	}
+	return out, nil
+}

@@ -40,6 +40,7 @@ func Run(t *testing.T, b Backend) {
 		{"Users/CreateAndGet", testUsersCreateAndGet},
 		{"Users/ConflictEmail", testUsersConflictEmail},
 		{"Users/Membership", testUsersMembership},
+		{"Users/ListMembers", testUsersListMembers},
 		{"Tokens/CreateGetDelete", testTokensCreateGetDelete},
 		{"Tokens/ConflictHash", testTokensConflictHash},
 		{"Tokens/List", testTokensList},

@@ -145,3 +145,25 @@ func testTokensList(t *testing.T, e *env) {
 		return nil
 	})
 }
+
+func testUsersListMembers(t *testing.T, e *env) {
+	a, b := e.createSite(t, "acme"), e.createSite(t, "other")
+	zed, ann := e.createUser(t, "zed@example.com"), e.createUser(t, "ann@example.com")
+	e.update(t, func(tx store.Tx) error {
+		for _, m := range []store.Membership{{SiteID: a.ID, UserID: zed.ID, Role: store.RoleEditor},
+			{SiteID: a.ID, UserID: ann.ID, Role: store.RoleAdmin}, {SiteID: b.ID, UserID: zed.ID, Role: store.RoleAdmin}} {
+			if err := tx.Users().SetMembership(m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	e.view(t, func(tx store.Tx) error {
+		got, err := tx.Users().ListMembers(a.ID)
+		if err != nil || len(got) != 2 || got[0].Email != "ann@example.com" || got[0].Role != store.RoleAdmin ||
+			got[1].Role != store.RoleEditor || got[1].ID != zed.ID {
+			t.Errorf("ListMembers: %+v %v", got, err)
+		}
+		return nil
+	})
+}
