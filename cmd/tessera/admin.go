@@ -451,3 +451,35 @@ func cmdUserList(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	return printResult(stdout, c.json, map[string]any{"users": list}, b.String())
 }
+
+// cmdMigrateStatus handles "tessera migrate status": every migration of the
+// store, applied (when) or pending, without applying any.
+func cmdMigrateStatus(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	fs := newFlags("migrate status", &c)
+	if _, err := parse(fs, args); err != nil {
+		return err
+	}
+	st, err := c.openUnmigrated(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	list, err := st.Status(ctx)
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	out := make([]map[string]string, len(list))
+	pending := 0
+	for i, m := range list {
+		state := "applied " + m.AppliedAt
+		if m.AppliedAt == "" {
+			state, pending = "pending", pending+1
+		}
+		out[i] = map[string]string{"name": m.Name, "applied_at": m.AppliedAt}
+		fmt.Fprintf(&b, "%-40s %s\n", m.Name, state)
+	}
+	fmt.Fprintf(&b, "%d pending.\n", pending)
+	return printResult(stdout, c.json, map[string]any{"migrations": out, "pending": pending}, b.String())
+}

@@ -322,3 +322,16 @@ func TestUserGrantAndList(t *testing.T) {
 		}
 	}
 }
+
+func TestMigrateStatus(t *testing.T) {
+	data := t.TempDir()
+	before := runJSON(t, "migrate", "status", "--data", data)
+	if n, _ := before["pending"].(float64); n < 7 {
+		t.Errorf("status of a new store: %v, want every migration pending", before)
+	}
+	runJSON(t, "migrate", "--data", data)
+	after := runJSON(t, "migrate", "status", "--data", data)
+	if n, _ := after["pending"].(float64); n != 0 {
+		t.Errorf("status after migrate: %v, want none pending", after)
+	}
+}

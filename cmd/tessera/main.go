@@ -24,6 +24,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/postgres"
+	"github.com/tessera-cms/tessera/internal/store/sqldb"
 	"github.com/tessera-cms/tessera/internal/store/sqlite"
 )
 
@@ -43,6 +44,7 @@ Usage:
   tessera user list --site S [--json]
   tessera theme push DIR --site S [--theme NAME] [--json]
   tessera migrate [--json]
+  tessera migrate status [--json]     the migrations, applied and pending, without applying any
   tessera backup DEST [--data DIR]     a consistent copy of a running SQLite store and its files
   tessera restore SRC --data DIR       a backup into an empty data directory
   tessera version
@@ -77,7 +79,7 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return nil
 	}
 	cmd, rest := args[0], args[1:]
-	if (cmd == "site" || cmd == "token" || cmd == "theme" || cmd == "user") && len(rest) > 0 {
+	if len(rest) > 0 && (cmd == "site" || cmd == "token" || cmd == "theme" || cmd == "user" || cmd == "migrate" && rest[0] == "status") {
 		cmd, rest = cmd+" "+rest[0], rest[1:]
 	}
 	switch cmd {
@@ -107,6 +109,8 @@ func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return cmdThemePush(ctx, rest, stdout)
 	case "migrate":
 		return cmdMigrate(ctx, rest, stdout)
+	case "migrate status":
+		return cmdMigrateStatus(ctx, rest, stdout)
 	case "backup":
 		return cmdBackup(ctx, rest, stdout)
 	case "restore":
@@ -174,6 +178,17 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // openStore opens the configured store, applying pending migrations.
+// openUnmigrated opens the store without applying migrations.
+func (c *config) openUnmigrated(ctx context.Context) (interface {
+	Status(context.Context) ([]sqldb.MigrationStatus, error)
+	Close() error
+}, error) {
+	if c.database != "" {
+		return postgres.OpenUnmigrated(ctx, c.database, cms.SystemClock{})
+	}
+	return sqlite.OpenUnmigrated(ctx, filepath.Join(c.data, "tessera.db"), cms.SystemClock{})
+}
+
 func (c *config) openStore(ctx context.Context) (store.Store, error) {
 	if c.database != "" {
 		if !strings.HasPrefix(c.database, "postgres://") && !strings.HasPrefix(c.database, "postgresql://") {

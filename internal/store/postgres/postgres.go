@@ -38,6 +38,20 @@ var _ store.Store = (*DB)(nil)
 // string; runtime parameters such as search_path are passed on) and applies
 // pending migrations. A nil clock means cms.SystemClock.
 func Open(ctx context.Context, dsn string, clock cms.Clock) (*DB, error) {
+	db, err := OpenUnmigrated(ctx, dsn, clock)
+	if err != nil {
+		return nil, err
+	}
+	if err := db.Migrate(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("postgres: %w", err)
+	}
+	return db, nil
+}
+
+// OpenUnmigrated is Open without applying migrations: for reading the
+// migration status of a database before migrating it.
+func OpenUnmigrated(ctx context.Context, dsn string, clock cms.Clock) (*DB, error) {
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
 		return nil, fmt.Errorf("postgres: %w", err)
@@ -84,10 +98,6 @@ func Open(ctx context.Context, dsn string, clock cms.Clock) (*DB, error) {
 		// separate schemas (as in tests) migrate independently.
 		MigrationLock: `SELECT pg_advisory_xact_lock(hashtext('tessera.migrate.' || coalesce(current_schema(), '')))`,
 	}, clock)}
-	if err := db.Migrate(ctx); err != nil {
-		pool.Close()
-		return nil, fmt.Errorf("postgres: %w", err)
-	}
 	return db, nil
 }
 

@@ -119,3 +119,39 @@ func migrationFiles(fsys fs.FS) ([]migrationFile, error) {
 	slices.SortFunc(files, func(a, b migrationFile) int { return cmp.Compare(a.version, b.version) })
 	return files, nil
 }
+
+// MigrationStatus is one migration of the store: its file name, and when
+// it was applied (zero: pending).
+type MigrationStatus struct {
+	Name      string
+	AppliedAt string
+}
+
+// Status lists the store's migrations in order with when each was applied.
+func (db *DB) Status(ctx context.Context) ([]MigrationStatus, error) {
+	files, err := migrationFiles(db.dialect.Migrations)
+	if err != nil {
+		return nil, err
+	}
+	applied := map[int64]string{}
+	rows, err := db.write.QueryContext(ctx, `SELECT version, applied_at FROM schema_migrations`)
+	if err == nil {
+		defer rows.Close()
+		for rows.Next() {
+			var v int64
+			var at string
+			if err := rows.Scan(&v, &at); err != nil {
+				return nil, err
+			}
+			applied[v] = at
+		}
+		if err := rows.Err(); err != nil {
+			return nil, err
+		}
+	} // no table yet: nothing applied
+	out := make([]MigrationStatus, len(files))
+	for i, f := range files {
+		out[i] = MigrationStatus{Name: f.name, AppliedAt: applied[f.version]}
+	}
+	return out, nil
+}

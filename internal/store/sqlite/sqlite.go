@@ -52,6 +52,16 @@ var pragmas = []string{
 // directory if missing, and applies pending migrations. A nil clock means
 // cms.SystemClock.
 func Open(ctx context.Context, path string, clock cms.Clock) (*DB, error) {
+	return open(ctx, path, clock, true)
+}
+
+// OpenUnmigrated is Open without applying migrations: for reading the
+// migration status of a database before migrating it.
+func OpenUnmigrated(ctx context.Context, path string, clock cms.Clock) (*DB, error) {
+	return open(ctx, path, clock, false)
+}
+
+func open(ctx context.Context, path string, clock cms.Clock, migrate bool) (*DB, error) {
 	path, err := filepath.Abs(path)
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: %w", err)
@@ -94,6 +104,9 @@ func Open(ctx context.Context, path string, clock cms.Clock) (*DB, error) {
 	// Migrate before any reader connects, so the readers find the file
 	// already in WAL mode.
 	db := &DB{sqldb.New(write, write, dialect, clock)}
+	if !migrate {
+		return db, nil
+	}
 	if err := db.Migrate(ctx); err != nil {
 		write.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
