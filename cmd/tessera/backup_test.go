@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -333,5 +334,60 @@ func TestMigrateStatus(t *testing.T) {
 	after := runJSON(t, "migrate", "status", "--data", data)
 	if n, _ := after["pending"].(float64); n != 0 {
 		t.Errorf("status after migrate: %v, want none pending", after)
+	}
+}
+
+// TestConfigurationDocumented holds the README's configuration table and
+// serve's flags together: every flag of serve is a row with its
+// environment variable, and every row names a flag serve has.
+func TestConfigurationDocumented(t *testing.T) {
+	var usage bytes.Buffer
+	flagOutput = &usage
+	defer func() { flagOutput = os.Stderr }()
+	if err := run(context.Background(), []string{"serve", "--help"}, io.Discard, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	flags := map[string]string{} // flag -> its variable, from the usage text
+	var last string
+	for _, line := range strings.Split(usage.String(), "\n") {
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(line, "  -") {
+			last = strings.TrimPrefix(f[0], "-")
+			flags[last] = ""
+		} else if i := strings.LastIndex(line, "[TESSERA_"); i >= 0 && last != "" {
+			flags[last] = strings.TrimSuffix(strings.Fields(line[i+1:])[0], "]")
+		}
+	}
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	section := string(readme)
+	section = section[strings.Index(section, "## Configuration"):]
+	section = section[:strings.Index(section[3:], "\n## ")+3]
+	rows := map[string]string{}
+	for _, line := range strings.Split(section, "\n") {
+		cells := strings.Split(line, "|")
+		if len(cells) > 3 && strings.HasPrefix(strings.TrimSpace(cells[1]), "`--") {
+			name := strings.Trim(strings.TrimSpace(cells[1]), "`-")
+			rows[name] = strings.Trim(strings.SplitN(strings.TrimSpace(cells[2]), "=", 2)[0], "`")
+		}
+	}
+	if len(flags) < 10 {
+		t.Fatalf("read %d flags from serve --help: %q", len(flags), usage.String())
+	}
+	for name, env := range flags {
+		if name == "json" {
+			continue // an output flag of every command, not configuration
+		}
+		if got, ok := rows[name]; !ok {
+			t.Errorf("serve flag --%s is not in the README's configuration table", name)
+		} else if env != "" && got != env {
+			t.Errorf("--%s: README says %s, the flag reads %s", name, got, env)
+		}
+	}
+	for name := range rows {
+		if _, ok := flags[name]; !ok {
+			t.Errorf("the README documents --%s, which serve does not have", name)
+		}
 	}
 }

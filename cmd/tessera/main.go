@@ -154,8 +154,12 @@ type config struct {
 	json     bool
 }
 
+// flagOutput is where flag errors and --help go.
+var flagOutput io.Writer = os.Stderr
+
 func newFlags(name string, c *config) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(flagOutput)
 	fs.StringVar(&c.data, "data", env("TESSERA_DATA", "./tessera-data"), "data directory (SQLite database and files) [TESSERA_DATA]")
 	fs.StringVar(&c.database, "database", env("TESSERA_DATABASE_URL", ""), "PostgreSQL URL (postgres://...); empty uses SQLite in the data directory [TESSERA_DATABASE_URL]")
 	fs.BoolVar(&c.json, "json", false, "print the result as one JSON object")
