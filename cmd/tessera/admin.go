@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -286,6 +287,45 @@ func cmdThemePush(ctx context.Context, args []string, stdout io.Writer) error {
 		fmt.Sprintf("Pushed theme %q to site %s: %d files, %d changed. It is the site's active theme.\n", theme, site.ShortID, len(files), len(changed)))
 }
 
+// cmdThemePull handles "tessera theme pull DIR --site S [--theme NAME]":
+// it writes the theme (by default the site's active one) into DIR in the
+// folder layout theme push reads, so push and pull round-trip byte for
+// byte.
+func cmdThemePull(ctx context.Context, args []string, stdout io.Writer) error {
+	var c config
+	var siteRef, theme string
+	fs := newFlags("theme pull", &c)
+	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
+	fs.StringVar(&theme, "theme", "", "theme name (default: the site's active theme)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || siteRef == "" {
+		return errors.New("usage: tessera theme pull DIR --site S [--theme NAME]")
+	}
+	svc, site, done, err := openSite(ctx, c, siteRef)
+	if err != nil {
+		return err
+	}
+	defer done()
+	if theme == "" {
+		if theme = site.Theme; theme == "" {
+			return fmt.Errorf("site %s has no active theme; name one with --theme", site.ShortID)
+		}
+	}
+	list, err := svc.Themes.Files(ctx, site.ID, theme)
+	if err != nil {
+		return fmt.Errorf("theme %q: %w", theme, err)
+	}
+	written, err := themes.WriteDir(pos[0], list)
+	if err != nil {
+		return err
+	}
+	return printResult(stdout, c.json, map[string]any{"theme": theme, "site_id": site.ID, "dir": pos[0], "files": written},
+		fmt.Sprintf("Pulled theme %q of site %s into %s: %d files.\n", theme, site.ShortID, pos[0], len(written)))
+}
+
 func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 	var c config
 	var shortID, addr string
@@ -309,22 +349,30 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 
 func createDemo(ctx context.Context, svc *services.Set, shortID string) (*demo.Result, error) {
 	return demo.Create(ctx, demo.Services{Sites: svc.Sites, Themes: svc.Themes, Auth: svc.Auth, Pages: svc.Pages,
-		Entries: svc.Entries}, shortID)
+		Entries: svc.Entries, Customers: svc.Customers}, shortID)
 }
 
 func printDemo(w io.Writer, asJSON bool, addr string, res *demo.Result) error {
 	base := "http://" + addr + "/api"
+	port := ""
+	if _, p, err := net.SplitHostPort(addr); err == nil {
+		port = p
+	}
+	siteURL := sites.BaseURL(res.Site, port) + "/"
 	return printResult(w, asJSON,
-		map[string]string{"base_url": base, "site_id": res.Site.ID, "short_id": res.Site.ShortID, "token": res.Token},
+		map[string]string{"base_url": base, "site_id": res.Site.ID, "short_id": res.Site.ShortID, "token": res.Token,
+			"site_url": siteURL, "customer_email": demo.CustomerEmail, "customer_password": demo.CustomerPassword},
 		fmt.Sprintf(`Demo site ready.
   base URL  %s
   site id   %s
   short id  %s
   token     %s
+  website   %s
+  customer  %s / %s (for the members page)
 
 Try:
   curl -H "Authorization: Bearer %s" %s/sites/%s/settings
-`, base, res.Site.ID, res.Site.ShortID, res.Token, res.Token, base, res.Site.ShortID))
+`, base, res.Site.ID, res.Site.ShortID, res.Token, siteURL, demo.CustomerEmail, demo.CustomerPassword, res.Token, base, res.Site.ShortID))
 }
 
 // cmdTokenList handles "tessera token list --site S".

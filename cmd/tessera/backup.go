@@ -16,7 +16,7 @@ import (
 
 // cmdBackup handles "tessera backup DEST": a consistent copy of a running
 // server's SQLite database and the file blobs of its data directory.
-func cmdBackup(ctx context.Context, args []string, stdout io.Writer) error {
+func cmdBackup(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var c config
 	fs := newFlags("backup", &c)
 	pos, err := parse(fs, args)
@@ -43,10 +43,13 @@ func cmdBackup(ctx context.Context, args []string, stdout io.Writer) error {
 	// blob is written before the record that names it commits, so every
 	// blob the snapshot names is there to copy (blobs of later writes are
 	// copied too, unused).
+	prog := newProgress(stderr)
+	defer prog.done()
+	prog.update("Copying the database…")
 	if err := sqlite.Backup(ctx, filepath.Join(c.data, "tessera.db"), filepath.Join(dest, "tessera.db")); err != nil {
 		return err
 	}
-	n, err := copyTree(filepath.Join(c.data, "files"), filepath.Join(dest, "files"))
+	n, err := copyTree(filepath.Join(c.data, "files"), filepath.Join(dest, "files"), prog)
 	if err != nil {
 		return err
 	}
@@ -73,7 +76,7 @@ func cmdRestore(ctx context.Context, args []string, stdout io.Writer) error {
 	if entries, _ := os.ReadDir(c.data); len(entries) > 0 {
 		return fmt.Errorf("the data directory %s is not empty; restore into an empty one", c.data)
 	}
-	if _, err := copyTree(src, c.data); err != nil {
+	if _, err := copyTree(src, c.data, newProgress(io.Discard)); err != nil {
 		return err
 	}
 	st, err := c.openStore(ctx) // checks the copy opens, and migrates it
@@ -86,8 +89,9 @@ func cmdRestore(ctx context.Context, args []string, stdout io.Writer) error {
 
 // copyTree copies the regular files under src (missing: nothing) to dst
 // and returns how many it copied.
-func copyTree(src, dst string) (int, error) {
+func copyTree(src, dst string, prog *progress) (int, error) {
 	n := 0
+	var bytes int64
 	err := filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if errors.Is(err, fs.ErrNotExist) && path == src {
 			return filepath.SkipDir
@@ -114,6 +118,10 @@ func copyTree(src, dst string) (int, error) {
 			return err
 		}
 		n++
+		if info, err := d.Info(); err == nil {
+			bytes += info.Size()
+		}
+		prog.update("Copying files: %d (%s)", n, mib(bytes))
 		return nil
 	})
 	return n, err
@@ -143,6 +151,12 @@ func copyFile(src, dst string) error {
 // cmdVersion handles "tessera version": the module version and the commit
 // the binary was built from.
 func cmdVersion(stdout io.Writer) error {
+	_, err := fmt.Fprintln(stdout, versionString())
+	return err
+}
+
+// versionString is "tessera <version> (commit <hash>[+modified])".
+func versionString() string {
 	version, commit, modified := "(devel)", "unknown", false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if bi.Main.Version != "" {
@@ -160,6 +174,5 @@ func cmdVersion(stdout io.Writer) error {
 	if modified {
 		commit += "+modified"
 	}
-	_, err := fmt.Fprintf(stdout, "tessera %s (commit %s)\n", version, commit)
-	return err
+	return fmt.Sprintf("tessera %s (commit %s)", version, commit)
 }

@@ -21,6 +21,8 @@ import (
 	"time"
 	_ "time/tzdata" // site time zones must resolve on hosts without a zoneinfo database
 
+	"github.com/spf13/cobra"
+
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/postgres"
@@ -43,13 +45,16 @@ Usage:
   tessera user grant|create EMAIL --site S [--role admin|editor] [--name N] [--json]
   tessera user list --site S [--json]
   tessera theme push DIR --site S [--theme NAME] [--json]
+  tessera theme pull DIR --site S [--theme NAME] [--json]   write a theme out in the folder layout push reads
   tessera migrate [--json]
   tessera migrate status [--json]     the migrations, applied and pending, without applying any
   tessera backup DEST [--data DIR]     a consistent copy of a running SQLite store and its files
   tessera restore SRC --data DIR       a backup into an empty data directory
-  tessera version
+  tessera version | --version        the version and the commit
+  tessera completion bash|zsh|fish|powershell   a shell completion script
 
-Every command takes the store flags --data and --database. Every flag can
+Every command answers -h with its flags. Exit codes: 0 done, 1 failed,
+2 a wrong command line. Every command takes the store flags --data and --database. Every flag can
 also be set with an environment variable: TESSERA_ADDR, TESSERA_DATA,
 TESSERA_DATABASE_URL, TESSERA_LOG_FORMAT, ...
 `
@@ -59,66 +64,111 @@ func main() {
 	defer stop()
 	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
 		fmt.Fprintln(os.Stderr, "tessera:", err)
-		os.Exit(1)
+		os.Exit(exitCode(err))
 	}
 }
 
-// run dispatches a command line; it is main without the process around it.
+// Exit codes: 0 done (help included), 1 the command failed, 2 the command
+// line was wrong (an unknown command or flag, a missing argument).
+const (
+	exitFailed = 1
+	exitUsage  = 2
+)
+
+// usageError is a command line that cannot be run as written.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+func exitCode(err error) int {
+	var ue usageError
+	if errors.As(err, &ue) || strings.HasPrefix(err.Error(), "usage:") || strings.HasPrefix(err.Error(), "unknown command") {
+		return exitUsage
+	}
+	return exitFailed
+}
+
+// run runs a command line; it is main without the process around it.
 // Asking a command for its help (-h, --help) is not an error.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	err := dispatch(ctx, args, stdout, stderr)
+	root := commands(ctx, stdout, stderr)
+	root.SetArgs(args)
+	err := root.Execute()
 	if errors.Is(err, flag.ErrHelp) {
 		return nil
 	}
 	return err
 }
 
-func dispatch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fmt.Fprint(stdout, usage)
-		return nil
+// commands is the command tree, on github.com/spf13/cobra: it routes
+// subcommands, lists them in help, answers --version and generates shell
+// completion (tessera completion bash|zsh|fish|powershell). Each command
+// keeps its own flag set, with the environment variable defaults every
+// flag has, and prints its help on -h.
+func commands(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
+	root := &cobra.Command{
+		Use: "tessera", Short: "A self-hostable content API server", Long: usage,
+		Version: versionString(), SilenceUsage: true, SilenceErrors: true,
+		// Without a command, tessera prints its usage.
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown command %q\n\n%s", args[0], usage)
+			}
+			fmt.Fprint(stdout, usage)
+			return nil
+		},
+		Args: cobra.ArbitraryArgs,
 	}
-	cmd, rest := args[0], args[1:]
-	if len(rest) > 0 && (cmd == "site" || cmd == "token" || cmd == "theme" || cmd == "user" || cmd == "migrate" && rest[0] == "status") {
-		cmd, rest = cmd+" "+rest[0], rest[1:]
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	root.SetVersionTemplate("{{.Version}}\n")
+	leaf := func(use, short string, fn func([]string) error, aliases ...string) *cobra.Command {
+		return &cobra.Command{Use: use, Short: short, Aliases: aliases, DisableFlagParsing: true, Args: cobra.ArbitraryArgs,
+			RunE: func(_ *cobra.Command, args []string) error { return fn(args) }}
 	}
-	switch cmd {
-	case "serve":
-		return cmdServe(ctx, rest, stdout, stderr)
-	case "demo":
-		return cmdDemo(ctx, rest, stdout)
-	case "site create":
-		return cmdSiteCreate(ctx, rest, stdout)
-	case "site list":
-		return cmdSiteList(ctx, rest, stdout)
-	case "site update":
-		return cmdSiteUpdate(ctx, rest, stdout)
-	case "site delete":
-		return cmdSiteDelete(ctx, rest, stdout)
-	case "token create":
-		return cmdTokenCreate(ctx, rest, stdout)
-	case "token list":
-		return cmdTokenList(ctx, rest, stdout)
-	case "token revoke":
-		return cmdTokenRevoke(ctx, rest, stdout)
-	case "user grant", "user create":
-		return cmdUserGrant(ctx, rest, stdout)
-	case "user list":
-		return cmdUserList(ctx, rest, stdout)
-	case "theme push":
-		return cmdThemePush(ctx, rest, stdout)
-	case "migrate":
-		return cmdMigrate(ctx, rest, stdout)
-	case "migrate status":
-		return cmdMigrateStatus(ctx, rest, stdout)
-	case "backup":
-		return cmdBackup(ctx, rest, stdout)
-	case "restore":
-		return cmdRestore(ctx, rest, stdout)
-	case "version", "--version":
-		return cmdVersion(stdout)
+	group := func(use, short string, subs ...*cobra.Command) *cobra.Command {
+		g := &cobra.Command{Use: use, Short: short, Args: cobra.ArbitraryArgs,
+			RunE: func(c *cobra.Command, args []string) error {
+				if len(args) > 0 {
+					return usagef("unknown command %q for %q", args[0], c.CommandPath())
+				}
+				return c.Help()
+			}}
+		g.AddCommand(subs...)
+		return g
 	}
-	return fmt.Errorf("unknown command %q\n\n%s", strings.Join(args[:min(2, len(args))], " "), usage)
+	out := func(fn func(context.Context, []string, io.Writer) error) func([]string) error {
+		return func(args []string) error { return fn(ctx, args, stdout) }
+	}
+	migrate := leaf("migrate", "Apply pending migrations and report them", out(cmdMigrate))
+	migrate.AddCommand(leaf("status", "List the migrations, applied and pending, without applying any", out(cmdMigrateStatus)))
+	root.AddCommand(
+		leaf("serve", "Serve the API and the public sites", func(args []string) error { return cmdServe(ctx, args, stdout, stderr) }),
+		leaf("demo", "Create the demo site and print its token", out(cmdDemo)),
+		group("site", "Create, list, change and delete sites",
+			leaf("create", "Create a site", out(cmdSiteCreate)),
+			leaf("list", "List the sites", out(cmdSiteList)),
+			leaf("update", "Change a site's name, locales, time zone, domains and switches", out(cmdSiteUpdate)),
+			leaf("delete", "Delete a site and everything in it", out(cmdSiteDelete))),
+		group("token", "Create, list and revoke API tokens",
+			leaf("create", "Create a token", out(cmdTokenCreate)),
+			leaf("list", "List the tokens that reach a site", out(cmdTokenList)),
+			leaf("revoke", "Revoke a token", out(cmdTokenRevoke))),
+		group("user", "Give users roles on sites",
+			leaf("grant", "Create a user if new and give them a role on a site", out(cmdUserGrant), "create"),
+			leaf("list", "List a site's users", out(cmdUserList))),
+		group("theme", "Push and pull themes",
+			leaf("push", "Push a theme folder to a site", out(cmdThemePush)),
+			leaf("pull", "Write a site's theme into a folder", out(cmdThemePull))),
+		migrate,
+		leaf("backup", "Copy a running SQLite store and its files", func(args []string) error { return cmdBackup(ctx, args, stdout, stderr) }),
+		leaf("restore", "Restore a backup into an empty data directory", out(cmdRestore)),
+		leaf("version", "Print the version and the commit", func([]string) error { return cmdVersion(stdout) }),
+	)
+	return root
 }
 
 // env returns the environment variable's value, or def when it is unset.
@@ -171,7 +221,10 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, err
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err}
 		}
 		args = fs.Args()
 		if len(args) == 0 {

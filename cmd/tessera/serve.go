@@ -24,6 +24,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/netlimit"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/services"
+	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -39,6 +40,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var limits httpapi.Limits
 	var connsPerClient int
 	var corsOrigins, metricsToken, metricsAddr string
+	var urls sites.URLs
 	var redisURL, blobURL, smtpURL, mailFrom string
 	var lockTimeout, sessionTTL time.Duration
 	fs := newFlags("serve", &c)
@@ -55,6 +57,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&metricsToken, "metrics-token", env("TESSERA_METRICS_TOKEN", ""), "bearer token GET /metrics requires; empty serves it openly [TESSERA_METRICS_TOKEN]")
 	fs.StringVar(&metricsAddr, "metrics-addr", env("TESSERA_METRICS_ADDR", ""), "serve /metrics on this address instead of the main one [TESSERA_METRICS_ADDR]")
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
+	fs.StringVar(&urls.Public, "public-url", env("TESSERA_PUBLIC_URL", ""), "public base URL of the sites: https://{site}.example.com (each site by short id) or https://www.example.com (the default site); sites with a domain use it instead [TESSERA_PUBLIC_URL]")
+	fs.StringVar(&urls.DefaultSite, "default-site", env("TESSERA_DEFAULT_SITE", ""), "site (id or short id) shown on hosts that name no site [TESSERA_DEFAULT_SITE]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
 	if _, err := parse(fs, args); err != nil {
@@ -75,6 +79,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	_, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("--addr %q: %w", addr, err)
+	}
+	urls.Port = port
+	if err := urls.Check(); err != nil {
+		return fmt.Errorf("--public-url: %w", err)
 	}
 	var locker lock.Locker = &lock.Local{Timeout: lockTimeout}
 	var limiter ratelimit.Limiter
@@ -108,12 +116,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer blobs.Close()
-	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, Port: port,
+	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
 		SessionTTL: sessionTTL})
 
 	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,
-		Customers: svc.Customers, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger,
-		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != ""}
+		Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger,
+		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != "", URLs: urls}
 	for _, o := range strings.Split(corsOrigins, ",") {
 		if o = strings.TrimSpace(o); o != "" {
 			srv.CORSOrigins = append(srv.CORSOrigins, o)

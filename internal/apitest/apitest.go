@@ -130,7 +130,7 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
 	env.Files, env.Uploads, env.Customers, env.Events = blobs, svc.Files, svc.Customers, svc.Events
 	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
-		Entries: env.Entries, Customers: svc.Customers, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
+		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 	hs := httptest.NewServer(env.Server.Handler())
 	tb.Cleanup(hs.Close)
@@ -267,6 +267,7 @@ func (env *Env) Do(t testing.TB, sc Scenario) *Response {
 	if err != nil {
 		t.Fatalf("read body: %v", err)
 	}
+	env.checkOpenAPI(t, req, res, raw)
 	out := &Response{Status: res.StatusCode, Header: res.Header, Raw: raw}
 	if len(raw) > 0 && strings.HasPrefix(res.Header.Get("Content-Type"), "application/json") {
 		if err := json.Unmarshal(raw, &out.JSON); err != nil {
@@ -274,6 +275,31 @@ func (env *Env) Do(t testing.TB, sc Scenario) *Response {
 		}
 	}
 	return out
+}
+
+// Visit sends a request to the public site on host ("www.localhost"),
+// without following redirects.
+func (env *Env) Visit(t testing.TB, method, host, path string, header http.Header, body io.Reader) *Response {
+	t.Helper()
+	req, err := http.NewRequest(method, env.URL+path, body)
+	if err != nil {
+		t.Fatalf("new request: %v", err)
+	}
+	req.Host = host
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	res, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer res.Body.Close()
+	raw, err := io.ReadAll(res.Body)
+	if err != nil {
+		t.Fatalf("read body: %v", err)
+	}
+	return &Response{Status: res.StatusCode, Header: res.Header, Raw: raw}
 }
 
 // Run runs scenarios in order as subtests (order matters: later scenarios

@@ -22,7 +22,7 @@ func TestIsolationEveryRoute(t *testing.T) {
 			"filename": "a.png", "attachment": base64.StdEncoding.EncodeToString(testPNG(t, 2, 2))}}}, 201).JSON.(obj)["id"].(string)
 		customer := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{"email": "ann@example.com"}}, 201).JSON.(obj)["id"].(string)
 		values := map[string]string{
-			"{site}": env.Site.ID, "{theme}": "demo", "{kind}": "templates", "{name}": "home", "{page}": f.ID,
+			"{site}": env.Site.ID, "{theme}": "demo", "{kind}": "templates", "{name...}": "home", "{name}": "home", "{page}": f.ID,
 			"{path...}": "Hero%20title", "{version}": version, "{id}": upload, "{channel}": "articles",
 			"{entry}": f.ArticleA, "{customer}": customer,
 		}

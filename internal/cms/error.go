@@ -29,6 +29,7 @@ const (
 	EEditableNotInTheme   = "editable_not_in_theme"
 	ERepeatableNotInTheme = "repeatable_not_in_theme"
 	EInvalidTemplate      = "invalid_template"
+	ETemplateInUse        = "template_in_use"
 	EMethodNotAllowed     = "method_not_allowed"
 )
 

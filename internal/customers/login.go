@@ -71,11 +71,29 @@ func (s *Service) Login(ctx context.Context, site *store.Site, body []byte, clie
 	if err != nil {
 		return nil, err
 	}
+	var out []byte
+	_, err = s.login(ctx, site, b.Username, b.Password, client, func(tx store.Tx, c *customer, token string) (err error) {
+		out, err = s.render(tx, site, c, token)
+		return err
+	})
+	return out, err
+}
+
+// StartSession is Login for the public site's login form: it checks the
+// credentials the same way, under the same limits, and returns the new
+// session token.
+func (s *Service) StartSession(ctx context.Context, site *store.Site, username, password, client string) (string, error) {
+	return s.login(ctx, site, username, password, client, nil)
+}
+
+// login checks username and password and opens a session; then, in the
+// session's transaction, calls then (when set) with the customer.
+func (s *Service) login(ctx context.Context, site *store.Site, username, password, client string, then func(store.Tx, *customer, string) error) (string, error) {
 	s.init()
 	if s.dummyErr != nil {
-		return nil, s.dummyErr
+		return "", s.dummyErr
 	}
-	key := emailKey(b.Username)
+	key := emailKey(username)
 	lim := s.limits()
 	for _, l := range []struct {
 		key   string
@@ -83,14 +101,14 @@ func (s *Service) Login(ctx context.Context, site *store.Site, body []byte, clie
 	}{{"login:account:" + site.ID + ":" + key, lim.PerAccount}, {"login:address:" + client, lim.PerAddress}} {
 		ok, retry, err := s.limiter().Hit(ctx, l.key, l.limit, lim.Window)
 		if err != nil {
-			return nil, cms.Errorf(cms.EServiceUnavailable, "Logins cannot be counted right now; try again.")
+			return "", cms.Errorf(cms.EServiceUnavailable, "Logins cannot be counted right now; try again.")
 		}
 		if !ok {
-			return nil, ratelimit.NewExceeded(retry, "Too many login attempts; try again later.")
+			return "", ratelimit.NewExceeded(retry, "Too many login attempts; try again later.")
 		}
 	}
 	var c *customer
-	err = s.Store.View(ctx, func(tx store.Tx) error {
+	err := s.Store.View(ctx, func(tx store.Tx) error {
 		rec, err := tx.Customers().GetByEmail(site.ID, key)
 		if err != nil {
 			return err
@@ -99,7 +117,7 @@ func (s *Service) Login(ctx context.Context, site *store.Site, body []byte, clie
 		return err
 	})
 	if err != nil && !cms.IsCode(err, cms.ENotFound) {
-		return nil, err
+		return "", err
 	}
 	// Every failure costs one bcrypt comparison, so that the answer's time
 	// does not tell an unknown email from a wrong password.
@@ -107,12 +125,11 @@ func (s *Service) Login(ctx context.Context, site *store.Site, body []byte, clie
 	if c != nil && c.rec.PasswordHash != "" {
 		hash = []byte(c.rec.PasswordHash)
 	}
-	match := bcrypt.CompareHashAndPassword(hash, []byte(b.Password)) == nil
+	match := bcrypt.CompareHashAndPassword(hash, []byte(password)) == nil
 	if !match || c == nil || c.rec.PasswordHash == "" || c.Status != StatusActive {
-		return nil, errBadLogin
+		return "", errBadLogin
 	}
 	token := rand.Text() + rand.Text()
-	var out []byte
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
 		now := tx.Now()
 		err := tx.CustomerSessions().Create(&store.CustomerSession{TokenHash: tokenHash(token), SiteID: site.ID,
@@ -124,19 +141,25 @@ func (s *Service) Login(ctx context.Context, site *store.Site, body []byte, clie
 			return err
 		}
 		c.rec.LastActivityAt = now
-		out, err = s.render(tx, site, c, token)
-		return err
+		if then != nil {
+			return then(tx, c, token)
+		}
+		return nil
 	})
 	if cms.IsCode(err, cms.ENotFound) {
-		return nil, errBadLogin // deleted meanwhile
+		return "", errBadLogin // deleted meanwhile
 	}
-	return out, err
+	if err != nil {
+		return "", err
+	}
+	return token, nil
 }
 
 // Customer is who a session token identifies.
 type Customer struct {
 	ID     string
 	Email  string
+	Name   string
 	Groups []string
 	Roles  []string
 }
@@ -182,7 +205,7 @@ func (s *Service) Authenticate(ctx context.Context, site *store.Site, token stri
 			return nil, err
 		}
 	}
-	return &Customer{ID: c.rec.ID, Email: c.rec.Email, Groups: c.Groups, Roles: c.Roles}, nil
+	return &Customer{ID: c.rec.ID, Email: c.rec.Email, Name: c.Name, Groups: c.Groups, Roles: c.Roles}, nil
 }
 
 // Logout ends the session a token of site names. Errors: unauthorized
@@ -210,3 +233,6 @@ func (s *Service) SweepSessions(ctx context.Context) (n int, err error) {
 	})
 	return n, err
 }
+
+// SessionLifetime is how long an unused session lasts.
+func (s *Service) SessionLifetime() time.Duration { return s.ttl() }

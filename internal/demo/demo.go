@@ -12,7 +12,9 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -39,7 +41,17 @@ type Services struct {
 	// Entries creates the demo's channel of articles (with Pages: the home
 	// page's Related references them); nil leaves the site without channels.
 	Entries *entries.Service
+	// Customers creates the demo customer, who can log in to the site's
+	// members page; nil leaves the site without customers.
+	Customers *customers.Service
 }
+
+// Demo customer credentials, printed with the demo so a new user can log
+// in to the members page.
+const (
+	CustomerEmail    = "member@example.com"
+	CustomerPassword = "tessera-demo"
+)
 
 // Result is what a caller needs to use the demo site.
 type Result struct {
@@ -82,6 +94,12 @@ func Create(ctx context.Context, svc Services, shortID string) (*Result, error) 
 			}
 		}
 	}
+	if svc.Customers != nil {
+		body := `{"email": "` + CustomerEmail + `", "name": "Demo member", "password": "` + CustomerPassword + `"}`
+		if _, err := svc.Customers.Create(ctx, site, []byte(body), files.Caller{Admin: true}); err != nil {
+			return nil, fmt.Errorf("demo: create customer: %w", err)
+		}
+	}
 	token, err := svc.Auth.CreateToken(ctx, auth.TokenRequest{
 		SiteID: site.ID, Email: AdminEmail, Name: "Demo admin", Role: store.RoleAdmin, Label: "demo",
 	})
@@ -110,7 +128,11 @@ var demoPages = []struct {
 		`{"title": "Welkom", "slug": "thuis", "items": {"Hero title": "Welkom bij Tessera"}}`},
 	{"", `{"title": "About", "template": "page", "items": {"Body": "<p>Who we are.</p>"}}`, `{"title": "Over ons", "slug": "over-ons"}`},
 	{"about", `{"title": "Team", "template": "page", "items": {"Body": "<p>The people behind it.</p>"}}`, ""},
-	{"", `{"title": "Blog", "template": "page", "seo_title": "Tessera blog"}`, ""},
+	{"", `{"title": "Blog", "template": "blog", "seo_title": "Tessera blog", "seo_description": "News from the Tessera team."}`, ""},
+	{"", `{"title": "Members", "template": "page", "security_mechanism": "customers",
+	  "items": {"Body": "<p>Only logged-in customers see this page.</p>"}}`, `{"title": "Leden", "slug": "leden"}`},
+	{"", `{"title": "Press kit", "slug": "press", "template": "page", "security_mechanism": "humans",
+	  "items": {"Body": "<p>Open to every visitor, hidden from search engines.</p>"}}`, ""},
 }
 
 func createPages(ctx context.Context, svc *pages.Service, site *store.Site) error {

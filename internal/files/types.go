@@ -229,3 +229,54 @@ var inlineTypes = map[string]bool{
 // Inline reports whether a stored file of this content type may be shown
 // in place rather than downloaded.
 func Inline(contentType string) bool { return inlineTypes[looseMediaType(contentType)] }
+
+// themeAssetTypes are the types of the theme asset files that uploads
+// refuse but a theme serves from its own site: styles, scripts, images.
+var themeAssetTypes = map[string]string{
+	".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
+	".svg": "image/svg+xml", ".map": "application/json", ".json": "application/json",
+	".txt": "text/plain; charset=utf-8",
+}
+
+// AssetType is the content type a theme asset is served with, from its
+// name: the fixed table of uploads, plus styles, scripts and SVG, which a
+// site serves from its own theme.
+func AssetType(name string) string {
+	ext := strings.ToLower(path.Ext(name))
+	if t, ok := themeAssetTypes[ext]; ok {
+		return t
+	}
+	if t, ok := extTypes[ext]; ok {
+		return t
+	}
+	return "application/octet-stream"
+}
+
+// MaxAssetBytes bounds one theme asset.
+const MaxAssetBytes = 8 << 20
+
+// CheckAsset applies the upload rules to a theme asset named name holding
+// data: its type comes from its name and must agree with its bytes (an
+// image must be one). Unlike uploads, a theme may hold the styles,
+// scripts, SVG, JSON and source maps its own pages load, as UTF-8 text;
+// HTML and XML stay refused, since a theme asset is served from the site's
+// own origin. Errors: invalid_content_type, file_too_large.
+func CheckAsset(name string, data []byte) error {
+	if len(data) > MaxAssetBytes {
+		return err422(EFileTooLarge, "Theme asset %s is larger than %d MiB.", name, MaxAssetBytes>>20)
+	}
+	ext := strings.ToLower(path.Ext(name))
+	if _, ok := themeAssetTypes[ext]; ok {
+		if !utf8.Valid(data) || bytes.IndexByte(data, 0) >= 0 {
+			return err422(EInvalidContentType, "Theme asset %s must be UTF-8 text.", name)
+		}
+		if ext == ".svg" && !bytes.Contains(bytes.ToLower(data[:min(len(data), 4096)]), []byte("<svg")) {
+			return err422(EInvalidContentType, "Theme asset %s is not an SVG image.", name)
+		}
+		return nil
+	}
+	if _, ok, why := contentType(name, "", data[:min(len(data), 512)]); !ok {
+		return err422(EInvalidContentType, "Theme asset %s: %s.", name, why)
+	}
+	return nil
+}

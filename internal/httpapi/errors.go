@@ -18,6 +18,7 @@ var codes = map[string]int{
 	cms.EInvalid:              http.StatusUnprocessableEntity,
 	cms.ENotFound:             http.StatusNotFound,
 	cms.EConflict:             http.StatusConflict,
+	cms.ETemplateInUse:        http.StatusConflict,
 	cms.EUnauthorized:         http.StatusUnauthorized,
 	cms.EForbidden:            http.StatusForbidden,
 	cms.EPreconditionFailed:   http.StatusPreconditionFailed,

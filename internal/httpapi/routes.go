@@ -15,15 +15,17 @@ func (s *Server) routes() {
 	s.handle("GET /api/sites", needToken, s.handleSiteList)
 	s.handle("GET /api/sites/count", needToken, s.handleSiteCount)
 	s.handle("GET /api/sites/{site}", needToken, s.handleSiteGet)
+	s.handle("PATCH /api/sites/{site}", needToken, s.handleSiteUpdate)
 	s.handle("GET /api/sites/{site}/settings", needToken, s.handleSiteSettings)
 	s.handle("POST /api/sites/{site}/preview_secret", needToken, s.handleSitePreviewSecret)
 
 	s.handle("GET /api/themes", needSite, s.handleThemeList)
 	s.handle("GET /api/themes/count", needSite, s.handleThemeCount)
 	s.handle("GET /api/themes/{theme}", needSite, s.handleThemeGet)
-	s.handle("GET /api/themes/{theme}/{kind}/{name}", needSite, s.handleThemeFileGet)
-	s.handle("POST /api/themes/{theme}/{kind}", needAdmin, s.handleThemeFilePut)
-	s.handle("DELETE /api/themes/{theme}/{kind}/{name}", needAdmin, s.handleThemeFileDelete)
+	s.handle("GET /api/themes/{theme}/{kind}", needSite, s.handleThemeKindList)
+	s.handle("GET /api/themes/{theme}/{kind}/{name...}", needSite, s.handleThemeFileGet)
+	s.handleLimit("POST /api/themes/{theme}/{kind}", needAdmin, themeFileBodyBytes, s.handleThemeFilePut)
+	s.handle("DELETE /api/themes/{theme}/{kind}/{name...}", needAdmin, s.handleThemeFileDelete)
 
 	s.handle("GET /api/pages", needSite, s.handlePageList)
 	s.handle("GET /api/pages/count", needSite, s.handlePageCount)
@@ -88,6 +90,22 @@ func (s *Server) routes() {
 	s.handleLimit("PUT /api/customers/{customer}", needSite, pageBodyBytes, s.handleCustomerUpdate)
 	s.handleLimit("PATCH /api/customers/{customer}", needSite, pageBodyBytes, s.handleCustomerUpdate)
 	s.handle("DELETE /api/customers/{customer}", needSite, s.handleCustomerDelete)
+
+	s.handle("GET /api/apps", needSite, s.handleAppList)
+	s.handle("GET /api/apps/count", needSite, s.handleAppCount)
+	s.handle("POST /api/apps", needAdmin, s.handleAppCreate)
+	s.handle("GET /api/apps/{key}", needSite, s.handleAppGet)
+	s.handle("PATCH /api/apps/{key}", needAdmin, s.handleAppUpdate)
+	s.handle("DELETE /api/apps/{key}", needAdmin, s.handleAppDelete)
+	s.handle("GET /api/apps/{key}/code", needSite, s.handleAppFiles)
+	s.handle("POST /api/apps/{key}/code", needAdmin, s.handleAppCodePost)
+	s.handle("GET /api/apps/{key}/code/{name...}", needSite, s.handleAppCodeGet)
+	s.handle("PUT /api/apps/{key}/code/{name...}", needAdmin, s.handleAppCodePut)
+	s.handle("DELETE /api/apps/{key}/code/{name...}", needAdmin, s.handleAppCodeDelete)
+	s.handle("GET /api/apps/{key}/logs", needSite, s.handleAppLogs)
+	s.handle("POST /api/functions/{name}", needSite, s.handleFunction)
+
+	s.handle("POST /api/simulator/render", needSite, s.handleSimulatorRender)
 }
 
 // Routes returns the pattern of every API route, in the table's order,

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bufio"
+	stdflag "flag"
 	"os"
 	"regexp"
 	"slices"
@@ -50,5 +51,41 @@ func TestRoutesDocumented(t *testing.T) {
 	}
 	if !t.Failed() && !slices.Equal(documented, s.patterns) {
 		t.Errorf("docs/api.md lists the routes in another order than the table:\n got %q\nwant %q", documented, s.patterns)
+	}
+}
+
+// TestOpenAPICoversRoutes: every route of the table is described in the
+// OpenAPI document, and the document describes no route the table lacks.
+func TestOpenAPICoversRoutes(t *testing.T) {
+	s := &Server{}
+	s.Handler()
+	if missing := s.undescribed(); len(missing) > 0 {
+		t.Errorf("routes without an OpenAPI operation: %v", missing)
+	}
+	for pattern := range operations {
+		if !slices.Contains(s.patterns, pattern) {
+			t.Errorf("OpenAPI describes %q, which the route table lacks", pattern)
+		}
+	}
+}
+
+var updateReference = stdflag.Bool("update-reference", false, "rewrite docs/api-reference.md")
+
+// TestOpenAPIReference keeps docs/api-reference.md, the readable form of
+// the OpenAPI document, equal to what the document says.
+func TestOpenAPIReference(t *testing.T) {
+	s := &Server{}
+	s.Handler()
+	got := s.OpenAPIMarkdown()
+	const path = "../../docs/api-reference.md"
+	if *updateReference {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil || string(want) != string(got) {
+		t.Errorf("docs/api-reference.md is not the OpenAPI document's (run with -update-reference): %v", err)
 	}
 }

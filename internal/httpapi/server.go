@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
@@ -25,6 +26,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/render"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -47,10 +49,16 @@ type Server struct {
 	Registry *prometheus.Registry
 	// MaxBodyBytes limits JSON bodies; zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
-	// Public serves every path outside /api/ (the public site); nil answers 404.
-	Public http.Handler
+	// Render renders the public site, served on every path outside /api/
+	// (and /files/, /healthz, /metrics); nil answers 404 there.
+	Render *render.Service
+	// URLs decide which site a host name shows: the public URL's {site}
+	// pattern and the default site for hosts that name no site.
+	URLs sites.URLs
 	// Customers keeps the sites' customers and their sessions.
 	Customers *customers.Service
+	// Apps keeps apps and runs their cloud code.
+	Apps *apps.Service
 	// Uploads keeps the uploads resource.
 	Uploads *files.Service
 	// Files serves stored files under /files/; nil answers 404.
@@ -81,6 +89,8 @@ type Server struct {
 	metricsHandler http.Handler
 	memLimiter     *ratelimit.Memory
 	patterns       []string // every API route, in registration order
+	site           *public  // the public site, when Render is set
+	openapi        openAPIJSON
 }
 
 // handlerFunc is an API handler: it writes a response, or returns an error
@@ -120,6 +130,7 @@ func (s *Server) Handler() http.Handler {
 	s.mux = http.NewServeMux()
 	s.routes()
 	s.mux.HandleFunc("/api/pages/{fullpath...}", s.handlePageFullpath)
+	s.mux.Handle("GET /api/openapi.json", routed("/api/openapi.json", http.HandlerFunc(s.handleOpenAPI)))
 	s.mux.Handle("GET /healthz", routed("/healthz", http.HandlerFunc(s.handleHealth)))
 	s.metricsHandler = s.protectMetrics(promhttp.HandlerFor(reg, promhttp.HandlerOpts{}))
 	if !s.MetricsElsewhere {
@@ -129,11 +140,11 @@ func (s *Server) Handler() http.Handler {
 	if s.Files != nil {
 		s.mux.Handle("/files/", routed("/files/", s.Files))
 	}
-	public := s.Public
-	if public == nil {
-		public = http.NotFoundHandler()
+	if s.Render != nil {
+		s.mux.Handle("/", s.publicHandler())
+	} else {
+		s.mux.Handle("/", http.NotFoundHandler())
 	}
-	s.mux.Handle("/", public)
 	return s.logRequests(s.recoverer(s.cors(s.mux)))
 }
 

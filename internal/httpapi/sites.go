@@ -1,9 +1,11 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"net/http"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -142,5 +144,56 @@ func (s *Server) handleSitePreviewSecret(w http.ResponseWriter, r *http.Request)
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// siteUpdateBody is PATCH /sites/{site}'s body: the settings an admin may
+// change. Keys a site read shows but that cannot change are ignored, so a
+// read body can be sent back.
+type siteUpdateBody struct {
+	Name                 *string   `json:"name"`
+	Locales              *[]string `json:"locales"`
+	Timezone             *string   `json:"timezone"`
+	Domains              *[]string `json:"domains"`
+	DraftsEnabled        *bool     `json:"drafts_enabled"`
+	CustomerConfirmation *bool     `json:"customer_confirmation"`
+}
+
+// handleSiteUpdate handles "PATCH /api/sites/{site}": an admin changes the
+// site's name, locales, time zone, domains and switches.
+func (s *Server) handleSiteUpdate(w http.ResponseWriter, r *http.Request) error {
+	site, role, err := s.siteFromPath(r)
+	if err != nil {
+		return err
+	}
+	if role != store.RoleAdmin {
+		return cms.Errorf(cms.EForbidden, "Only site admins may change the site.")
+	}
+	raw, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := unmarshal(raw, &keys); err != nil {
+		return err
+	}
+	for k := range keys {
+		switch k {
+		case "name", "locales", "timezone", "domains", "drafts_enabled", "customer_confirmation",
+			"id", "short_id", "default_locale", "theme", "url", "created_at", "updated_at":
+		default:
+			return cms.Errorf(cms.EInvalid, "Unknown site setting %q.", k)
+		}
+	}
+	var b siteUpdateBody
+	if err := unmarshal(raw, &b); err != nil {
+		return err
+	}
+	site, err = s.Sites.Update(r.Context(), site.ID, sites.UpdateParams{Name: b.Name, Locales: b.Locales, Timezone: b.Timezone,
+		Domains: b.Domains, DraftsEnabled: b.DraftsEnabled, CustomerConfirmation: b.CustomerConfirmation})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, toSiteJSON(site))
 	return nil
 }

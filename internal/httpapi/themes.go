@@ -1,32 +1,91 @@
 package httpapi
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"net/http"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/render"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
+// themeFileBodyBytes bounds POST /themes/{theme}/{kind}: an asset of
+// files.MaxAssetBytes, base64-encoded, with room for the JSON around it.
+const themeFileBodyBytes = files.MaxAssetBytes/3*4 + 64<<10
+
+// themeJSON is a theme as GET /themes lists it.
 type themeJSON struct {
+	ID          string `json:"id"`
 	Name        string `json:"name"`
 	SiteShortID string `json:"site_short_id"`
 	Active      bool   `json:"active"`
+	CreatedAt   any    `json:"created_at"`
+	UpdatedAt   any    `json:"updated_at"`
 }
 
+// themeID is a theme's id: themes are a name shared by files, not a
+// record, so the id is derived from the site and the name, stably.
+func themeID(siteID, theme string) string {
+	sum := sha256.Sum256([]byte(siteID + "\x00" + theme))
+	return hex.EncodeToString(sum[:12])
+}
+
+func toThemeJSON(site *store.Site, theme string, list []*store.ThemeFile) themeJSON {
+	j := themeJSON{ID: themeID(site.ID, theme), Name: theme, SiteShortID: site.ShortID, Active: theme == site.Theme}
+	var first, last time.Time
+	for _, f := range list {
+		if first.IsZero() || f.CreatedAt.Before(first) {
+			first = f.CreatedAt
+		}
+		if f.UpdatedAt.After(last) {
+			last = f.UpdatedAt
+		}
+	}
+	if !first.IsZero() {
+		j.CreatedAt, j.UpdatedAt = cms.FormatTime(first), cms.FormatTime(last)
+	}
+	return j
+}
+
+// themeFileJSON is a theme file: its name as theme tools know it
+// ("page.liquid", "stylesheets/site.css"), where it lies in a theme folder,
+// its API URL and, for assets, the URL the public site serves it at.
 type themeFileJSON struct {
-	ID        string `json:"id"`
-	Theme     string `json:"theme"`
-	Kind      string `json:"kind"`
-	Name      string `json:"name"`
-	Code      string `json:"code"`
-	CreatedAt string `json:"created_at"`
-	UpdatedAt string `json:"updated_at"`
+	ID        string  `json:"id"`
+	Theme     string  `json:"theme"`
+	Kind      string  `json:"kind"`
+	Name      string  `json:"name"`
+	Path      string  `json:"path"`
+	Folder    string  `json:"folder"`
+	URL       string  `json:"url"`
+	PublicURL *string `json:"public_url"`
+	Code      *string `json:"code,omitempty"`
+	CreatedAt string  `json:"created_at"`
+	UpdatedAt string  `json:"updated_at"`
 }
 
-func toThemeFileJSON(f *store.ThemeFile) themeFileJSON {
-	return themeFileJSON{ID: f.ID, Theme: f.Theme, Kind: f.Kind, Name: f.Name, Code: f.Code,
+func (s *Server) toThemeFileJSON(site *store.Site, f *store.ThemeFile, withCode bool) themeFileJSON {
+	name := themes.CanonicalName(f.Kind, f.Name)
+	j := themeFileJSON{ID: f.ID, Theme: f.Theme, Kind: f.Kind, Name: themes.ToolName(f.Kind, name),
+		Path: themes.Path(f.Kind, name), Folder: themes.Folder(f.Kind, name),
+		URL:       "/themes/" + url.PathEscape(f.Theme) + "/" + f.Kind + "/" + url.PathEscape(themes.ToolName(f.Kind, name)),
 		CreatedAt: cms.FormatTime(f.CreatedAt), UpdatedAt: cms.FormatTime(f.UpdatedAt)}
+	if f.Kind == store.KindAssets {
+		u := s.URLs.Base(site) + render.AssetURL(name, f.Code)
+		j.PublicURL = &u
+	}
+	if withCode && !f.Binary {
+		j.Code = &f.Code
+	}
+	return j
 }
 
 // handleThemeList handles "GET /api/themes".
@@ -42,7 +101,11 @@ func (s *Server) handleThemeList(w http.ResponseWriter, r *http.Request) error {
 	}
 	out := []themeJSON{}
 	for i := (page - 1) * perPage; i < len(names) && i < page*perPage; i++ {
-		out = append(out, themeJSON{Name: names[i], SiteShortID: site.ShortID, Active: names[i] == site.Theme})
+		list, err := s.Themes.Files(r.Context(), site.ID, names[i])
+		if err != nil && !cms.IsCode(err, cms.ENotFound) {
+			return err
+		}
+		out = append(out, toThemeJSON(site, names[i], list))
 	}
 	writeList(w, r, out, len(names), page, perPage)
 	return nil
@@ -58,55 +121,134 @@ func (s *Server) handleThemeCount(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
-// handleThemeGet handles "GET /api/themes/{theme}": the names of its files by kind.
+// handleThemeGet handles "GET /api/themes/{theme}": the theme with its
+// Liquid files as {name, folder} and its assets as {path, public_url}.
 func (s *Server) handleThemeGet(w http.ResponseWriter, r *http.Request) error {
 	site := principal(r).Site
-	files, err := s.Themes.Files(r.Context(), site.ID, r.PathValue("theme"))
+	theme := r.PathValue("theme")
+	list, err := s.Themes.Files(r.Context(), site.ID, theme)
 	if err != nil {
 		return err
 	}
-	out := map[string]any{"name": r.PathValue("theme"), "site_short_id": site.ShortID, "active": r.PathValue("theme") == site.Theme}
-	byKind := map[string][]string{}
+	tj := toThemeJSON(site, theme, list)
+	out := map[string]any{"id": tj.ID, "name": tj.Name, "site_short_id": tj.SiteShortID, "active": tj.Active,
+		"created_at": tj.CreatedAt, "updated_at": tj.UpdatedAt}
+	byKind := map[string][]any{}
 	for _, k := range themes.Kinds {
-		byKind[k] = []string{}
+		byKind[k] = []any{}
 	}
-	for _, f := range files {
-		byKind[f.Kind] = append(byKind[f.Kind], f.Name)
+	for _, f := range list {
+		j := s.toThemeFileJSON(site, f, false)
+		if f.Kind == store.KindAssets {
+			byKind[f.Kind] = append(byKind[f.Kind], map[string]any{"path": j.Path, "name": j.Name, "public_url": j.PublicURL})
+		} else {
+			byKind[f.Kind] = append(byKind[f.Kind], map[string]any{"name": j.Name, "folder": j.Folder})
+		}
 	}
-	for k, names := range byKind {
-		out[k] = names
+	for k, files := range byKind {
+		out[k] = files
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
-// handleThemeFileGet handles "GET /api/themes/{theme}/{kind}/{name}".
-func (s *Server) handleThemeFileGet(w http.ResponseWriter, r *http.Request) error {
-	f, err := s.Themes.File(r.Context(), principal(r).Site.ID, r.PathValue("theme"), r.PathValue("kind"), r.PathValue("name"))
+func themeKind(r *http.Request) (string, error) {
+	kind := r.PathValue("kind")
+	if !themes.ValidKind(kind) {
+		return "", cms.ErrNotFound()
+	}
+	return kind, nil
+}
+
+// handleThemeKindList handles "GET /api/themes/{theme}/{kind}": a paged
+// list of the theme's files of one kind.
+func (s *Server) handleThemeKindList(w http.ResponseWriter, r *http.Request) error {
+	kind, err := themeKind(r)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, toThemeFileJSON(f))
+	page, perPage, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	site := principal(r).Site
+	list, err := s.Themes.Files(r.Context(), site.ID, r.PathValue("theme"))
+	if err != nil {
+		return err
+	}
+	var ofKind []*store.ThemeFile
+	for _, f := range list {
+		if f.Kind == kind {
+			ofKind = append(ofKind, f)
+		}
+	}
+	out := []themeFileJSON{}
+	for i := (page - 1) * perPage; i < len(ofKind) && i < page*perPage; i++ {
+		out = append(out, s.toThemeFileJSON(site, ofKind[i], false))
+	}
+	writeList(w, r, out, len(ofKind), page, perPage)
 	return nil
 }
 
-// handleThemeFilePut handles "POST /api/themes/{theme}/{kind}" with {name, code}:
-// it creates or replaces the file (201 or 200). A site without an active
+// handleThemeFileGet handles "GET /api/themes/{theme}/{kind}/{name...}"
+// (the name's "/" escaped or not, ".liquid" or not).
+func (s *Server) handleThemeFileGet(w http.ResponseWriter, r *http.Request) error {
+	kind, err := themeKind(r)
+	if err != nil {
+		return err
+	}
+	site := principal(r).Site
+	f, err := s.Themes.File(r.Context(), site.ID, r.PathValue("theme"), kind, r.PathValue("name"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, s.toThemeFileJSON(site, f, true))
+	return nil
+}
+
+// handleThemeFilePut handles "POST /api/themes/{theme}/{kind}": {name,
+// code}, or for assets {name, source} with source in the File upload form.
+// It creates or replaces the file (201 or 200). A site without an active
 // theme gets this one, so a first upload is immediately usable.
 func (s *Server) handleThemeFilePut(w http.ResponseWriter, r *http.Request) error {
+	kind := r.PathValue("kind") // checked with the file: an unknown kind is a 422
 	var body struct {
-		Name *string `json:"name"`
-		Code *string `json:"code"`
+		Name   *string         `json:"name"`
+		Code   *string         `json:"code"`
+		Source json.RawMessage `json:"source"`
 	}
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	if body.Name == nil || body.Code == nil {
+	if body.Name == nil || *body.Name == "" {
+		return cms.FieldError("name", "is required")
+	}
+	f := themes.File{Kind: kind, Name: *body.Name}
+	switch {
+	case body.Code != nil:
+		f.Code = *body.Code
+	case len(body.Source) > 0 && string(body.Source) != "null" && kind == store.KindAssets:
+		var src any
+		if err := json.Unmarshal(body.Source, &src); err != nil {
+			return cms.FieldError("source", "must be a File upload object")
+		}
+		v, action, err := files.ParseValue(src, nil, "source")
+		if err != nil {
+			return err
+		}
+		if action != files.Set || v.Kind != files.KindUpload {
+			return cms.FieldError("source", "must be a File upload object {__type: File, filename, attachment}")
+		}
+		f.Code = string(v.Data)
+		f.Binary = !utf8.Valid(v.Data) || strings.IndexByte(f.Code, 0) >= 0
+	case kind == store.KindAssets:
+		return cms.Errorf(cms.EInvalid, "Send 'name' and 'code', or 'name' and 'source'.")
+	default:
 		return cms.Errorf(cms.EInvalid, "Send both 'name' and 'code'.")
 	}
 	site := principal(r).Site
 	theme := r.PathValue("theme")
-	f, created, err := s.Themes.Put(r.Context(), site.ID, theme, themes.File{Kind: r.PathValue("kind"), Name: *body.Name, Code: *body.Code})
+	stored, created, err := s.Themes.Put(r.Context(), site.ID, theme, f)
 	if err != nil {
 		return err
 	}
@@ -119,13 +261,19 @@ func (s *Server) handleThemeFilePut(w http.ResponseWriter, r *http.Request) erro
 	if created {
 		status = http.StatusCreated
 	}
-	writeJSON(w, status, toThemeFileJSON(f))
+	writeJSON(w, status, s.toThemeFileJSON(site, stored, true))
 	return nil
 }
 
-// handleThemeFileDelete handles "DELETE /api/themes/{theme}/{kind}/{name}".
+// handleThemeFileDelete handles "DELETE /api/themes/{theme}/{kind}/{name...}";
+// a template that pages use is removed only with ?force=true.
 func (s *Server) handleThemeFileDelete(w http.ResponseWriter, r *http.Request) error {
-	if err := s.Themes.Delete(r.Context(), principal(r).Site.ID, r.PathValue("theme"), r.PathValue("kind"), r.PathValue("name")); err != nil {
+	kind, err := themeKind(r)
+	if err != nil {
+		return err
+	}
+	force, _ := cms.Bool(r.URL.Query().Get("force"))
+	if err := s.Themes.Delete(r.Context(), principal(r).Site.ID, r.PathValue("theme"), kind, r.PathValue("name"), force); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

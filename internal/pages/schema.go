@@ -6,13 +6,29 @@ import (
 )
 
 // RenderSchema appends the schema response (GET schema) of page p on
-// template tpl to dst; a nil tpl gives {}. current_structure shows p's
+// template tpl to dst; a nil tpl gives {}, with a template_missing warning
+// when the page names a template the theme lacks. current_structure shows p's
 // enabled items as stored (the service may Sync a copy first to show
 // editables a newer template added).
 func RenderSchema(dst []byte, p *Page, tpl *TemplateInfo) []byte {
 	w := &jsonw.Writer{B: dst}
 	w.OpenObject()
 	if tpl == nil || tpl.Schema == nil {
+		if p.Template != "" {
+			// The theme lost the page's template (a forced removal): the
+			// page still reads, and its schema says why it has no fields.
+			w.K("warnings")
+			w.OpenArray()
+			w.OpenObject()
+			w.K("code")
+			w.Str("template_missing")
+			w.K("template")
+			w.Str(p.Template)
+			w.K("message")
+			w.Str("The theme has no template " + p.Template + "; push it again or give the page another template.")
+			w.CloseObject()
+			w.CloseArray()
+		}
 		w.CloseObject()
 		return w.B
 	}

@@ -192,7 +192,13 @@ func TestRenderPageRules(t *testing.T) {
 
 func TestRenderSchemaGolden(t *testing.T) {
 	golden(t, "schema", pages.RenderSchema(nil, testPage(), testTemplateInfo()))
-	if got, want := string(pages.RenderSchema(nil, testPage(), nil)), "{}"; got != want {
+	if got, want := string(pages.RenderSchema(nil, testPage(), nil)), `{"warnings":[{"code":"template_missing","template":"standard",`+
+		`"message":"The theme has no template standard; push it again or give the page another template."}]}`; got != want {
+		t.Errorf("template missing: got %s, want %s", got, want)
+	}
+	bare := testPage()
+	bare.Template = ""
+	if got, want := string(pages.RenderSchema(nil, bare, nil)), "{}"; got != want {
 		t.Errorf("no template: got %s, want %s", got, want)
 	}
 }

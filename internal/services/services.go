@@ -7,6 +7,7 @@ package services
 import (
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
@@ -16,6 +17,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/render"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -40,9 +42,8 @@ type Options struct {
 	HashCost int
 	// Mailer sends outgoing mail; nil logs it.
 	Mailer mail.Mailer
-	// Port is the port the public site answers on, for the URLs of sites
-	// without a domain ("" for the default port).
-	Port string
+	// URLs decide the public URL of each site.
+	URLs sites.URLs
 }
 
 // Set is every service of one process.
@@ -60,6 +61,10 @@ type Set struct {
 	// Events is where hooks attach to the creates, updates and deletes of
 	// customers and entries.
 	Events *events.Bus
+	// Render renders the public site.
+	Render *render.Service
+	// Apps keeps apps and runs their cloud code.
+	Apps *apps.Service
 }
 
 // New builds the services on st and wires them together.
@@ -68,7 +73,7 @@ func New(st store.Store, opt Options) *Set {
 	if locker == nil {
 		locker = &lock.Local{}
 	}
-	siteURL := func(site *store.Site) string { return sites.BaseURL(site, opt.Port) }
+	siteURL := opt.URLs.Base
 	s := &Set{
 		Store:  st,
 		Sites:  &sites.Service{Store: st},
@@ -82,6 +87,8 @@ func New(st store.Store, opt Options) *Set {
 	s.Entries = &entries.Service{Events: s.Events, Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL}
 	s.Customers.Entries, s.Customers.Files = s.Entries, s.Files
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries}
+	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries}
+	s.Apps = &apps.Service{Store: st, Entries: s.Entries, SiteURL: siteURL}
 	s.Files.Register("pages", s.Pages)
 	s.Files.Register("entries", s.Entries)
 	return s

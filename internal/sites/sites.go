@@ -5,6 +5,8 @@ package sites
 import (
 	"context"
 	"crypto/rand"
+	"fmt"
+	"net/url"
 	"regexp"
 	"slices"
 	"strings"
@@ -272,15 +274,87 @@ func (s *Service) SetTheme(ctx context.Context, siteID, theme string) error {
 // BaseURL returns the public base URL of a site without trailing slash: its
 // first domain over https, else http://<short_id>.localhost on the given
 // port (the address a local server answers for it).
-func BaseURL(site *store.Site, port string) string {
+func BaseURL(site *store.Site, port string) string { return URLs{Port: port}.Base(site) }
+
+// URLs decides where sites are reached from outside: the operator's
+// public base URL, the default site, and the port a local server answers.
+type URLs struct {
+	// Public is the operator's public base URL. With "{site}" in it
+	// ("https://{site}.sites.example.com") it is every site's URL that has
+	// no domain of its own, the short id put in; without, it is the
+	// default site's URL ("https://www.example.com").
+	Public string
+	// DefaultSite (an id or short id) is the site served on hosts that
+	// name no site.
+	DefaultSite string
+	// Port is the local server's port, for <short_id>.localhost URLs.
+	Port string
+}
+
+// SitePlaceholder is where a public base URL takes a site's short id.
+const SitePlaceholder = "{site}"
+
+// Check reports what is wrong with the settings, if anything.
+func (u URLs) Check() error {
+	if u.Public == "" {
+		return nil
+	}
+	pu, err := url.Parse(strings.ReplaceAll(u.Public, SitePlaceholder, "site"))
+	if err != nil || (pu.Scheme != "http" && pu.Scheme != "https") || pu.Host == "" || strings.Trim(pu.Path, "/") != "" {
+		return fmt.Errorf("public URL %q: want http(s)://host[:port], optionally with %s in the host", u.Public, SitePlaceholder)
+	}
+	if !strings.Contains(u.Public, SitePlaceholder) && u.DefaultSite == "" {
+		return fmt.Errorf("public URL %q names no site: put %s in its host, or name the default site", u.Public, SitePlaceholder)
+	}
+	return nil
+}
+
+// Base returns the public base URL of site, without trailing slash: its
+// first domain over https; else the operator's public URL when it covers
+// the site; else http://<short_id>.localhost on Port.
+func (u URLs) Base(site *store.Site) string {
 	if len(site.Domains) > 0 {
 		return "https://" + site.Domains[0]
 	}
-	u := "http://" + site.ShortID + ".localhost"
-	if port != "" && port != "80" {
-		u += ":" + port
+	if u.Public != "" {
+		pub := strings.TrimSuffix(u.Public, "/")
+		if strings.Contains(pub, SitePlaceholder) {
+			return strings.ReplaceAll(pub, SitePlaceholder, site.ShortID)
+		}
+		if d := strings.ToLower(u.DefaultSite); d == site.ID || d == site.ShortID {
+			return pub
+		}
 	}
-	return u
+	b := "http://" + site.ShortID + ".localhost"
+	if u.Port != "" && u.Port != "80" {
+		b += ":" + u.Port
+	}
+	return b
+}
+
+// ShortIDOfHost returns the short id a host name (no port) names through
+// the public URL's {site} pattern.
+func (u URLs) ShortIDOfHost(host string) (string, bool) {
+	if !strings.Contains(u.Public, SitePlaceholder) {
+		return "", false
+	}
+	const mark = "tessera-site-mark"
+	pu, err := url.Parse(strings.ReplaceAll(u.Public, SitePlaceholder, mark))
+	if err != nil {
+		return "", false
+	}
+	before, after, ok := strings.Cut(strings.ToLower(pu.Hostname()), mark)
+	if !ok {
+		return "", false
+	}
+	if len(host) <= len(before)+len(after) || !strings.HasPrefix(host, before) || !strings.HasSuffix(host, after) {
+		return "", false
+	}
+	id := host[len(before) : len(host)-len(after)]
+	if !shortIDPattern.MatchString(id) {
+		return "", false
+	}
+	return id, true
 }
 
 // RotatePreviewSecret gives the site a new preview-token secret, which

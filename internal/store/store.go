@@ -77,12 +77,22 @@ type Tx interface {
 	CustomerSessions() CustomerSessions
 	CustomerTokens() CustomerTokens
 	CustomerFields() CustomerFields
+	Apps() Apps
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.
 type ListOptions struct {
 	Offset int
 	Limit  int
+}
+
+// Stamp sums up a set of records for cache validation: how many there are
+// and the latest updated_at among them. Every write sets a record's
+// updated_at past its previous one and past the time of the last write, so
+// a create or update raises Latest and a delete lowers Count.
+type Stamp struct {
+	Count  int
+	Latest time.Time
 }
 
 // Site is a website served by Tessera.
@@ -117,6 +127,9 @@ type Sites interface {
 	GetByShortID(shortID string) (*Site, error)
 	// GetByDomain returns the site serving the given host name. ENotFound.
 	GetByDomain(domain string) (*Site, error)
+	// Stamp returns a site's updated_at without loading it, for cache
+	// validation. ENotFound.
+	Stamp(id string) (time.Time, error)
 	// Update replaces the stored site if its updated_at still equals
 	// prevUpdatedAt. ErrStale, ENotFound, EConflict (short id or domain taken).
 	Update(s *Site, prevUpdatedAt time.Time) error
@@ -209,12 +222,15 @@ const (
 
 // ThemeFile is one file of a site's theme.
 type ThemeFile struct {
-	ID        string
-	SiteID    string
-	Theme     string
-	Kind      string // one of the Kind constants
-	Name      string
+	ID     string
+	SiteID string
+	Theme  string
+	Kind   string // one of the Kind constants
+	Name   string
+	// Code is the file's content; for a Binary file (an image, a font) its
+	// bytes, which the store keeps in a form text columns can hold.
 	Code      string
+	Binary    bool
 	CreatedAt time.Time
 	UpdatedAt time.Time
 }
@@ -235,6 +251,9 @@ type Themes interface {
 	PutFile(f *ThemeFile) error
 	// DeleteFile removes one file. ENotFound.
 	DeleteFile(siteID, theme, kind, name string) error
+	// Stamp sums up the files of one theme for cache validation: any
+	// write or delete of one of them changes it.
+	Stamp(siteID, theme string) (Stamp, error)
 }
 
 // PageRecord is a stored page: the columns pages are looked up and ordered
@@ -259,6 +278,8 @@ type PageRecord struct {
 // PageFilter narrows a page list. Fullpaths are without the leading slash
 // and looked up in Locale.
 type PageFilter struct {
+	// Template, when not "", keeps the pages on that template.
+	Template       string
 	Locale         string
 	Fullpath       string // exact match, when not ""
 	FullpathPrefix string // the fullpath starts with this, when not ""
@@ -274,6 +295,8 @@ type Pages interface {
 	// Stamp returns a page's updated_at without loading its document, for
 	// cache validation. ENotFound.
 	Stamp(siteID, id string) (time.Time, error)
+	// Homepage returns the site's homepage. ENotFound when it has none.
+	Homepage(siteID string) (*PageRecord, error)
 	// Update replaces the stored page if its updated_at still equals
 	// prevUpdatedAt. ErrStale, ENotFound.
 	Update(p *PageRecord, prevUpdatedAt time.Time) error
@@ -481,6 +504,9 @@ type Entries interface {
 	// Stamp returns an entry's updated_at without loading its document,
 	// for cache validation. ENotFound.
 	Stamp(siteID, id string) (time.Time, error)
+	// ChannelStamp sums up the entries of one channel for cache
+	// validation: any create, update or delete of one of them changes it.
+	ChannelStamp(siteID, channelID string) (Stamp, error)
 	// GetMany returns the site's entries among ids, in no particular
 	// order, without their Values, Refs and Search; missing ones are left
 	// out.

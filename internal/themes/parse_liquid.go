@@ -21,6 +21,9 @@ var checkEngine = sync.OnceValue(func() *liquid.Engine {
 	for _, tag := range []string{tagCanvas, tagRepeatable, tagGroup} {
 		e.RegisterBlock(tag, nothing)
 	}
+	for _, tag := range siteTags {
+		e.RegisterTag(tag, nothing)
+	}
 	return e
 })
 

@@ -9,8 +9,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -37,15 +39,20 @@ const maxCached = 4096
 // File is a theme file to store.
 type File struct {
 	Kind string
+	// Name is the file's name; Liquid names may carry ".liquid" (see
+	// CanonicalName).
 	Name string
+	// Code is the content: Liquid source, or an asset's bytes.
 	Code string
+	// Binary marks an asset whose bytes are not text (images, fonts).
+	Binary bool
 }
 
 // Kinds lists the kinds of theme files, in the order they are shown.
 var Kinds = []string{store.KindLayouts, store.KindTemplates, store.KindSnippets, store.KindAssets}
 
-// namePattern keeps names safe as URL segments and file names: no slashes,
-// no leading dot, so "../x" can never name a file.
+// namePattern keeps theme names safe as URL segments and folder names: no
+// slashes, no leading dot.
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_. -]{0,127}$`)
 
 // ValidKind reports whether kind names a kind of theme file.
@@ -58,14 +65,34 @@ func ValidKind(kind string) bool {
 	return false
 }
 
+// checkFile validates f, whose name is canonical: its kind, its name, and
+// for an asset its type (files.CheckAsset).
 func checkFile(f File) error {
 	if !ValidKind(f.Kind) {
 		return cms.Errorf(cms.EInvalid, "Unknown theme file kind %q: use layouts, templates, snippets or assets.", f.Kind)
 	}
-	if !namePattern.MatchString(f.Name) || strings.Contains(f.Name, "..") {
-		return cms.Errorf(cms.EInvalid, "Invalid %s name %q: use letters, digits, '_', '-', '.' and spaces.", f.Kind, f.Name)
+	if err := checkName(f.Kind, f.Name); err != nil {
+		return err
+	}
+	if f.Kind == store.KindAssets {
+		return files.CheckAsset(f.Name, []byte(f.Code))
+	}
+	if len(f.Code) > MaxLiquidBytes {
+		return cms.Errorf(cms.ETooLarge, "%s/%s is larger than %d KiB; split it into snippets.", f.Kind, f.Name, MaxLiquidBytes>>10)
+	}
+	if f.Binary || !utf8.ValidString(f.Code) || strings.ContainsRune(f.Code, 0) {
+		return cms.Errorf(cms.EInvalid, "%s/%s: a Liquid file must be UTF-8 text.", f.Kind, f.Name)
 	}
 	return nil
+}
+
+// MaxLiquidBytes bounds one layout, template or snippet.
+const MaxLiquidBytes = 1 << 20
+
+// canonical returns f with its canonical name.
+func canonical(f File) File {
+	f.Name = CanonicalName(f.Kind, f.Name)
+	return f
 }
 
 // CheckThemeName validates a theme name.
@@ -86,8 +113,9 @@ func (s *Service) Push(ctx context.Context, siteID, theme string, files []File) 
 	if err := CheckThemeName(theme); err != nil {
 		return nil, err
 	}
-	for _, f := range files {
-		if err := checkFile(f); err != nil {
+	for i := range files {
+		files[i] = canonical(files[i])
+		if err := checkFile(files[i]); err != nil {
 			return nil, err
 		}
 	}
@@ -100,7 +128,7 @@ func (s *Service) Push(ctx context.Context, siteID, theme string, files []File) 
 		next := newFileSet(stored)
 		dirty := map[string]bool{} // kind/name of files whose code changes
 		for _, f := range files {
-			if old, ok := next.files[key(f.Kind, f.Name)]; !ok || old.Code != f.Code {
+			if old, ok := next.files[key(f.Kind, f.Name)]; !ok || old.Code != f.Code || old.Binary != f.Binary {
 				dirty[key(f.Kind, f.Name)] = true
 			}
 			next.put(f)
@@ -117,8 +145,12 @@ func (s *Service) Push(ctx context.Context, siteID, theme string, files []File) 
 
 // Delete removes one file. Removing a snippet that a template includes
 // fails with cms.EInvalidTemplate, like a push that breaks the template.
-func (s *Service) Delete(ctx context.Context, siteID, theme, kind, name string) error {
-	if err := checkFile(File{Kind: kind, Name: name}); err != nil {
+// Removing a template of the site's active theme that pages use fails
+// with cms.ETemplateInUse naming them, unless force is set: those pages
+// then read without a template (their schema warns of it).
+func (s *Service) Delete(ctx context.Context, siteID, theme, kind, name string, force bool) error {
+	name = CanonicalName(kind, name)
+	if !ValidKind(kind) || checkName(kind, name) != nil {
 		return cms.ErrNotFound()
 	}
 	return s.Store.Update(ctx, func(tx store.Tx) error {
@@ -127,8 +159,14 @@ func (s *Service) Delete(ctx context.Context, siteID, theme, kind, name string) 
 			return err
 		}
 		next := newFileSet(stored)
-		if _, ok := next.files[key(kind, name)]; !ok {
+		prev, ok := next.stored[key(kind, name)]
+		if !ok {
 			return cms.ErrNotFound()
+		}
+		if kind == store.KindTemplates && !force {
+			if err := checkUnused(tx, siteID, theme, name); err != nil {
+				return err
+			}
 		}
 		delete(next.files, key(kind, name))
 		touched, err := next.validate(map[string]bool{key(kind, name): true})
@@ -138,8 +176,30 @@ func (s *Service) Delete(ctx context.Context, siteID, theme, kind, name string) 
 		if _, err := writeTouched(tx, siteID, theme, next, touched); err != nil {
 			return err
 		}
-		return tx.Themes().DeleteFile(siteID, theme, kind, name)
+		return tx.Themes().DeleteFile(siteID, theme, kind, prev.Name)
 	})
+}
+
+// maxListedPages bounds the pages a refused template removal names.
+const maxListedPages = 50
+
+// checkUnused refuses the removal of template name of theme when theme is
+// the site's active theme and pages use the template.
+func checkUnused(tx store.Tx, siteID, theme, name string) error {
+	site, err := tx.Sites().Get(siteID)
+	if err != nil || site.Theme != theme {
+		return err
+	}
+	recs, n, err := tx.Pages().List(siteID, store.PageFilter{Template: name}, store.ListOptions{Limit: maxListedPages})
+	if err != nil || n == 0 {
+		return err
+	}
+	ids := make([]string, len(recs))
+	for i, r := range recs {
+		ids[i] = r.ID
+	}
+	return cms.Errorf(cms.ETemplateInUse, "Template %s is used by %d page(s); change their template first, or remove it with ?force=true.", name, n).
+		WithData(map[string]any{"template": name, "pages_count": n, "pages": ids})
 }
 
 // writeTouched stores the files of set named in touched with a new updated_at.
@@ -150,10 +210,16 @@ func writeTouched(tx store.Tx, siteID, theme string, set *fileSet, touched []str
 		if !ok {
 			continue // deleted
 		}
-		tf := &store.ThemeFile{SiteID: siteID, Theme: theme, Kind: f.Kind, Name: f.Name, Code: f.Code, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
+		tf := &store.ThemeFile{SiteID: siteID, Theme: theme, Kind: f.Kind, Name: f.Name, Code: f.Code, Binary: f.Binary,
+			CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
 		if prev, ok := set.stored[k]; ok {
 			tf.ID, tf.CreatedAt = prev.ID, prev.CreatedAt
 			tf.UpdatedAt = cms.NextUpdatedAt(prev.UpdatedAt, tx.Now())
+			if prev.Name != f.Name {
+				if err := tx.Themes().DeleteFile(siteID, theme, prev.Kind, prev.Name); err != nil {
+					return nil, err
+				}
+			}
 		} else {
 			tf.ID = cms.NewID(tx.Now())
 		}
@@ -173,12 +239,16 @@ type fileSet struct {
 
 func key(kind, name string) string { return kind + "/" + name }
 
+// newFileSet keys stored files by canonical name; a file stored under
+// another spelling (before names were canonical) is rewritten under its
+// canonical name when it is next written.
 func newFileSet(stored []*store.ThemeFile) *fileSet {
 	fs := &fileSet{files: map[string]File{}, stored: map[string]*store.ThemeFile{}}
 	for _, f := range stored {
-		k := key(f.Kind, f.Name)
+		name := CanonicalName(f.Kind, f.Name)
+		k := key(f.Kind, name)
 		fs.stored[k] = f
-		fs.files[k] = File{Kind: f.Kind, Name: f.Name, Code: f.Code}
+		fs.files[k] = File{Kind: f.Kind, Name: name, Code: f.Code, Binary: f.Binary}
 	}
 	return fs
 }
@@ -187,11 +257,12 @@ func (fs *fileSet) put(f File) { fs.files[key(f.Kind, f.Name)] = f }
 
 func (fs *fileSet) include(used map[string]bool) func(string) (string, error) {
 	return func(name string) (string, error) {
-		f, ok := fs.files[key(store.KindSnippets, name)]
+		k := key(store.KindSnippets, CanonicalName(store.KindSnippets, name))
+		f, ok := fs.files[k]
 		if !ok {
 			return "", fmt.Errorf("snippet %q does not exist", name)
 		}
-		used[key(store.KindSnippets, name)] = true
+		used[k] = true
 		return f.Code, nil
 	}
 }
@@ -257,11 +328,12 @@ func templateError(f File, err error) error {
 		WithData(map[string]any{"file": file, "line": pe.Line, "problem": pe.Message, "included_from": f.Kind + "/" + f.Name})
 }
 
-// Template returns the schema of the named template (a name or an id) of
-// the site's theme, with the stored file it was parsed from. Schemas are
-// parsed once per template version and then served from memory. ENotFound.
+// Template returns the schema of the named template (a name, with or
+// without ".liquid", or an id) of the site's theme, with the stored file it
+// was parsed from. Schemas are parsed once per template version and then
+// served from memory. ENotFound.
 func (s *Service) Template(tx store.Tx, siteID, theme, nameOrID string) (*Template, *store.ThemeFile, error) {
-	f, err := tx.Themes().GetFile(siteID, theme, store.KindTemplates, nameOrID)
+	f, err := getFile(tx, siteID, theme, store.KindTemplates, nameOrID)
 	if cms.IsCode(err, cms.ENotFound) && cms.IsID(nameOrID) {
 		f, err = tx.Themes().GetFileByID(siteID, nameOrID)
 		if err == nil && (f.Kind != store.KindTemplates || f.Theme != theme) {
@@ -278,8 +350,8 @@ func (s *Service) Template(tx store.Tx, siteID, theme, nameOrID string) (*Templa
 	if ok {
 		return t, f, nil
 	}
-	t, err = Parse(f.Name, f.Code, func(name string) (string, error) {
-		sn, err := tx.Themes().GetFile(siteID, theme, store.KindSnippets, name)
+	t, err = Parse(CanonicalName(f.Kind, f.Name), f.Code, func(name string) (string, error) {
+		sn, err := getFile(tx, siteID, theme, store.KindSnippets, name)
 		if err != nil {
 			return "", fmt.Errorf("snippet %q: %w", name, err)
 		}
@@ -321,18 +393,35 @@ func (s *Service) Files(ctx context.Context, siteID, theme string) (files []*sto
 	return files, err
 }
 
-// File returns one theme file. ENotFound.
+// File returns one theme file, by its name in either spelling. ENotFound.
 func (s *Service) File(ctx context.Context, siteID, theme, kind, name string) (f *store.ThemeFile, err error) {
 	err = s.Store.View(ctx, func(tx store.Tx) error {
-		f, err = tx.Themes().GetFile(siteID, theme, kind, name)
+		f, err = getFile(tx, siteID, theme, kind, name)
 		return err
 	})
 	return f, err
 }
 
+// getFile looks a file up by its canonical name, then (for Liquid files
+// stored before names were canonical) with ".liquid". The file comes back
+// with its canonical name. ENotFound.
+func getFile(tx store.Tx, siteID, theme, kind, name string) (*store.ThemeFile, error) {
+	name = CanonicalName(kind, name)
+	f, err := tx.Themes().GetFile(siteID, theme, kind, name)
+	if cms.IsCode(err, cms.ENotFound) && IsLiquid(kind) {
+		f, err = tx.Themes().GetFile(siteID, theme, kind, name+LiquidExt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	f.Name = name
+	return f, nil
+}
+
 // Put creates or replaces one file, validated like a push, and returns the
 // stored file and whether it was new.
 func (s *Service) Put(ctx context.Context, siteID, theme string, f File) (*store.ThemeFile, bool, error) {
+	f = canonical(f)
 	_, err := s.File(ctx, siteID, theme, f.Kind, f.Name)
 	created := cms.IsCode(err, cms.ENotFound)
 	if err != nil && !created {

@@ -35,6 +35,10 @@ type Dialect struct {
 	// RowLocks reports whether the database takes row locks (SELECT …
 	// FOR UPDATE / FOR SHARE): several writers may run at once.
 	RowLocks bool
+	// CacheStatements keeps statements prepared per connection (SQLite,
+	// whose driver prepares every statement anew otherwise; pgx caches
+	// them itself).
+	CacheStatements bool
 	// MigrationLock, when set, is run first in every migration transaction
 	// to keep two processes from migrating at once. SQLite needs none: its
 	// BEGIN IMMEDIATE already takes the database's one write lock.

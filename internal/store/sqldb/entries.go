@@ -277,6 +277,16 @@ func (x entries) GetMany(siteID string, ids []string) ([]*store.Entry, error) {
 	return out, nil
 }
 
+func (x entries) ChannelStamp(siteID, channelID string) (store.Stamp, error) {
+	var st store.Stamp
+	err := x.queryRow(`SELECT COUNT(*), MAX(updated_at) FROM entries WHERE site_id = ? AND channel_id = ?`,
+		siteID, channelID).Scan(&st.Count, optTimeCol{&st.Latest})
+	if err != nil {
+		return st, x.fail(err, "stamp channel "+channelID+" of site "+siteID, "")
+	}
+	return st, nil
+}
+
 func (x entries) Stamp(siteID, id string) (time.Time, error) {
 	var ts time.Time
 	err := x.queryRow(`SELECT updated_at FROM entries WHERE site_id = ? AND id = ?`, siteID, id).Scan(timeCol{&ts})

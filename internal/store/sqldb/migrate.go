@@ -70,6 +70,9 @@ func (db *DB) Applied() []string { return slices.Clone(db.applied) }
 func (db *DB) WithReaders(read *sql.DB) *DB {
 	c := *db
 	c.read = read
+	if db.dialect.CacheStatements {
+		c.readStmts = newStmtCache(read)
+	}
 	return &c
 }
 

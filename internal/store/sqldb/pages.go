@@ -75,6 +75,15 @@ func (x pages) Stamp(siteID, id string) (time.Time, error) {
 	return ts, nil
 }
 
+func (x pages) Homepage(siteID string) (*store.PageRecord, error) {
+	p, err := scanPage(x.queryRow(`SELECT `+pageColumns+` FROM pages WHERE site_id = ? AND homepage = ?
+		ORDER BY id LIMIT 1`, siteID, true))
+	if err != nil {
+		return nil, x.fail(err, "get the homepage of site "+siteID, "")
+	}
+	return p, nil
+}
+
 // Update replaces every column but id, site_id and created_at. The sqldb
 // helper swapped looks records up by id alone; a page must be looked up
 // through its site, so a page of another site reads as missing, not stale.
@@ -142,6 +151,10 @@ func (x pages) Children(siteID, parentID string) ([]*store.PageRecord, error) {
 // primary key of page_paths serves the look-up.
 func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([]*store.PageRecord, int, error) {
 	where, args := ` WHERE site_id = ?`, []any{siteID}
+	if f.Template != "" {
+		where += ` AND template = ?`
+		args = append(args, f.Template)
+	}
 	if f.Fullpath != "" || f.FullpathPrefix != "" {
 		if !storable(f.Locale) || !storable(f.Fullpath) || !storable(f.FullpathPrefix) {
 			return nil, 0, nil // no stored path can match

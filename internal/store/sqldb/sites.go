@@ -89,6 +89,14 @@ func (x sites) Get(id string) (*store.Site, error) {
 	return x.getOne("get site "+id, `SELECT `+siteColumns+` FROM sites WHERE id = ?`, id)
 }
 
+func (x sites) Stamp(id string) (time.Time, error) {
+	var ts time.Time
+	if err := x.queryRow(`SELECT updated_at FROM sites WHERE id = ?`, id).Scan(timeCol{&ts}); err != nil {
+		return time.Time{}, x.fail(err, "stamp site "+id, "")
+	}
+	return ts, nil
+}
+
 func (x sites) GetByShortID(shortID string) (*store.Site, error) {
 	return x.getOne("get site by short id "+shortID,
 		`SELECT `+siteColumns+` FROM sites WHERE short_id = ?`, shortID)

@@ -30,8 +30,11 @@ type DB struct {
 	write   *sql.DB
 	read    *sql.DB
 	dialect Dialect
-	clock   cms.Clock
-	applied []string // the migrations this DB's Migrate calls applied
+	// writeStmts and readStmts cache prepared statements per pool when
+	// the dialect asks for it (nil otherwise).
+	writeStmts, readStmts *stmtCache
+	clock                 cms.Clock
+	applied               []string // the migrations this DB's Migrate calls applied
 }
 
 // New returns a store over the given pools: Update runs on write, View on
@@ -41,23 +44,36 @@ func New(write, read *sql.DB, d Dialect, clock cms.Clock) *DB {
 	if clock == nil {
 		clock = cms.SystemClock{}
 	}
-	return &DB{write: write, read: read, dialect: d, clock: clock}
+	db := &DB{write: write, read: read, dialect: d, clock: clock}
+	if d.CacheStatements {
+		db.writeStmts = newStmtCache(write)
+		db.readStmts = db.writeStmts
+		if read != write {
+			db.readStmts = newStmtCache(read)
+		}
+	}
+	return db
 }
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
-	return db.run(ctx, db.read, true, fn)
+	return db.run(ctx, db.read, db.readStmts, true, fn)
 }
 
 // Update runs fn in a read-write transaction, committed when fn returns nil
 // and rolled back when it returns an error or panics. fn must not call Update
 // itself: on SQLite the single writer connection is already taken.
 func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
-	return db.run(ctx, db.write, false, fn)
+	return db.run(ctx, db.write, db.writeStmts, false, fn)
 }
 
 // Close closes both pools.
 func (db *DB) Close() error {
+	for _, c := range []*stmtCache{db.writeStmts, db.readStmts} {
+		if c != nil {
+			c.close()
+		}
+	}
 	err := db.write.Close()
 	if db.read != db.write {
 		err = errors.Join(err, db.read.Close())
@@ -65,7 +81,7 @@ func (db *DB) Close() error {
 	return err
 }
 
-func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(store.Tx) error) error {
+func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, readOnly bool, fn func(store.Tx) error) error {
 	sqlTx, err := pool.BeginTx(ctx, &sql.TxOptions{ReadOnly: readOnly})
 	if err != nil {
 		return fmt.Errorf("sqldb: begin: %w", err)
@@ -76,6 +92,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, readOnly bool, fn func(stor
 		ctx:     ctx,
 		sqlTx:   sqlTx,
 		dialect: &db.dialect,
+		stmts:   stmts,
 		now:     db.clock.Now().UTC().Truncate(time.Millisecond),
 	}
 	defer func() {
@@ -112,6 +129,7 @@ type tx struct {
 	ctx     context.Context
 	sqlTx   *sql.Tx
 	dialect *Dialect
+	stmts   *stmtCache // nil: statements are not cached
 	now     time.Time
 }
 
@@ -136,18 +154,44 @@ func (t *tx) Customers() store.Customers {
 func (t *tx) CustomerSessions() store.CustomerSessions { return customerSessions{t} }
 func (t *tx) CustomerTokens() store.CustomerTokens     { return customerTokens{t} }
 func (t *tx) CustomerFields() store.CustomerFields     { return customerFields{t} }
+func (t *tx) Apps() store.Apps                         { return apps{t} }
 
 // exec, query and queryRow run a statement written with ? placeholders.
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {
-	return t.sqlTx.ExecContext(t.ctx, t.dialect.rebind(query), args...)
+	query = t.dialect.rebind(query)
+	if st := t.prepared(query); st != nil {
+		return st.ExecContext(t.ctx, args...)
+	}
+	return t.sqlTx.ExecContext(t.ctx, query, args...)
 }
 
 func (t *tx) query(query string, args ...any) (*sql.Rows, error) {
-	return t.sqlTx.QueryContext(t.ctx, t.dialect.rebind(query), args...)
+	query = t.dialect.rebind(query)
+	if st := t.prepared(query); st != nil {
+		return st.QueryContext(t.ctx, args...)
+	}
+	return t.sqlTx.QueryContext(t.ctx, query, args...)
 }
 
 func (t *tx) queryRow(query string, args ...any) *sql.Row {
-	return t.sqlTx.QueryRowContext(t.ctx, t.dialect.rebind(query), args...)
+	query = t.dialect.rebind(query)
+	if st := t.prepared(query); st != nil {
+		return st.QueryRowContext(t.ctx, args...)
+	}
+	return t.sqlTx.QueryRowContext(t.ctx, query, args...)
+}
+
+// prepared returns query's cached statement bound to this transaction,
+// or nil.
+func (t *tx) prepared(query string) *sql.Stmt {
+	if t.stmts == nil {
+		return nil
+	}
+	st := t.stmts.get(query)
+	if st == nil {
+		return nil
+	}
+	return t.sqlTx.StmtContext(t.ctx, st)
 }
 
 // fail translates a driver error into the store's vocabulary (see package
@@ -277,6 +321,18 @@ func (c timeCol) Scan(src any) error {
 		return fmt.Errorf("sqldb: cannot scan %T as a timestamp", src)
 	}
 	return nil
+}
+
+// optTimeCol scans a timestamp that may be NULL (the MAX of no rows) into
+// the zero time.
+type optTimeCol struct{ t *time.Time }
+
+func (c optTimeCol) Scan(src any) error {
+	if src == nil {
+		*c.t = time.Time{}
+		return nil
+	}
+	return timeCol(c).Scan(src)
 }
 
 // nullable stores an empty string as NULL, for optional references.

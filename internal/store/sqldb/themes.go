@@ -1,6 +1,9 @@
 package sqldb
 
 import (
+	"encoding/base64"
+	"fmt"
+
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -8,16 +11,32 @@ import (
 // can never see another site's files, even by id.
 type themes struct{ *tx }
 
-const themeFileColumns = `id, site_id, theme, kind, name, code, created_at, updated_at`
+const themeFileColumns = `id, site_id, theme, kind, name, code, is_binary, created_at, updated_at`
 
+// Binary files are kept base64-encoded in the code column: a text column
+// holds neither NUL bytes nor invalid UTF-8 on PostgreSQL.
 func scanThemeFile(row scanner) (*store.ThemeFile, error) {
 	var f store.ThemeFile
-	err := row.Scan(&f.ID, &f.SiteID, &f.Theme, &f.Kind, &f.Name, &f.Code,
+	err := row.Scan(&f.ID, &f.SiteID, &f.Theme, &f.Kind, &f.Name, &f.Code, &f.Binary,
 		timeCol{&f.CreatedAt}, timeCol{&f.UpdatedAt})
 	if err != nil {
 		return nil, err
 	}
+	if f.Binary {
+		raw, err := base64.StdEncoding.DecodeString(f.Code)
+		if err != nil {
+			return nil, fmt.Errorf("theme file %s: %w", f.ID, err)
+		}
+		f.Code = string(raw)
+	}
 	return &f, nil
+}
+
+func storedCode(f *store.ThemeFile) string {
+	if f.Binary {
+		return base64.StdEncoding.EncodeToString([]byte(f.Code))
+	}
+	return f.Code
 }
 
 func scanString(row scanner) (string, error) {
@@ -67,11 +86,11 @@ func (x themes) GetFileByID(siteID, id string) (*store.ThemeFile, error) {
 // replaces its code and updated_at in the same statement, so concurrent puts
 // of one file never conflict; RETURNING hands back the kept id and created_at.
 func (x themes) PutFile(f *store.ThemeFile) error {
-	err := x.queryRow(`INSERT INTO theme_files (`+themeFileColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+	err := x.queryRow(`INSERT INTO theme_files (`+themeFileColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (site_id, theme, kind, name)
-		DO UPDATE SET code = excluded.code, updated_at = excluded.updated_at
+		DO UPDATE SET code = excluded.code, is_binary = excluded.is_binary, updated_at = excluded.updated_at
 		RETURNING id, created_at`,
-		f.ID, f.SiteID, f.Theme, f.Kind, f.Name, f.Code, x.time(f.CreatedAt), x.time(f.UpdatedAt),
+		f.ID, f.SiteID, f.Theme, f.Kind, f.Name, storedCode(f), f.Binary, x.time(f.CreatedAt), x.time(f.UpdatedAt),
 	).Scan(&f.ID, timeCol{&f.CreatedAt})
 	if err != nil {
 		return x.fail(err, "put theme file "+f.Theme+"/"+f.Kind+"/"+f.Name+" of site "+f.SiteID,
@@ -87,4 +106,14 @@ func (x themes) DeleteFile(siteID, theme, kind, name string) error {
 		return x.fail(err, "delete theme file "+theme+"/"+kind+"/"+name+" of site "+siteID, "")
 	}
 	return x.mustAffect(res, "delete theme file "+theme+"/"+kind+"/"+name+" of site "+siteID)
+}
+
+func (x themes) Stamp(siteID, theme string) (store.Stamp, error) {
+	var st store.Stamp
+	err := x.queryRow(`SELECT COUNT(*), MAX(updated_at) FROM theme_files WHERE site_id = ? AND theme = ?`,
+		siteID, theme).Scan(&st.Count, optTimeCol{&st.Latest})
+	if err != nil {
+		return st, x.fail(err, "stamp theme "+theme+" of site "+siteID, "")
+	}
+	return st, nil
 }

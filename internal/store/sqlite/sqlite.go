@@ -89,6 +89,7 @@ func open(ctx context.Context, path string, clock cms.Clock, migrate bool) (*DB,
 		IsUniqueViolation:     hasCode(sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY),
 		IsForeignKeyViolation: hasCode(sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY),
 		Migrations:            migrations,
+		CacheStatements:       true,
 		// FTS5: each word a quoted phrase (so no word is an operator), all
 		// of them ANDed.
 		SearchMatch: `entry_search MATCH ?`,

@@ -171,3 +171,23 @@ func testThemesSiteScoping(t *testing.T, e *env) {
 }
 
 var errBoom = errors.New("boom")
+
+func testThemesBinary(t *testing.T, e *env) {
+	s := e.createSite(t, "acme")
+	bytes := string([]byte{0x89, 'P', 'N', 'G', 0, 0xff, 0xfe, '\n', 0})
+	e.update(t, func(tx store.Tx) error {
+		return tx.Themes().PutFile(&store.ThemeFile{ID: cms.NewID(tx.Now()), SiteID: s.ID, Theme: "main", Kind: store.KindAssets,
+			Name: "images/logo.png", Code: bytes, Binary: true, CreatedAt: tx.Now(), UpdatedAt: tx.Now()})
+	})
+	e.view(t, func(tx store.Tx) error {
+		f, err := tx.Themes().GetFile(s.ID, "main", store.KindAssets, "images/logo.png")
+		if err != nil || f.Code != bytes || !f.Binary {
+			t.Errorf("binary file read back as %q (binary %v), %v", f.Code, f.Binary, err)
+		}
+		list, err := tx.Themes().ListFiles(s.ID, "main", store.KindAssets)
+		if err != nil || len(list) != 1 || list[0].Code != bytes {
+			t.Errorf("ListFiles: %v, %v", list, err)
+		}
+		return nil
+	})
+}

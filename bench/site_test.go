@@ -1,0 +1,163 @@
+// Package bench holds load benchmarks of whole request paths, each
+// measured against a bare net/http handler serving the same bytes in the
+// same run, so results read as ratios that do not depend on the machine.
+//
+//	go test ./bench -bench . -benchtime 5000x
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/demo"
+	"github.com/tessera-cms/tessera/internal/render"
+	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/store/storetest"
+)
+
+// clients is how many requests are in flight at once.
+const clients = 8
+
+// demoSite starts a server with the full demo site "www" on SQLite.
+func demoSite(b *testing.B) (*apitest.Env, *store.Site) {
+	b.Helper()
+	env := apitest.New(b, storetest.Backends(b)[0])
+	res, err := demo.Create(context.Background(), demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth,
+		Pages: env.Pages, Entries: env.Entries, Customers: env.Customers}, "www")
+	if err != nil {
+		b.Fatal(err)
+	}
+	return env, res.Site
+}
+
+// load sends n GET requests to target from `clients` goroutines, with
+// host as the Host header, and returns how long they took.
+func load(b *testing.B, target, host string, n int) time.Duration {
+	b.Helper()
+	tr := &http.Transport{MaxIdleConnsPerHost: clients}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr}
+	var left atomic.Int64
+	left.Store(int64(n))
+	var wg sync.WaitGroup
+	var failed atomic.Value
+	start := time.Now()
+	for range clients {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for left.Add(-1) >= 0 {
+				req, _ := http.NewRequest("GET", target, nil)
+				req.Host = host
+				res, err := client.Do(req)
+				if err != nil {
+					failed.Store(err)
+					return
+				}
+				_, _ = io.Copy(io.Discard, res.Body)
+				res.Body.Close()
+				if res.StatusCode != 200 {
+					failed.Store(fmt.Errorf("status %d", res.StatusCode))
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	if err, _ := failed.Load().(error); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// BenchmarkPublicPageCached serves the demo home page to anonymous
+// visitors from the render cache, side by side with a bare handler that
+// writes the same bytes from memory, and reports both rates and their
+// ratio (target ≥ 0.5).
+func BenchmarkPublicPageCached(b *testing.B) {
+	env, _ := demoSite(b)
+	page := fetch(b, env.URL+"/", "www.localhost")
+	bare := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		_, _ = w.Write(page)
+	}))
+	defer bare.Close()
+	load(b, env.URL+"/", "www.localhost", 200) // warm both paths
+	load(b, bare.URL+"/", "www.localhost", 200)
+	b.ResetTimer()
+	tBare := load(b, bare.URL+"/", "www.localhost", b.N)
+	tSite := load(b, env.URL+"/", "www.localhost", b.N)
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/tBare.Seconds(), "bare-req/s")
+	b.ReportMetric(float64(b.N)/tSite.Seconds(), "site-req/s")
+	b.ReportMetric(tBare.Seconds()/tSite.Seconds(), "ratio")
+}
+
+func fetch(b *testing.B, target, host string) []byte {
+	req, _ := http.NewRequest("GET", target, nil)
+	req.Host = host
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer res.Body.Close()
+	body, _ := io.ReadAll(res.Body)
+	if res.StatusCode != 200 {
+		b.Fatalf("status %d", res.StatusCode)
+	}
+	return body
+}
+
+// BenchmarkPublicPageUncached renders the demo home page without the
+// cache (each visit has a query string never seen before), in process:
+// the template, the layout, the snippets, the references and the channel
+// look-ups. Reported as µs per render.
+func BenchmarkPublicPageUncached(b *testing.B) {
+	env, site := demoSite(b)
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := range b.N {
+		out, err := env.Server.Render.Page(ctx, &render.Request{Site: site, Path: "/", Host: "www.localhost",
+			Query: url.Values{"n": {fmt.Sprint(i)}}})
+		if err != nil || out.Cached {
+			b.Fatalf("render: %v (cached %v)", err, out != nil && out.Cached)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/render")
+}
+
+// BenchmarkPublicPageCachedInProcess is the cached render without HTTP:
+// the host look-up and the cache's validation against the store.
+func BenchmarkPublicPageCachedInProcess(b *testing.B) {
+	env, _ := demoSite(b)
+	ctx := context.Background()
+	req := &render.Request{Path: "/", Host: "www.localhost", Query: url.Values{}}
+	var err error
+	if req.Site, err = env.Server.Render.Site(ctx, "www.localhost", env.Server.URLs, true); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := env.Server.Render.Page(ctx, req); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		site, err := env.Server.Render.Site(ctx, "www.localhost", env.Server.URLs, false)
+		if err != nil {
+			b.Fatal(err)
+		}
+		req.Site = site
+		out, err := env.Server.Render.Page(ctx, req)
+		if err != nil || !out.Cached {
+			b.Fatalf("render: %v", err)
+		}
+	}
+}

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// readTree returns every file under dir by its slash path.
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		out[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func sameTree(t *testing.T, want, got map[string]string) {
+	t.Helper()
+	for p, w := range want {
+		if g, ok := got[p]; !ok {
+			t.Errorf("pull lacks %s", p)
+		} else if g != w {
+			t.Errorf("%s: pulled %d bytes differ from the %d pushed", p, len(g), len(w))
+		}
+	}
+	for p := range got {
+		if _, ok := want[p]; !ok {
+			t.Errorf("pull wrote %s, which was not pushed", p)
+		}
+	}
+}
+
+// TestThemePushPull: tessera theme push then tessera theme pull gives the
+// theme back byte for byte: the demo theme, and a theme in the folder
+// layout theme tools keep (template subfolders, assets in images/, fonts/,
+// javascripts/ and stylesheets/, binary images).
+func TestThemePushPull(t *testing.T) {
+	data := t.TempDir()
+	runJSON(t, "site", "create", "--data", data, "--name", "Shop", "--short-id", "shop")
+
+	t.Run("demo", func(t *testing.T) {
+		src := filepath.Join("..", "..", "internal", "demo", "theme")
+		runJSON(t, "theme", "push", src, "--site", "shop", "--theme", "demo", "--data", data)
+		out := filepath.Join(t.TempDir(), "pulled")
+		runJSON(t, "theme", "pull", out, "--site", "shop", "--data", data)
+		sameTree(t, readTree(t, src), readTree(t, out))
+	})
+
+	t.Run("tool layout", func(t *testing.T) {
+		src := t.TempDir()
+		png := string([]byte{0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0x0d, 'I', 'H', 'D', 'R', 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0, 0x1f, 0x15, 0xc4, 0x89})
+		woff := "wOF2" + string([]byte{0, 1, 0, 0, 0xff, 0xfe})
+		files := map[string]string{
+			"layouts/default.liquid":           "<html><body>{{ content_for_layout }}</body></html>",
+			"templates/page.liquid":            "<h1>{{ page.title }}</h1>{% editable_text 'Body' %}{% endeditable_text %}",
+			"templates/customers/login.liquid": "{% customer_login_form %}",
+			"snippets/footer.liquid":           "<footer>Shop</footer>",
+			"images/logo.png":                  png,
+			"fonts/body.woff2":                 woff,
+			"javascripts/site.js":              "console.log('hi')\n",
+			"stylesheets/site.css":             "body { margin: 0 }\n",
+			"assets/favicon.svg":               `<svg xmlns="http://www.w3.org/2000/svg"/>`,
+		}
+		for p, code := range files {
+			full := filepath.Join(src, filepath.FromSlash(p))
+			if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(full, []byte(code), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		v := runJSON(t, "theme", "push", src, "--site", "shop", "--theme", "tools", "--data", data)
+		if v["files"] != float64(len(files)) {
+			t.Errorf("pushed %v files, want %d", v["files"], len(files))
+		}
+		out := t.TempDir()
+		runJSON(t, "theme", "pull", out, "--site", "shop", "--theme", "tools", "--data", data)
+		sameTree(t, files, readTree(t, out))
+	})
+}
+
+func TestProgress(t *testing.T) {
+	var quiet bytes.Buffer
+	p := newProgress(&quiet) // not a terminal
+	p.update("Copying files: %d", 1)
+	p.done()
+	if quiet.Len() != 0 {
+		t.Errorf("progress on a non-terminal wrote %q", quiet.String())
+	}
+	var term bytes.Buffer
+	p = &progress{w: &term, tty: true}
+	p.update("Copying files: %d (%s)", 3, mib(3<<20))
+	p.update("Copying files: %d", 4) // within 100 ms: skipped
+	p.done()
+	if got, want := term.String(), "\r\033[KCopying files: 3 (3.0 MiB)\r\033[K"; got != want {
+		t.Errorf("progress wrote %q, want %q", got, want)
+	}
+}
+
+// TestCommandLine: help, version and completion answer 0; a wrong command
+// line answers 2; a failing command 1.
+func TestCommandLine(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"--version"}, 0, "tessera "},
+		{[]string{"version"}, 0, "(commit "},
+		{[]string{"completion", "bash"}, 0, "bash completion"},
+		{[]string{"completion", "zsh"}, 0, "compdef"},
+		{[]string{"site"}, 0, "Available Commands"},
+		{[]string{"theme", "--help"}, 0, "pull"},
+		{[]string{"theme", "pull", "--help"}, 0, ""},
+		{[]string{"frob"}, 2, ""},
+		{[]string{"site", "frob"}, 2, ""},
+		{[]string{"site", "create", "--nope"}, 2, ""},
+		{[]string{"theme", "pull"}, 2, ""},
+		{[]string{"site", "update", "nosuch", "--name", "x", "--data", t.TempDir()}, 1, ""},
+	} {
+		var out bytes.Buffer
+		err := run(ctx, tc.args, &out, &out)
+		code := 0
+		if err != nil {
+			code = exitCode(err)
+		}
+		if code != tc.code || !strings.Contains(out.String(), tc.out) {
+			t.Errorf("%v: exit %d (%v), output %.100q; want exit %d with %q", tc.args, code, err, out.String(), tc.code, tc.out)
+		}
+	}
+}

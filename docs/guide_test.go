@@ -1,0 +1,73 @@
+// Package docs holds the project's documentation; its test follows the
+// getting-started guide literally.
+package docs
+
+import (
+	"bytes"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
+
+// TestGettingStarted runs every shell block of getting-started.md, in
+// order, in one bash, from the repository's root, as a reader would: a
+// block that fails (every check in it is a command) fails the test. The
+// server listens on a free port instead of 8080 and keeps its data in a
+// temporary directory; the files the guide leaves in the root are removed.
+func TestGettingStarted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	for _, tool := range []string{"bash", "curl"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed", tool)
+		}
+	}
+	guide, err := os.ReadFile("getting-started.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var script strings.Builder
+	for _, m := range shBlock.FindAllSubmatch(guide, -1) {
+		script.Write(m[1])
+	}
+	if script.Len() == 0 {
+		t.Fatal("the guide has no shell blocks")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	body := strings.ReplaceAll(script.String(), "127.0.0.1:8080", addr)
+
+	root, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, left := range []string{"tessera", "tessera.log", "entry.json"} {
+		if _, err := os.Stat(filepath.Join(root, left)); err == nil {
+			t.Skipf("%s exists in the repository root; the guide would overwrite it", left)
+		}
+		t.Cleanup(func() { os.Remove(filepath.Join(root, left)) })
+	}
+	// Not pipefail: "curl … | grep -q" stops reading at the first match,
+	// and curl's broken pipe is no failure of the guide (a failing curl
+	// still fails the grep, which gets no output).
+	cmd := exec.Command("bash", "-c", "set -eu -x\ntrap 'kill $(jobs -p) 2>/dev/null || true' EXIT\n"+body)
+	cmd.Dir = root
+	cmd.Env = append(os.Environ(), "TESSERA_DATA="+filepath.Join(t.TempDir(), "tessera-data"), "TESSERA_ADDR="+addr)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	if err := cmd.Run(); err != nil {
+		log, _ := os.ReadFile(filepath.Join(root, "tessera.log"))
+		t.Fatalf("the guide failed: %v\n%s\nserver log:\n%s", err, out.String(), log)
+	}
+}

@@ -1,0 +1,213 @@
+// Package apps keeps a site's apps and their cloud code: the apps
+// resource, code files, compilation with github.com/dop251/goja (syntax
+// errors with file, line and column; evaluation in a sandbox that records
+// what the code registers through the `Service` global), and the runtime
+// that runs cloud functions with a time limit and a memory bound.
+//
+// Isolation is in-process: each invocation runs in a goja runtime taken
+// from a pool of runtimes prepared for the app's current code, with an
+// interrupt after the time limit and a heap watchdog that interrupts a
+// runtime whose invocation makes the heap grow past the bound. Worker
+// processes would bound memory exactly, but cost a process hop per call
+// and a second binary to ship; goja has no I/O of its own, so the code
+// reaches nothing but the SDK Tessera gives it.
+package apps
+
+import (
+	"slices"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+)
+
+// SDKVersion is the version of the SDK the runtime gives cloud code.
+const SDKVersion = "1.0.0"
+
+// app is the stored document of an app.
+type app struct {
+	Name          string            `json:"name"`
+	URL           string            `json:"url,omitempty"`
+	Domain        string            `json:"domain,omitempty"`
+	CallbackURL   string            `json:"callback_url,omitempty"`
+	Internal      bool              `json:"internal,omitempty"`
+	InstallScopes []string          `json:"install_scopes,omitempty"`
+	Env           map[string]string `json:"env,omitempty"`
+
+	CompiledAt    time.Time `json:"compiled_at,omitzero"`
+	CompileErrors []string  `json:"compile_errors,omitempty"`
+	// Registry is what the last successful compilation registered.
+	Registry Registry `json:"registry"`
+}
+
+// Registry is what an app's code registers through the SDK.
+type Registry struct {
+	Functions []Named     `json:"functions,omitempty"`
+	Jobs      []Named     `json:"jobs,omitempty"`
+	Routes    []Route     `json:"routes,omitempty"`
+	Callbacks []Callback  `json:"callbacks,omitempty"`
+	Schedules []Scheduled `json:"schedules,omitempty"`
+}
+
+// Named is a function or job.
+type Named struct {
+	Name      string    `json:"name"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Route is an HTTP route of the app's code.
+type Route struct {
+	Verb        string         `json:"verb"`
+	Path        string         `json:"path"`
+	Constraints map[string]any `json:"constraints"`
+	UpdatedAt   time.Time      `json:"updated_at"`
+}
+
+// Callback is a hook on an event, before or after the change.
+type Callback struct {
+	Event     string    `json:"event"`
+	Type      string    `json:"type"` // before or after
+	Channel   string    `json:"channel,omitempty"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// Scheduled is a schedule of a job.
+type Scheduled struct {
+	Name      string         `json:"name"`
+	Timing    map[string]any `json:"timing"`
+	Data      map[string]any `json:"data"`
+	UpdatedAt time.Time      `json:"updated_at"`
+}
+
+// keepTimes gives registrations that were there before their previous
+// updated_at, so a recompilation that changes nothing changes no date.
+func (r *Registry) keepTimes(prev Registry) {
+	for i, f := range r.Functions {
+		if j := slices.IndexFunc(prev.Functions, func(p Named) bool { return p.Name == f.Name }); j >= 0 {
+			r.Functions[i].UpdatedAt = prev.Functions[j].UpdatedAt
+		}
+	}
+	for i, f := range r.Jobs {
+		if j := slices.IndexFunc(prev.Jobs, func(p Named) bool { return p.Name == f.Name }); j >= 0 {
+			r.Jobs[i].UpdatedAt = prev.Jobs[j].UpdatedAt
+		}
+	}
+	for i, rt := range r.Routes {
+		if j := slices.IndexFunc(prev.Routes, func(p Route) bool { return p.Verb == rt.Verb && p.Path == rt.Path }); j >= 0 {
+			r.Routes[i].UpdatedAt = prev.Routes[j].UpdatedAt
+		}
+	}
+	for i, c := range r.Callbacks {
+		if j := slices.IndexFunc(prev.Callbacks, func(p Callback) bool {
+			return p.Event == c.Event && p.Type == c.Type && p.Channel == c.Channel
+		}); j >= 0 {
+			r.Callbacks[i].UpdatedAt = prev.Callbacks[j].UpdatedAt
+		}
+	}
+}
+
+// listForm is an app as GET /apps lists it: exactly the spec's keys.
+type listForm struct {
+	Name          string   `json:"name"`
+	URL           string   `json:"url"`
+	Key           string   `json:"key"`
+	Domain        string   `json:"domain"`
+	CallbackURL   string   `json:"callback_url"`
+	Internal      bool     `json:"internal"`
+	InstallScopes []string `json:"install_scopes"`
+	CreatedAt     string   `json:"created_at"`
+	UpdatedAt     string   `json:"updated_at"`
+}
+
+// fullFormJSON is an app as GET /apps/{key} shows it.
+type fullFormJSON struct {
+	listForm
+	SDKVersion    string   `json:"sdk_version"`
+	CompiledAt    *string  `json:"compiled_at"`
+	CompileErrors []string `json:"compile_errors"`
+	// Env lists the environment's names only: its values are secrets.
+	Env       []string    `json:"env"`
+	Functions []namedJSON `json:"functions"`
+	Routes    []routeJSON `json:"routes"`
+	Callbacks []cbJSON    `json:"callbacks"`
+	Jobs      []namedJSON `json:"jobs"`
+	Schedules []schedJSON `json:"schedules"`
+}
+
+type namedJSON struct {
+	Name      string `json:"name"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+type routeJSON struct {
+	Verb        string         `json:"verb"`
+	Path        string         `json:"path"`
+	Constraints map[string]any `json:"constraints"`
+	UpdatedAt   string         `json:"updated_at"`
+}
+
+type cbJSON struct {
+	Event     string `json:"event"`
+	Type      string `json:"type"`
+	UpdatedAt string `json:"updated_at"`
+}
+
+type schedJSON struct {
+	Name      string         `json:"name"`
+	Timing    map[string]any `json:"timing"`
+	Data      map[string]any `json:"data"`
+	UpdatedAt string         `json:"updated_at"`
+}
+
+func toListForm(key string, a *app, url string, created, updated time.Time) listForm {
+	scopes := a.InstallScopes
+	if scopes == nil {
+		scopes = []string{}
+	}
+	return listForm{Name: a.Name, URL: url, Key: key, Domain: a.Domain, CallbackURL: a.CallbackURL, Internal: a.Internal,
+		InstallScopes: scopes, CreatedAt: cms.FormatTime(created), UpdatedAt: cms.FormatTime(updated)}
+}
+
+func toFullForm(key string, a *app, url string, created, updated time.Time) fullFormJSON {
+	f := fullFormJSON{listForm: toListForm(key, a, url, created, updated), SDKVersion: SDKVersion,
+		CompileErrors: orNone(a.CompileErrors), Env: []string{}, Functions: []namedJSON{}, Routes: []routeJSON{},
+		Callbacks: []cbJSON{}, Jobs: []namedJSON{}, Schedules: []schedJSON{}}
+	if !a.CompiledAt.IsZero() {
+		at := cms.FormatTime(a.CompiledAt)
+		f.CompiledAt = &at
+	}
+	for k := range a.Env {
+		f.Env = append(f.Env, k)
+	}
+	slices.Sort(f.Env)
+	r := a.Registry
+	for _, n := range r.Functions {
+		f.Functions = append(f.Functions, namedJSON{n.Name, cms.FormatTime(n.UpdatedAt)})
+	}
+	for _, n := range r.Jobs {
+		f.Jobs = append(f.Jobs, namedJSON{n.Name, cms.FormatTime(n.UpdatedAt)})
+	}
+	for _, rt := range r.Routes {
+		f.Routes = append(f.Routes, routeJSON{rt.Verb, rt.Path, orEmpty(rt.Constraints), cms.FormatTime(rt.UpdatedAt)})
+	}
+	for _, c := range r.Callbacks {
+		f.Callbacks = append(f.Callbacks, cbJSON{c.Event, c.Type, cms.FormatTime(c.UpdatedAt)})
+	}
+	for _, sc := range r.Schedules {
+		f.Schedules = append(f.Schedules, schedJSON{sc.Name, orEmpty(sc.Timing), orEmpty(sc.Data), cms.FormatTime(sc.UpdatedAt)})
+	}
+	return f
+}
+
+func orNone(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+func orEmpty(m map[string]any) map[string]any {
+	if m == nil {
+		return map[string]any{}
+	}
+	return m
+}

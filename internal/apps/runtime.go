@@ -1,0 +1,301 @@
+package apps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"runtime/metrics"
+	"slices"
+	"time"
+
+	"github.com/dop251/goja"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// invocation is one run of an app's code: what the SDK reaches and what
+// the code logged.
+type invocation struct {
+	svc      *Service
+	ctx      context.Context
+	site     *store.Site
+	env      map[string]string
+	customer any
+	logs     []logLine
+}
+
+type logLine struct{ level, message string }
+
+// outcome is what a handler did: answered (value, or status and message
+// through response.error), or crashed (err).
+type outcome struct {
+	value   any
+	status  int
+	message string
+	err     error
+}
+
+// Reply is a cloud function's answer through response.error(code, msg):
+// the code chose the status.
+type Reply struct {
+	Status  int
+	Message string
+}
+
+func (r *Reply) Error() string { return r.Message }
+
+// Crash is a cloud function that threw, or was stopped at a limit. Its
+// details go to the app's log, not to the caller.
+type Crash struct{ Cause string }
+
+func (c *Crash) Error() string { return "The function failed: " + c.Cause }
+
+// call runs handler (kind:name) with params on this runtime.
+func (h *host) call(handler string, params map[string]any) outcome {
+	fn, ok := h.handlers[handler]
+	if !ok {
+		return outcome{err: fmt.Errorf("%s is not defined", handler)}
+	}
+	vm := h.vm
+	var res outcome
+	done := false
+	req := vm.NewObject()
+	must(req.Set("params", params))
+	customer := any(nil)
+	if h.inv != nil {
+		customer = h.inv.customer
+	}
+	must(req.Set("customer", customer))
+	resp := vm.NewObject()
+	must(resp.Set("success", func(v goja.Value) {
+		if !done {
+			done, res.value, res.status = true, exportValue(v), 200
+		}
+	}))
+	must(resp.Set("error", func(c goja.FunctionCall) goja.Value {
+		if done {
+			return goja.Undefined()
+		}
+		done, res.status, res.message = true, 400, "Bad request"
+		switch len(c.Arguments) {
+		case 0:
+		case 1:
+			res.message = c.Argument(0).String()
+		default:
+			if n, ok := c.Argument(0).Export().(int64); ok && n >= 400 && n < 600 {
+				res.status = int(n)
+			} else {
+				res.status = 422
+			}
+			res.message = c.Argument(1).String()
+		}
+		return goja.Undefined()
+	}))
+	v, err := fn(goja.Undefined(), req, resp)
+	switch {
+	case err != nil:
+		var ie *goja.InterruptedError
+		if errors.As(err, &ie) {
+			h.broken = true
+		}
+		return outcome{err: err}
+	case done:
+		return res
+	}
+	if p, ok := v.Export().(*goja.Promise); ok {
+		switch p.State() {
+		case goja.PromiseStateFulfilled:
+			if done {
+				return res
+			}
+			return outcome{value: exportValue(p.Result()), status: 200}
+		case goja.PromiseStateRejected:
+			return outcome{err: errors.New(show(p.Result()))}
+		default:
+			return outcome{err: errors.New("the function returned a promise that never settled")}
+		}
+	}
+	return outcome{value: exportValue(v), status: 200}
+}
+
+func exportValue(v goja.Value) any {
+	if v == nil || goja.IsUndefined(v) {
+		return nil
+	}
+	return v.Export()
+}
+
+// pool holds idle runtimes prepared for one version of an app's code.
+type pool struct {
+	version string
+	files   []*store.AppFile
+	idle    chan *host
+}
+
+// poolSize bounds the idle runtimes kept per app.
+const poolSize = 4
+
+func (s *Service) forget(siteID string) {
+	s.mu.Lock()
+	for k := range s.pools {
+		if len(k) > len(siteID) && k[:len(siteID)] == siteID {
+			delete(s.pools, k)
+		}
+	}
+	s.mu.Unlock()
+}
+
+// acquire returns a runtime for the app's current code.
+func (s *Service) acquire(site *store.Site, rec *store.App, a *app, files []*store.AppFile) (*host, *pool, error) {
+	version := a.CompiledAt.String()
+	key := site.ID + "/" + rec.ID
+	s.mu.Lock()
+	if s.pools == nil {
+		s.pools = map[string]*pool{}
+	}
+	p := s.pools[key]
+	if p == nil || p.version != version {
+		p = &pool{version: version, files: files, idle: make(chan *host, poolSize)}
+		s.pools[key] = p
+	}
+	s.mu.Unlock()
+	select {
+	case h := <-p.idle:
+		return h, p, nil
+	default:
+	}
+	h, errs := prepare(p.files, s.limits(), a.CompiledAt)
+	if len(errs) > 0 {
+		return nil, nil, &Crash{Cause: errs[0]}
+	}
+	return h, p, nil
+}
+
+func release(p *pool, h *host) {
+	h.inv = nil
+	if h.broken {
+		return
+	}
+	select {
+	case p.idle <- h:
+	default:
+	}
+}
+
+// Call runs the cloud function name, defined by one of the site's apps,
+// with params; customer is the caller's customer (nil for none). It
+// returns the function's result. Errors: ENotFound (no app defines it),
+// *Reply (the function's own error answer), *Crash (it threw or hit a
+// limit; logged in the app's log).
+func (s *Service) Call(ctx context.Context, site *store.Site, name string, params map[string]any, customer map[string]any) (any, error) {
+	var rec *store.App
+	var a *app
+	var files []*store.AppFile
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		recs, _, err := tx.Apps().List(site.ID, store.ListOptions{})
+		if err != nil {
+			return err
+		}
+		for _, r := range recs {
+			d, err := decodeDoc(r)
+			if err != nil {
+				return err
+			}
+			if slices.ContainsFunc(d.Registry.Functions, func(n Named) bool { return n.Name == name }) {
+				rec, a = r, d
+				files, err = tx.Apps().Files(site.ID, r.ID)
+				return err
+			}
+		}
+		return cms.Errorf(cms.ENotFound, "No app of this site defines the function %q.", name)
+	})
+	if err != nil {
+		return nil, err
+	}
+	h, p, err := s.acquire(site, rec, a, files)
+	if err != nil {
+		return nil, err
+	}
+	inv := &invocation{svc: s, ctx: ctx, site: site, env: a.Env}
+	if customer != nil {
+		inv.customer = customer
+	}
+	h.inv = inv
+	res := s.guarded(h, func() outcome { return h.call("function:"+name, params) })
+	release(p, h)
+	logContext := map[string]any{"function": name}
+	if res.err != nil {
+		inv.logs = append(inv.logs, logLine{level: "error", message: exceptionMessage(res.err)})
+	}
+	s.writeLogs(site, rec, inv.logs, logContext)
+	switch {
+	case res.err != nil:
+		return nil, &Crash{Cause: exceptionMessage(res.err)}
+	case res.status >= 400:
+		return nil, &Reply{Status: res.status, Message: res.message}
+	}
+	return res.value, nil
+}
+
+// guarded runs fn on h's runtime within the limits: an interrupt after
+// the timeout, and one when the heap grows past the memory bound while fn
+// runs (sampled every few milliseconds; the heap is the process's, so the
+// bound is approximate under concurrent load, and generous for that).
+func (s *Service) guarded(h *host, fn func() outcome) outcome {
+	lim := s.limits()
+	timer := time.AfterFunc(lim.Timeout, func() { h.vm.Interrupt(fmt.Sprintf("the function ran longer than %s", lim.Timeout)) })
+	stop := make(chan struct{})
+	go func() {
+		base := heapBytes()
+		t := time.NewTicker(5 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-t.C:
+				if heapBytes() > base+lim.Memory {
+					h.vm.Interrupt(fmt.Sprintf("the function used more than %d MiB of memory", lim.Memory>>20))
+					return
+				}
+			}
+		}
+	}()
+	res := fn()
+	close(stop)
+	timer.Stop()
+	h.vm.ClearInterrupt()
+	return res
+}
+
+var heapSample = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+
+func heapBytes() uint64 {
+	s := slices.Clone(heapSample)
+	metrics.Read(s)
+	if s[0].Value.Kind() != metrics.KindUint64 {
+		return 0
+	}
+	return s[0].Value.Uint64()
+}
+
+// writeLogs stores what an invocation logged. A failure to store logs is
+// not the caller's failure.
+func (s *Service) writeLogs(site *store.Site, rec *store.App, lines []logLine, logContext map[string]any) {
+	if len(lines) == 0 {
+		return
+	}
+	ctxJSON, _ := json.Marshal(logContext)
+	_ = s.Store.Update(context.WithoutCancel(context.Background()), func(tx store.Tx) error {
+		for _, l := range lines {
+			err := tx.Apps().AppendLog(&store.AppLog{ID: cms.NewID(tx.Now()), SiteID: site.ID, AppID: rec.ID, Time: tx.Now(),
+				Level: l.level, Message: l.message, Context: ctxJSON})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

@@ -1,0 +1,486 @@
+package apps
+
+import (
+	"context"
+	"encoding/json"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// Service keeps apps and runs their code.
+type Service struct {
+	Store   store.Store
+	Entries *entries.Service
+	// SiteURL is a site's public base URL, for the apps' url.
+	SiteURL func(*store.Site) string
+	// Limits bound each invocation; zero fields take the defaults.
+	Limits Limits
+
+	mu    sync.Mutex
+	pools map[string]*pool
+}
+
+// Limits bound one invocation of cloud code.
+type Limits struct {
+	// Timeout is how long one invocation may run (DefaultTimeout).
+	Timeout time.Duration
+	// Memory is how much one invocation may grow the heap (DefaultMemory).
+	Memory uint64
+}
+
+// Default limits.
+const (
+	DefaultTimeout = 10 * time.Second
+	DefaultMemory  = 256 << 20
+)
+
+func (s *Service) limits() Limits {
+	l := s.Limits
+	if l.Timeout <= 0 {
+		l.Timeout = DefaultTimeout
+	}
+	if l.Memory == 0 {
+		l.Memory = DefaultMemory
+	}
+	return l
+}
+
+// keyPattern keeps app keys usable in URLs.
+var keyPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// fileNamePattern keeps code file names paths of safe segments.
+var fileNamePattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}(?:/[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}){0,7}$`)
+
+// Limits of code files.
+const (
+	maxFileBytes = 1 << 20
+	maxFiles     = 200
+)
+
+func (s *Service) url(site *store.Site, key string) string {
+	base := ""
+	if s.SiteURL != nil {
+		base = s.SiteURL(site)
+	}
+	return base + "/api/apps/" + key
+}
+
+// appBody is the writable part of an app (POST and PATCH /apps).
+type appBody struct {
+	Name          *string            `json:"name"`
+	Key           *string            `json:"key"`
+	URL           *string            `json:"url"`
+	Domain        *string            `json:"domain"`
+	CallbackURL   *string            `json:"callback_url"`
+	Internal      *bool              `json:"internal"`
+	InstallScopes *[]string          `json:"install_scopes"`
+	Env           map[string]*string `json:"env"`
+}
+
+func decodeApp(body []byte) (*appBody, error) {
+	var b appBody
+	if err := json.Unmarshal(body, &b); err != nil {
+		return nil, cms.Errorf(cms.EInvalidJSON, "The body must be a JSON object describing the app.")
+	}
+	return &b, nil
+}
+
+// apply writes b into a: env values set, or removed with null.
+func (b *appBody) apply(a *app) error {
+	if b.Name != nil {
+		if a.Name = strings.TrimSpace(*b.Name); a.Name == "" {
+			return cms.FieldError("name", "is required")
+		}
+	}
+	for _, f := range []struct {
+		src *string
+		dst *string
+	}{{b.URL, &a.URL}, {b.Domain, &a.Domain}, {b.CallbackURL, &a.CallbackURL}} {
+		if f.src != nil {
+			*f.dst = strings.TrimSpace(*f.src)
+		}
+	}
+	if b.Internal != nil {
+		a.Internal = *b.Internal
+	}
+	if b.InstallScopes != nil {
+		a.InstallScopes = *b.InstallScopes
+	}
+	for k, v := range b.Env {
+		if !envName.MatchString(k) {
+			return cms.FieldError("env", "names are letters, digits and _ ("+k+")")
+		}
+		if v == nil {
+			delete(a.Env, k)
+			continue
+		}
+		if a.Env == nil {
+			a.Env = map[string]string{}
+		}
+		a.Env[k] = *v
+	}
+	return nil
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]{0,127}$`)
+
+func decodeDoc(rec *store.App) (*app, error) {
+	var a app
+	if err := json.Unmarshal(rec.Doc, &a); err != nil {
+		return nil, err
+	}
+	return &a, nil
+}
+
+func (s *Service) full(site *store.Site, rec *store.App, a *app) []byte {
+	return mustJSON(toFullForm(rec.Key, a, s.url(site, rec.Key), rec.CreatedAt, rec.UpdatedAt))
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err) // only our own types are encoded
+	}
+	return b
+}
+
+// Create makes an app from {name, key?, url, domain, callback_url,
+// internal, install_scopes, env} and returns its full form. The key
+// defaults to the name, slugified. Errors: validation_failed, conflict.
+func (s *Service) Create(ctx context.Context, site *store.Site, body []byte) ([]byte, error) {
+	b, err := decodeApp(body)
+	if err != nil {
+		return nil, err
+	}
+	if b.Name == nil {
+		return nil, cms.FieldError("name", "is required")
+	}
+	a := &app{}
+	if err := b.apply(a); err != nil {
+		return nil, err
+	}
+	key := cms.Slugify(a.Name)
+	if b.Key != nil {
+		key = *b.Key
+	}
+	if !keyPattern.MatchString(key) {
+		return nil, cms.FieldError("key", "is lowercase letters, digits, - and _ (at most 64)")
+	}
+	var out []byte
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		rec := &store.App{ID: cms.NewID(tx.Now()), SiteID: site.ID, Key: key, Doc: mustJSON(a), CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
+		if err := tx.Apps().Create(rec); err != nil {
+			return err
+		}
+		out = s.full(site, rec, a)
+		return nil
+	})
+	return out, err
+}
+
+// load returns the app key names. ENotFound.
+func load(tx store.Tx, site *store.Site, key string) (*store.App, *app, error) {
+	rec, err := tx.Apps().Get(site.ID, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	a, err := decodeDoc(rec)
+	return rec, a, err
+}
+
+// Get returns an app's full form. ENotFound.
+func (s *Service) Get(ctx context.Context, site *store.Site, key string) (out []byte, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		rec, a, err := load(tx, site, key)
+		if err == nil {
+			out = s.full(site, rec, a)
+		}
+		return err
+	})
+	return out, err
+}
+
+// List returns the site's apps in list form, by key.
+func (s *Service) List(ctx context.Context, site *store.Site, opt store.ListOptions) (out []any, total int, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		recs, n, err := tx.Apps().List(site.ID, opt)
+		if err != nil {
+			return err
+		}
+		total = n
+		out = make([]any, 0, len(recs))
+		for _, rec := range recs {
+			a, err := decodeDoc(rec)
+			if err != nil {
+				return err
+			}
+			out = append(out, toListForm(rec.Key, a, s.url(site, rec.Key), rec.CreatedAt, rec.UpdatedAt))
+		}
+		return nil
+	})
+	return out, total, err
+}
+
+// Count returns the number of the site's apps.
+func (s *Service) Count(ctx context.Context, site *store.Site) (n int, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		_, n, err = tx.Apps().List(site.ID, store.ListOptions{Limit: 1})
+		return err
+	})
+	return n, err
+}
+
+// Update changes an app (PATCH), env included: {"env": {"KEY": "value"}}
+// sets a variable, null removes it. ENotFound, validation_failed.
+func (s *Service) Update(ctx context.Context, site *store.Site, key string, body []byte) ([]byte, error) {
+	b, err := decodeApp(body)
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		rec, a, err := load(tx, site, key)
+		if err != nil {
+			return err
+		}
+		if err := b.apply(a); err != nil {
+			return err
+		}
+		if b.Key != nil && *b.Key != rec.Key {
+			if !keyPattern.MatchString(*b.Key) {
+				return cms.FieldError("key", "is lowercase letters, digits, - and _ (at most 64)")
+			}
+			rec.Key = *b.Key
+		}
+		prev := rec.UpdatedAt
+		rec.UpdatedAt, rec.Doc = cms.NextUpdatedAt(prev, tx.Now()), mustJSON(a)
+		if err := tx.Apps().Update(rec, prev); err != nil {
+			return err
+		}
+		out = s.full(site, rec, a)
+		return nil
+	})
+	s.forget(site.ID)
+	return out, err
+}
+
+// Delete removes an app with its code and logs. ENotFound.
+func (s *Service) Delete(ctx context.Context, site *store.Site, key string) error {
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		rec, err := tx.Apps().Get(site.ID, key)
+		if err != nil {
+			return err
+		}
+		return tx.Apps().Delete(site.ID, rec.ID)
+	})
+	s.forget(site.ID)
+	return err
+}
+
+// File is a code file as the API shows it.
+type File struct {
+	Name        string       `json:"name"`
+	CreatedAt   string       `json:"created_at"`
+	UpdatedAt   string       `json:"updated_at"`
+	URL         string       `json:"url"`
+	Code        *string      `json:"code,omitempty"`
+	Compilation *Compilation `json:"compilation,omitempty"`
+}
+
+// Compilation is the result of compiling an app's code after a change.
+type Compilation struct {
+	Success bool     `json:"success"`
+	Errors  []string `json:"errors"`
+}
+
+// CompileFailed answers a code write whose app does not compile: the
+// file is stored (compile_errors shows the problem) and the app keeps the
+// registrations of its last successful compilation.
+type CompileFailed struct {
+	File *File
+}
+
+func (e *CompileFailed) Error() string {
+	return "The app's code does not compile: " + strings.Join(e.File.Compilation.Errors, "; ")
+}
+
+func (s *Service) fileView(site *store.Site, key string, f *store.AppFile, withCode bool) *File {
+	v := &File{Name: f.Name, CreatedAt: cms.FormatTime(f.CreatedAt), UpdatedAt: cms.FormatTime(f.UpdatedAt),
+		URL: s.url(site, key) + "/code/" + f.Name}
+	if withCode {
+		code := f.Code
+		v.Code = &code
+	}
+	return v
+}
+
+// PutCode stores the code file name of app key (POST /apps/{key}/code, PUT
+// /apps/{key}/code/{name}) and recompiles the app. A file that breaks the
+// compilation is stored all the same and answered *CompileFailed.
+func (s *Service) PutCode(ctx context.Context, site *store.Site, key, name, code string) (*File, error) {
+	if !fileNamePattern.MatchString(name) || strings.Contains(name, "..") {
+		return nil, cms.FieldError("name", "is a file name of letters, digits, '_', '-' and '.', folders separated by '/'")
+	}
+	if len(code) > maxFileBytes {
+		return nil, cms.Errorf(cms.ETooLarge, "A code file holds at most %d KiB.", maxFileBytes>>10)
+	}
+	var view *File
+	var comp *Compilation
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		rec, a, err := load(tx, site, key)
+		if err != nil {
+			return err
+		}
+		files, err := tx.Apps().Files(site.ID, rec.ID)
+		if err != nil {
+			return err
+		}
+		f := &store.AppFile{SiteID: site.ID, AppID: rec.ID, Name: name, Code: code, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
+		replaced := false
+		for i, old := range files {
+			if old.Name == name {
+				files[i], replaced = f, true
+				f.UpdatedAt = cms.NextUpdatedAt(old.UpdatedAt, tx.Now())
+			}
+		}
+		if !replaced {
+			if len(files) >= maxFiles {
+				return cms.Errorf(cms.EInvalid, "An app holds at most %d code files.", maxFiles)
+			}
+			files = append(files, f)
+		}
+		if err := tx.Apps().PutFile(f); err != nil {
+			return err
+		}
+		comp = s.recompile(tx, rec, a, files)
+		view = s.fileView(site, key, f, true)
+		view.Compilation = comp
+		return nil
+	})
+	s.forget(site.ID)
+	if err != nil {
+		return nil, err
+	}
+	if !comp.Success {
+		return view, &CompileFailed{File: view}
+	}
+	return view, nil
+}
+
+// recompile compiles files into a's registry and stores the app: a
+// failure records its errors and keeps the previous registrations.
+func (s *Service) recompile(tx store.Tx, rec *store.App, a *app, files []*store.AppFile) *Compilation {
+	reg, errs := compile(files, s.limits(), tx.Now())
+	comp := &Compilation{Success: len(errs) == 0, Errors: orNone(errs)}
+	a.CompileErrors = errs
+	if comp.Success {
+		reg.keepTimes(a.Registry)
+		a.Registry, a.CompiledAt = reg, tx.Now()
+	}
+	prev := rec.UpdatedAt
+	rec.UpdatedAt, rec.Doc = cms.NextUpdatedAt(prev, tx.Now()), mustJSON(a)
+	if err := tx.Apps().Update(rec, prev); err != nil {
+		comp.Success, comp.Errors = false, []string{err.Error()}
+	}
+	return comp
+}
+
+// Files returns the app's code files, without their code.
+func (s *Service) Files(ctx context.Context, site *store.Site, key string) (out []*File, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		rec, _, err := load(tx, site, key)
+		if err != nil {
+			return err
+		}
+		files, err := tx.Apps().Files(site.ID, rec.ID)
+		for _, f := range files {
+			out = append(out, s.fileView(site, key, f, false))
+		}
+		return err
+	})
+	return out, err
+}
+
+// File returns one code file with its code. ENotFound.
+func (s *Service) File(ctx context.Context, site *store.Site, key, name string) (out *File, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		rec, _, err := load(tx, site, key)
+		if err != nil {
+			return err
+		}
+		f, err := tx.Apps().GetFile(site.ID, rec.ID, name)
+		if err == nil {
+			out = s.fileView(site, key, f, true)
+		}
+		return err
+	})
+	return out, err
+}
+
+// DeleteFile removes a code file and recompiles the app. ENotFound.
+func (s *Service) DeleteFile(ctx context.Context, site *store.Site, key, name string) (*Compilation, error) {
+	var comp *Compilation
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		rec, a, err := load(tx, site, key)
+		if err != nil {
+			return err
+		}
+		if err := tx.Apps().DeleteFile(site.ID, rec.ID, name); err != nil {
+			return err
+		}
+		files, err := tx.Apps().Files(site.ID, rec.ID)
+		if err != nil {
+			return err
+		}
+		comp = s.recompile(tx, rec, a, files)
+		return nil
+	})
+	s.forget(site.ID)
+	return comp, err
+}
+
+// LogLine is one line of an app's log as the API shows it.
+type LogLine struct {
+	ID        string          `json:"id"`
+	Time      string          `json:"time"`
+	Level     string          `json:"level"`
+	Data      string          `json:"data"`
+	CreatedAt string          `json:"created_at"`
+	Context   json.RawMessage `json:"context"`
+}
+
+// maxLogLines bounds one log read.
+const maxLogLines = 1000
+
+// Logs returns an app's log lines, newest first. job narrows them to the
+// lines of one job run (its jid).
+func (s *Service) Logs(ctx context.Context, site *store.Site, key string, f store.AppLogFilter, job string, limit int) (out []LogLine, err error) {
+	if limit <= 0 || limit > maxLogLines {
+		limit = maxLogLines
+	}
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		rec, _, err := load(tx, site, key)
+		if err != nil {
+			return err
+		}
+		lines, err := tx.Apps().Logs(site.ID, rec.ID, f, limit)
+		for _, l := range lines {
+			if job != "" && !strings.Contains(string(l.Context), `"jid":"`+job+`"`) {
+				continue
+			}
+			at := cms.FormatTime(l.Time)
+			out = append(out, LogLine{ID: l.ID, Time: at, Level: l.Level, Data: l.Message, CreatedAt: at, Context: l.Context})
+		}
+		return err
+	})
+	if out == nil {
+		out = []LogLine{}
+	}
+	return out, err
+}

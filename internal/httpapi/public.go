@@ -1,0 +1,364 @@
+package httpapi
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/customers"
+	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/render"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// SessionCookie holds a logged-in customer's session token on the public
+// site.
+const SessionCookie = "tessera_session"
+
+// maxFormBytes limits the public site's form posts (the login form).
+const maxFormBytes = 64 << 10
+
+// public serves every path outside /api/: the public site of the site the
+// Host header names.
+type public struct {
+	s *Server
+	// mux routes a request whose site is known.
+	mux *http.ServeMux
+	// cop refuses cross-origin form posts (CSRF): browsers mark them with
+	// Sec-Fetch-Site or Origin, which a page elsewhere cannot forge.
+	cop *http.CrossOriginProtection
+}
+
+func (s *Server) publicHandler() http.Handler {
+	p := &public{s: s, cop: http.NewCrossOriginProtection()}
+	p.cop.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		p.plain(w, http.StatusForbidden, "This form was sent from another site and was refused.")
+	}))
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /robots.txt", p.crawl("text/plain; charset=utf-8", p.s.Render.Robots))
+	mux.HandleFunc("GET /sitemap.xml", p.crawl("application/xml; charset=utf-8", p.s.Render.Sitemap))
+	mux.HandleFunc("GET /llms.txt", p.crawl("text/markdown; charset=utf-8", p.s.Render.LLMs))
+	mux.HandleFunc("GET "+render.AssetPrefix+"{path...}", p.asset)
+	mux.HandleFunc("GET /favicon.ico", p.favicon)
+	mux.HandleFunc("GET "+render.LoginPath, p.loginPage)
+	mux.Handle("POST "+render.LoginPath, p.cop.Handler(http.HandlerFunc(p.login)))
+	mux.Handle("POST "+render.LogoutPath, p.cop.Handler(http.HandlerFunc(p.logout)))
+	mux.HandleFunc("GET /", p.page)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Allow", "GET, HEAD")
+		p.plain(w, http.StatusMethodNotAllowed, "Pages are read with GET.")
+	})
+	p.mux, s.site = mux, p
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Page renders check the site themselves, in the transaction that
+		// validates their cache; every other route gets a checked site.
+		fresh := !(r.Method == http.MethodGet || r.Method == http.MethodHead) || !isPagePath(r.URL.Path)
+		site, err := p.site(r, fresh)
+		if err != nil {
+			if cms.IsCode(err, cms.ENotFound) {
+				p.plain(w, http.StatusNotFound, "No site is served at this address.")
+				return
+			}
+			p.fail(w, r, err)
+			return
+		}
+		mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), siteKey{}, site)))
+	})
+}
+
+// isPagePath reports whether a GET of path renders a page.
+func isPagePath(path string) bool {
+	switch path {
+	case "/robots.txt", "/sitemap.xml", "/llms.txt", "/favicon.ico":
+		return false
+	}
+	return !strings.HasPrefix(path, "/_")
+}
+
+type siteKey struct{}
+
+func siteOf(r *http.Request) *store.Site { return r.Context().Value(siteKey{}).(*store.Site) }
+
+// site resolves the Host header (see render.Service.Site).
+func (p *public) site(r *http.Request, fresh bool) (*store.Site, error) {
+	host := r.Host
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	return p.s.Render.Site(r.Context(), host, p.s.URLs, fresh)
+}
+
+// base is the site's public base URL as this request reached it.
+func base(r *http.Request) string {
+	scheme := "http"
+	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
+		scheme = "https"
+	}
+	return scheme + "://" + r.Host
+}
+
+func (p *public) crawl(contentType string, fn func(context.Context, *store.Site, string) ([]byte, error)) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		body, err := fn(r.Context(), siteOf(r), base(r))
+		if err != nil {
+			p.fail(w, r, err)
+			return
+		}
+		w.Header().Set("Content-Type", contentType)
+		w.Header().Set("Cache-Control", "public, max-age=300")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		_, _ = w.Write(body)
+	}
+}
+
+func (p *public) asset(w http.ResponseWriter, r *http.Request) {
+	a, err := p.s.Render.Asset(r.Context(), siteOf(r), r.PathValue("path"))
+	if err != nil {
+		p.renderError(w, r, p.request(r, nil), err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", a.ContentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("ETag", strconv.Quote(a.ETag))
+	if a.Immutable {
+		// The URL carries the fingerprint of these bytes: a changed asset
+		// gets a new URL, so this one may be kept for good.
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "public, max-age=60")
+	}
+	writeTagged(w, r, a.ETag, a.Body)
+}
+
+// writeTagged answers 304 when r already has the bytes tagged etag, else
+// the bytes.
+func writeTagged(w http.ResponseWriter, r *http.Request, etag string, body []byte) {
+	if etagMatches(r, etag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+	_, _ = w.Write(body)
+}
+
+// favicon serves the theme's favicon.ico asset; a theme without one gets
+// an empty answer rather than a 404 that every browser would log.
+func (p *public) favicon(w http.ResponseWriter, r *http.Request) {
+	if _, err := p.s.Render.Asset(r.Context(), siteOf(r), "favicon.ico"); err == nil {
+		r.SetPathValue("path", "favicon.ico")
+		p.asset(w, r)
+		return
+	}
+	w.Header().Set("Cache-Control", "public, max-age=86400")
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// request builds the render request of r, with the customer its session
+// cookie names (nil when none or expired).
+func (p *public) request(r *http.Request, c *customers.Customer) *render.Request {
+	templates, _ := r.Context().Value(templatesKey{}).(map[string]string)
+	return &render.Request{Site: siteOf(r), Path: r.URL.Path, Query: r.URL.Query(), Host: r.Host, Customer: c, Templates: templates}
+}
+
+// customer returns the customer r's session cookie names, clearing a
+// cookie that no longer names one.
+func (p *public) customer(w http.ResponseWriter, r *http.Request) (*customers.Customer, error) {
+	ck, err := r.Cookie(SessionCookie)
+	if err != nil || ck.Value == "" {
+		return nil, nil
+	}
+	c, err := p.s.Customers.Authenticate(r.Context(), siteOf(r), ck.Value)
+	if cms.IsCode(err, cms.EUnauthorized) {
+		p.setSession(w, r, "", -1)
+		return nil, nil
+	}
+	return c, err
+}
+
+func (p *public) page(w http.ResponseWriter, r *http.Request) {
+	c, err := p.customer(w, r)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	req := p.request(r, c)
+	out, err := p.s.Render.Page(r.Context(), req)
+	if errors.Is(err, render.ErrSiteChanged) {
+		p.s.Render.ForgetSite(req.Site.ID)
+		var site *store.Site
+		if site, err = p.site(r, true); err == nil {
+			r = r.WithContext(context.WithValue(r.Context(), siteKey{}, site))
+			req = p.request(r, c)
+			out, err = p.s.Render.Page(r.Context(), req)
+		}
+	}
+	if err != nil {
+		p.renderError(w, r, req, err)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("ETag", strconv.Quote(out.ETag))
+	h.Set("Vary", "Cookie")
+	if out.Robots != "" {
+		h.Set("X-Robots-Tag", out.Robots)
+	}
+	if out.Private {
+		h.Set("Cache-Control", "private, no-store")
+	} else {
+		// Shared caches may keep the page but must ask again each time:
+		// an edit shows on the next request.
+		h.Set("Cache-Control", "public, no-cache")
+	}
+	writeTagged(w, r, out.ETag, out.Body)
+}
+
+// etagMatches reports whether r's If-None-Match names etag (or is *).
+func etagMatches(r *http.Request, etag string) bool {
+	inm := r.Header.Get("If-None-Match")
+	if inm == "" {
+		return false
+	}
+	for _, t := range strings.Split(inm, ",") {
+		t = strings.TrimPrefix(strings.TrimSpace(t), "W/")
+		if t == "*" || t == strconv.Quote(etag) {
+			return true
+		}
+	}
+	return false
+}
+
+// renderError answers a failed page render with the right status and the
+// theme's page for it.
+func (p *public) renderError(w http.ResponseWriter, r *http.Request, req *render.Request, err error) {
+	var login *render.LoginRequired
+	var te *render.TemplateError
+	switch {
+	case errors.As(err, &login):
+		w.Header().Set("Cache-Control", "private, no-store")
+		http.Redirect(w, r, render.LoginPath+"?return_to="+url.QueryEscape(login.ReturnTo), http.StatusSeeOther)
+	case cms.IsCode(err, cms.ENotFound):
+		p.special(w, r, req, http.StatusNotFound, render.TemplateNotFound, "Page not found", "")
+	case cms.IsCode(err, cms.EUnauthorized), cms.IsCode(err, cms.EForbidden):
+		// A preview link that does not (or no longer) grant a preview.
+		p.special(w, r, req, statusOf(err), render.TemplateError500, cmsMessage(err), "")
+	case errors.As(err, &te):
+		p.s.Logger.Error("template error", slog.String("site", req.Site.ShortID), slog.String("path", r.URL.Path),
+			slog.String("error", te.Error()))
+		details := ""
+		if p.s.Render.Editor(r.Context(), req.Site, r.URL.Query().Get("preview")) {
+			details = te.Error()
+		}
+		p.special(w, r, req, http.StatusInternalServerError, render.TemplateError500, "This page could not be shown", details)
+	default:
+		p.fail(w, r, err)
+	}
+}
+
+func cmsMessage(err error) string {
+	var ce *cms.Error
+	if errors.As(err, &ce) {
+		return ce.Message
+	}
+	return err.Error()
+}
+
+// special writes a page of the theme's (404, 500, login) with status.
+func (p *public) special(w http.ResponseWriter, r *http.Request, req *render.Request, status int, name, message, details string) {
+	body := p.s.Render.Special(r.Context(), req, name, message, details)
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "private, no-store")
+	if status == http.StatusUnauthorized || status == http.StatusForbidden || req.Query.Get("preview") != "" {
+		h.Set("X-Robots-Tag", "noindex")
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// fail answers an unexpected error: logged, and a plain 500 (or the
+// status the error's code has) that says nothing of the internals.
+func (p *public) fail(w http.ResponseWriter, r *http.Request, err error) {
+	status := statusOf(err)
+	msg := "Something went wrong. Please try again."
+	if status >= 500 {
+		p.s.Logger.Error("public site", slog.String("path", r.URL.Path), slog.String("error", err.Error()))
+	} else {
+		msg = cmsMessage(err)
+	}
+	p.plain(w, status, msg)
+}
+
+func (p *public) plain(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("X-Content-Type-Options", "nosniff")
+	w.WriteHeader(status)
+	_, _ = w.Write([]byte(msg + "\n"))
+}
+
+func (p *public) loginPage(w http.ResponseWriter, r *http.Request) {
+	c, err := p.customer(w, r)
+	if err != nil {
+		p.fail(w, r, err)
+		return
+	}
+	req := p.request(r, c)
+	p.special(w, r, req, http.StatusOK, render.TemplateLogin, "Log in", "")
+}
+
+// login checks the login form, sets the session cookie and sends the
+// customer back where they came from.
+func (p *public) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		p.plain(w, http.StatusBadRequest, "The login form could not be read.")
+		return
+	}
+	site := siteOf(r)
+	token, err := p.s.Customers.StartSession(r.Context(), site, r.PostForm.Get("username"), r.PostForm.Get("password"), clientAddr(r))
+	if err != nil {
+		req := p.request(r, nil)
+		req.Query.Set("return_to", r.PostForm.Get("return_to"))
+		var ex *ratelimit.Exceeded
+		switch {
+		case errors.As(err, &ex):
+			w.Header().Set("Retry-After", strconv.Itoa(int(ex.RetryAfter.Seconds()+0.999)))
+			p.special(w, r, req, http.StatusTooManyRequests, render.TemplateLogin, cmsMessage(err), "")
+		case cms.IsCode(err, cms.EUnauthorized), cms.IsCode(err, cms.EValidationFailed):
+			p.special(w, r, req, http.StatusUnauthorized, render.TemplateLogin, "Invalid email or password.", "")
+		default:
+			p.fail(w, r, err)
+		}
+		return
+	}
+	p.setSession(w, r, token, int(p.s.Customers.SessionLifetime().Seconds()))
+	http.Redirect(w, r, render.SafeReturn(r.PostForm.Get("return_to")), http.StatusSeeOther)
+}
+
+func (p *public) logout(w http.ResponseWriter, r *http.Request) {
+	if ck, err := r.Cookie(SessionCookie); err == nil && ck.Value != "" {
+		if err := p.s.Customers.Logout(r.Context(), siteOf(r), ck.Value); err != nil && !cms.IsCode(err, cms.EUnauthorized) {
+			p.fail(w, r, err)
+			return
+		}
+	}
+	p.setSession(w, r, "", -1)
+	_ = r.ParseForm()
+	http.Redirect(w, r, render.SafeReturn(r.PostForm.Get("return_to")), http.StatusSeeOther)
+}
+
+// setSession sets (or, with maxAge < 0, clears) the session cookie: not
+// readable by scripts, not sent with cross-site subrequests or posts.
+func (p *public) setSession(w http.ResponseWriter, r *http.Request, token string, maxAge int) {
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: token, Path: "/", MaxAge: maxAge, HttpOnly: true,
+		SameSite: http.SameSiteLaxMode, Secure: strings.HasPrefix(base(r), "https:")})
+}

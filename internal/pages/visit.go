@@ -1,0 +1,117 @@
+package pages
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// DecodePage decodes a stored page document.
+func DecodePage(rec *store.PageRecord) (*Page, error) { return decodePage(rec) }
+
+// Visit returns the live page a visitor's path names: the homepage for ""
+// and otherwise the page whose fullpath (without slashes at either end) is
+// path in locale, or, failing that, in the site's default locale. It does
+// not decide who may see the page. ENotFound.
+func (s *Service) Visit(ctx context.Context, site *store.Site, locale, path string) (p *Page, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		p, err = VisitTx(tx, site, locale, path)
+		return err
+	})
+	return p, err
+}
+
+// VisitTx is Visit within tx.
+func VisitTx(tx store.Tx, site *store.Site, locale, path string) (*Page, error) {
+	path = strings.Trim(path, "/")
+	var rec *store.PageRecord
+	var err error
+	if path == "" {
+		rec, err = tx.Pages().Homepage(site.ID)
+	} else {
+		var id string
+		id, err = tx.Pages().IDByPath(site.ID, locale, path)
+		if cms.IsCode(err, cms.ENotFound) && locale != site.DefaultLocale {
+			id, err = tx.Pages().IDByPath(site.ID, site.DefaultLocale, path)
+		}
+		if err == nil {
+			rec, err = tx.Pages().Get(site.ID, id)
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodePage(rec)
+}
+
+// Each calls fn with every page of the site in tree order, a batch at a
+// time, for listings that cover the whole site (sitemap.xml, llms.txt).
+func (s *Service) Each(ctx context.Context, site *store.Site, fn func(*Page) error) error {
+	const batch = 500
+	for offset := 0; ; offset += batch {
+		var recs []*store.PageRecord
+		err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+			recs, _, err = tx.Pages().List(site.ID, store.PageFilter{}, store.ListOptions{Offset: offset, Limit: batch})
+			return err
+		})
+		if err != nil {
+			return err
+		}
+		for _, rec := range recs {
+			p, err := decodePage(rec)
+			if err != nil {
+				return err
+			}
+			if err := fn(p); err != nil {
+				return err
+			}
+		}
+		if len(recs) < batch {
+			return nil
+		}
+	}
+}
+
+// PublicURL is the site-relative URL of p in locale: the locale prefix
+// (none for the default locale) and the translated fullpath, or the
+// locale's root for the homepage: the path of the page's public_url.
+func PublicURL(site *store.Site, p *Page, locale string) string {
+	prefix := ""
+	if locale != site.DefaultLocale {
+		prefix = "/" + locale
+	}
+	if p.Homepage {
+		return prefix + "/"
+	}
+	return prefix + readFullpath(p.Fullpath.Get(locale, site.DefaultLocale))
+}
+
+// Stamps returns the updated_at of each page of ids that still exists,
+// for validating what was rendered from them.
+func Stamps(tx store.Tx, siteID string, ids []string) (map[string]time.Time, error) {
+	out := make(map[string]time.Time, len(ids))
+	for _, id := range ids {
+		ts, err := tx.Pages().Stamp(siteID, id)
+		if cms.IsCode(err, cms.ENotFound) {
+			continue
+		} else if err != nil {
+			return nil, err
+		}
+		out[id] = ts
+	}
+	return out, nil
+}
+
+// Blocks returns a canvas item's enabled repeatables in position order.
+func (it *Item) Blocks() []*Repeatable {
+	out := make([]*Repeatable, 0, len(it.Repeatables))
+	for _, r := range byPosition(it.Repeatables) {
+		if !r.Disabled {
+			out = append(out, r)
+		}
+	}
+	return out
+}

@@ -1,0 +1,508 @@
+// Package render is the public site: it renders pages through the site's
+// Liquid theme (github.com/osteele/liquid), in the locale of the URL, for
+// visitors, logged-in customers and preview links, and writes sitemap.xml,
+// robots.txt and llms.txt. It decides what a visitor sees; the HTTP front
+// (package httpapi) decides statuses, headers and cookies.
+//
+// Rendered pages are cached by everything they were rendered from: the
+// site, the theme version, every page and entry they read and every
+// channel they listed, each with the stamp it had. A cached page is served
+// only after those stamps are checked in one read transaction, so a write
+// on any process is visible on the next request of every process.
+package render
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"net/url"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/osteele/liquid"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/customers"
+	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// Service renders sites.
+type Service struct {
+	Store   store.Store
+	Pages   *pages.Service
+	Entries *entries.Service
+
+	mu     sync.Mutex
+	themes map[string]*theme
+	cache  map[string]*cached
+	hosts  map[string]*store.Site
+
+	hits, misses atomic.Int64
+}
+
+// Bounds of the in-memory caches; when one is full it starts over.
+const (
+	maxThemes = 256
+	maxCached = 4096
+)
+
+// Request is one visit of the public site.
+type Request struct {
+	Site *store.Site
+	// Path is the URL path (unescaped); Query its query.
+	Path  string
+	Query url.Values
+	Host  string
+	// Customer is the logged-in customer, nil for anonymous visitors.
+	Customer *customers.Customer
+	// Templates, when set, replace the Liquid files of the stored theme
+	// (kind/name -> code): the simulator's working copy. Assets still come
+	// from the stored theme.
+	Templates map[string]string
+}
+
+// Output is a rendered page.
+type Output struct {
+	Body []byte
+	// ETag is a strong entity tag of Body (unquoted).
+	ETag string
+	// Robots is the X-Robots-Tag the page needs ("" for none).
+	Robots string
+	// Private reports that the page is for this visitor alone (a preview,
+	// or a page rendered for a logged-in customer).
+	Private bool
+	// PreviewMode is "draft" or "live" for a preview, else "".
+	PreviewMode string
+	// Cached reports that the page came from the cache.
+	Cached bool
+}
+
+// LoginRequired is the answer to a visitor who must log in to see a page.
+type LoginRequired struct{ ReturnTo string }
+
+func (e *LoginRequired) Error() string { return "A customer login is required to see this page." }
+
+// CacheStats returns how many renders the cache answered and how many it
+// did not.
+func (s *Service) CacheStats() (hits, misses int64) { return s.hits.Load(), s.misses.Load() }
+
+// SplitLocale takes the locale prefix off a visitor's path: "/nl/about"
+// is ("nl", "about") when nl is one of the site's other locales; any other
+// path is in the default locale.
+func SplitLocale(site *store.Site, path string) (locale, rest string) {
+	p := strings.Trim(path, "/")
+	first, after, _ := strings.Cut(p, "/")
+	if first != "" && first != site.DefaultLocale && slices.Contains(site.Locales, first) {
+		return first, after
+	}
+	return site.DefaultLocale, p
+}
+
+// cached is a rendered page with what it was rendered from.
+type cached struct {
+	out        Output
+	siteAt     time.Time
+	themeStamp store.Stamp
+	deps       *deps
+}
+
+// Page renders the page a visit names. Errors: ENotFound (no such page, or
+// one visitors cannot see), *LoginRequired, a preview token's
+// EUnauthorized or EForbidden, *TemplateError, ErrSiteChanged.
+func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
+	locale, path := SplitLocale(req.Site, req.Path)
+	token := req.Query.Get("preview")
+	key := ""
+	if token == "" && req.Templates == nil {
+		key = cacheKey(req, locale, path)
+	}
+	// The cache check also checks the site; a render that cannot use the
+	// cache checks it on its own.
+	if out, err := s.fromCache(ctx, req.Site, key); out != nil || err != nil {
+		return out, err
+	}
+	s.misses.Add(1)
+	var p *pages.Page
+	mode := ""
+	var err error
+	if token != "" {
+		mode, p, err = s.preview(ctx, req.Site, locale, path, token)
+	} else {
+		p, err = s.Pages.Visit(ctx, req.Site, locale, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if mode == "" {
+		if !p.Published || len(p.Locales) > 0 && !slices.Contains(p.Locales, locale) {
+			return nil, cms.ErrNotFound()
+		}
+		if p.SecurityMechanism == pages.SecurityCustomers && req.Customer == nil {
+			return nil, &LoginRequired{ReturnTo: req.Path}
+		}
+	}
+	th, stamp, err := s.theme(ctx, req.Site, locale, req.Templates)
+	if err != nil {
+		return nil, err
+	}
+	st := s.newState(ctx, req, locale)
+	st.deps.page(p.ID, p.UpdatedAt)
+	body, err := s.renderPage(th, st, req, p, mode)
+	if err != nil {
+		return nil, err
+	}
+	out := &Output{Body: body, PreviewMode: mode, Private: mode != "" || req.Customer != nil}
+	switch {
+	case mode != "":
+		out.Robots = "noindex"
+	case p.SecurityMechanism == pages.SecurityHumans:
+		out.Robots = "none"
+		out.Body = injectRobotsMeta(out.Body)
+	}
+	sum := sha256.Sum256(out.Body)
+	out.ETag = hex.EncodeToString(sum[:12])
+	if key != "" {
+		s.store(key, &cached{out: *out, siteAt: req.Site.UpdatedAt, themeStamp: stamp, deps: st.deps})
+	}
+	return out, nil
+}
+
+func (s *Service) newState(ctx context.Context, req *Request, locale string) *state {
+	ret := req.Path
+	if to := req.Query.Get("return_to"); to != "" || strings.HasPrefix(ret, "/_") {
+		ret = SafeReturn(to)
+	}
+	return &state{svc: s, ctx: ctx, site: req.Site, locale: locale, returnTo: ret, scope: &scope{}, deps: newDeps()}
+}
+
+// cacheKey names a visit: the site, the locale and path, the query (a
+// template may read it) and who is visiting. Logged-in customers never
+// share an entry with anyone else.
+func cacheKey(req *Request, locale, path string) string {
+	viewer := ""
+	if c := req.Customer; c != nil {
+		viewer = c.ID + "\x00" + c.Email + "\x00" + c.Name + "\x00" + strings.Join(c.Groups, ",")
+	}
+	return req.Site.ID + "\x00" + locale + "\x00" + path + "\x00" + req.Query.Encode() + "\x00" + viewer
+}
+
+// fromCache returns the cached render under key if everything it was
+// rendered from is unchanged. It checks the site too, in the same
+// transaction: ErrSiteChanged when the site is not as the request has it.
+func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (*Output, error) {
+	s.mu.Lock()
+	c := s.cache[key]
+	s.mu.Unlock()
+	fresh := false
+	siteOK := false
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		if siteOK, err = siteUnchanged(tx, site); err != nil || !siteOK {
+			return err
+		}
+		if c == nil || !c.siteAt.Equal(site.UpdatedAt) {
+			return nil
+		}
+		st, err := tx.Themes().Stamp(site.ID, site.Theme)
+		if err != nil || !sameStamp(st, c.themeStamp) {
+			return err
+		}
+		if !stampsHold(c.deps.pages, func(id string) (time.Time, error) { return tx.Pages().Stamp(site.ID, id) }) ||
+			!stampsHold(c.deps.entries, func(id string) (time.Time, error) { return tx.Entries().Stamp(site.ID, id) }) {
+			return nil
+		}
+		for id, want := range c.deps.channels {
+			st, err := tx.Entries().ChannelStamp(site.ID, id)
+			if err != nil || !sameStamp(st, want) {
+				return nil
+			}
+		}
+		fresh = true
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, err
+	case !siteOK:
+		return nil, ErrSiteChanged
+	case !fresh:
+		return nil, nil
+	}
+	s.hits.Add(1)
+	out := c.out
+	out.Cached = true
+	return &out, nil
+}
+
+// stampsHold reports whether every record of want still has the stamp it
+// had (a zero stamp: the record did not exist, and still does not).
+func stampsHold(want map[string]time.Time, stamp func(id string) (time.Time, error)) bool {
+	for id, at := range want {
+		ts, err := stamp(id)
+		if cms.IsCode(err, cms.ENotFound) && at.IsZero() {
+			continue
+		}
+		if err != nil || !ts.Equal(at) {
+			return false
+		}
+	}
+	return true
+}
+
+func sameStamp(a, b store.Stamp) bool { return a.Count == b.Count && a.Latest.Equal(b.Latest) }
+
+func (s *Service) store(key string, c *cached) {
+	s.mu.Lock()
+	putBounded(&s.cache, key, c, maxCached)
+	s.mu.Unlock()
+}
+
+// preview decides what a preview link shows: the page's draft, or its live
+// state even when unpublished. A token that is valid but for another page
+// is EForbidden; any other token that grants nothing is EUnauthorized.
+func (s *Service) preview(ctx context.Context, site *store.Site, locale, path, token string) (string, *pages.Page, error) {
+	p, err := s.Pages.Visit(ctx, site, locale, path)
+	if err != nil {
+		return "", nil, err
+	}
+	mode, shown, err := s.Pages.Preview(ctx, site, p.ID, token)
+	if cms.IsCode(err, cms.EUnauthorized) {
+		if granted, ok := s.previewGrant(ctx, site, token); ok && granted != p.ID {
+			return "", nil, cms.Errorf(cms.EForbidden, "This preview link is for another page.")
+		}
+	}
+	return mode, shown, err
+}
+
+// previewGrant returns the page a preview token of site grants, if it is
+// valid now.
+func (s *Service) previewGrant(ctx context.Context, site *store.Site, token string) (pageID string, ok bool) {
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		pageID, err = pages.ParsePreviewToken(site, token, tx.Now())
+		return err
+	})
+	return pageID, err == nil
+}
+
+// Editor reports whether token is a valid preview token of site: its
+// holder edits the site and may see why a page failed to render.
+func (s *Service) Editor(ctx context.Context, site *store.Site, token string) bool {
+	if token == "" {
+		return false
+	}
+	_, ok := s.previewGrant(ctx, site, token)
+	return ok
+}
+
+// theme returns the compiled theme of site in locale, with its stamp.
+// templates, when set, replace the stored Liquid files.
+func (s *Service) theme(ctx context.Context, site *store.Site, locale string, templates map[string]string) (*theme, store.Stamp, error) {
+	var stamp store.Stamp
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		stamp, err = tx.Themes().Stamp(site.ID, site.Theme)
+		return err
+	})
+	if err != nil {
+		return nil, stamp, err
+	}
+	key := site.ID + "\x00" + site.UpdatedAt.String() + "\x00" + site.Theme + "\x00" + locale + "\x00" +
+		stamp.Latest.String() + "\x00" + strconv.Itoa(stamp.Count)
+	if templates == nil {
+		s.mu.Lock()
+		th := s.themes[key]
+		s.mu.Unlock()
+		if th != nil {
+			return th, stamp, nil
+		}
+	}
+	var list []*store.ThemeFile
+	err = s.Store.View(ctx, func(tx store.Tx) (err error) {
+		// The stamp was taken first: a push in between makes the next
+		// request build the theme again, never keep an old one.
+		list, err = tx.Themes().ListFiles(site.ID, site.Theme, "")
+		return err
+	})
+	if err != nil {
+		return nil, stamp, err
+	}
+	files := make(map[string]string, len(list))
+	for _, f := range list {
+		if templates == nil || f.Kind == store.KindAssets {
+			files[fileKey(f.Kind, f.Name)] = f.Code
+		}
+	}
+	for k, code := range templates {
+		files[k] = code
+	}
+	th := newTheme(site, locale, files)
+	if templates == nil {
+		s.mu.Lock()
+		putBounded(&s.themes, key, th, maxThemes)
+		s.mu.Unlock()
+	}
+	return th, stamp, nil
+}
+
+// bindings are the variables every template of a render sees.
+func (st *state) bindings(req *Request, p *pages.Page, mode string) map[string]any {
+	site := st.site
+	locales := make([]any, 0, len(site.Locales))
+	for _, l := range site.Locales {
+		u := "/"
+		if l != site.DefaultLocale {
+			u = "/" + l + "/"
+		}
+		if p != nil {
+			u = pages.PublicURL(site, p, l)
+		}
+		locales = append(locales, map[string]any{"code": l, "url": u, "current": l == st.locale})
+	}
+	params := map[string]any{}
+	for k, v := range req.Query {
+		if len(v) > 0 {
+			params[k] = v[0]
+		}
+	}
+	b := map[string]any{
+		stateKey: st,
+		"site": map[string]any{"id": site.ID, "name": site.Name, "short_id": site.ShortID, "default_locale": site.DefaultLocale,
+			"locales": slices.Clone(site.Locales), "url": "/"},
+		"locale":       st.locale,
+		"locales":      locales,
+		"request":      map[string]any{"path": req.Path, "host": req.Host, "params": params},
+		"channels":     channelsDrop{st},
+		"login_url":    LoginPath,
+		"logout_url":   LogoutPath,
+		"customer":     nil,
+		"preview_mode": nil,
+	}
+	if mode != "" {
+		b["preview_mode"] = mode
+	}
+	if c := req.Customer; c != nil {
+		b["customer"] = map[string]any{"id": c.ID, "email": c.Email, "name": c.Name, "groups": c.Groups, "roles": c.Roles}
+	}
+	if p != nil {
+		b["page"] = st.pageValue(p, true)
+	}
+	return b
+}
+
+// renderPage renders p through its template and the layout.
+func (s *Service) renderPage(th *theme, st *state, req *Request, p *pages.Page, mode string) ([]byte, error) {
+	b := st.bindings(req, p, mode)
+	st.scope = &scope{items: p.Items}
+	name := p.Template
+	if name == "" {
+		return nil, &TemplateError{File: "page " + pages.PublicURL(st.site, p, st.locale), Message: "The page has no template."}
+	}
+	tpl, err := th.template("templates", name)
+	if cms.IsCode(err, cms.ENotFound) {
+		return nil, &TemplateError{File: "templates/" + name, Message: "The theme has no template " + name + "."}
+	} else if err != nil {
+		return nil, err
+	}
+	return s.inLayout(th, st, tpl, "templates/"+name, b)
+}
+
+// inLayout renders tpl, then the layout it chose (or the theme's default
+// layout) around it.
+func (s *Service) inLayout(th *theme, st *state, tpl *liquid.Template, file string, b map[string]any) ([]byte, error) {
+	content, serr := renderSafe(tpl, b, file)
+	if err := st.check(file, serr); err != nil {
+		return nil, err
+	}
+	layout := st.layout
+	if !st.layoutSet {
+		for _, l := range []string{"default", "application", "theme"} {
+			if th.has("layouts", l) {
+				layout = l
+				break
+			}
+		}
+	}
+	if layout == "" {
+		return content, nil
+	}
+	lt, err := th.template("layouts", layout)
+	if cms.IsCode(err, cms.ENotFound) {
+		return nil, &TemplateError{File: file, Message: "The layout " + layout + " does not exist."}
+	} else if err != nil {
+		return nil, err
+	}
+	b["content_for_layout"] = string(content)
+	out, serr := renderSafe(lt, b, "layouts/"+layout)
+	if err := st.check("layouts/"+layout, serr); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// renderSafe renders tpl, turning a panic of the template engine (which
+// it uses for some template mistakes) into the template's error.
+func renderSafe(tpl *liquid.Template, b map[string]any, file string) (out []byte, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, &TemplateError{File: file, Message: fmt.Sprint(r)}
+		}
+	}()
+	out, serr := tpl.Render(b)
+	if serr != nil {
+		return nil, serr
+	}
+	return out, nil
+}
+
+// check turns what a render returned into its error: a storage failure of
+// a lazily loaded value first, then the template's own error.
+func (st *state) check(file string, serr error) error {
+	st.mu.Lock()
+	err := st.err
+	st.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	if serr != nil {
+		return templateError(file, serr)
+	}
+	return nil
+}
+
+// injectRobotsMeta adds the robots-none marker to a page's head.
+func injectRobotsMeta(body []byte) []byte {
+	const meta = `<meta name="robots" content="none">`
+	s := string(body)
+	lower := strings.ToLower(s)
+	if i := strings.Index(lower, "<head"); i >= 0 {
+		if j := strings.IndexByte(s[i:], '>'); j >= 0 {
+			at := i + j + 1
+			return []byte(s[:at] + meta + s[at:])
+		}
+	}
+	return []byte(meta + s)
+}
+
+// SafeReturn keeps a return_to on this site: a path, never another host
+// ("//evil.example" or "/\\evil.example" included); anything else is "/".
+func SafeReturn(to string) string {
+	if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") || strings.HasPrefix(to, `/\`) || strings.ContainsAny(to, "\r\n") {
+		return "/"
+	}
+	return to
+}
+
+// putBounded stores v under k in *m, starting the map over when it holds
+// max entries: the caches here hold what is cheap to rebuild, and a full
+// reset keeps them bounded without bookkeeping on every hit.
+func putBounded[K comparable, V any](m *map[K]V, k K, v V, max int) {
+	if *m == nil || len(*m) >= max {
+		*m = make(map[K]V)
+	}
+	(*m)[k] = v
+}

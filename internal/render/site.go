@@ -1,0 +1,160 @@
+package render
+
+import (
+	"bytes"
+	"compress/zlib"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"html"
+	"io"
+	"strings"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// Special renders name the theme templates a site may define for pages
+// that are not pages of its own: the error pages and the login page.
+const (
+	TemplateNotFound = "404"
+	TemplateError500 = "500"
+	TemplateLogin    = "login"
+)
+
+// Special renders the theme's template name (TemplateNotFound,
+// TemplateError500, TemplateLogin; "customers/login" is tried for the
+// login page too) inside its layout, with `error` bound to message and,
+// when details is set, the error's details. Without such a template, or
+// when it fails itself, it renders a plain built-in page, so an error page
+// never fails.
+func (s *Service) Special(ctx context.Context, req *Request, name, message, details string) []byte {
+	locale, _ := SplitLocale(req.Site, req.Path)
+	names := []string{name}
+	if name == TemplateLogin {
+		names = append(names, "customers/login")
+	}
+	th, _, err := s.theme(ctx, req.Site, locale, req.Templates)
+	if err == nil {
+		for _, n := range names {
+			tpl, err := th.template(store.KindTemplates, n)
+			if err != nil {
+				continue
+			}
+			st := s.newState(ctx, req, locale)
+			b := st.bindings(req, nil, "")
+			b["error"] = map[string]any{"message": message, "details": details}
+			b["return_to"] = req.Query.Get("return_to")
+			if out, err := s.inLayout(th, st, tpl, "templates/"+n, b); err == nil {
+				return out
+			}
+			break
+		}
+	}
+	return builtinPage(req, name, message, details)
+}
+
+// builtinPage is the page shown when the theme has none of its own.
+func builtinPage(req *Request, name, message, details string) []byte {
+	var b strings.Builder
+	title := message
+	if name == TemplateLogin {
+		title = "Log in"
+	}
+	b.WriteString("<!doctype html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">")
+	b.WriteString("<title>" + html.EscapeString(title) + " · " + html.EscapeString(req.Site.Name) + "</title></head>\n<body><main>")
+	b.WriteString("<h1>" + html.EscapeString(title) + "</h1>")
+	if name == TemplateLogin {
+		if message != "" && message != title {
+			b.WriteString(`<p class="error">` + html.EscapeString(message) + "</p>")
+		}
+		ret := req.Query.Get("return_to")
+		b.WriteString(`<form class="customer-login" method="post" action="` + LoginPath + `">` +
+			`<input type="hidden" name="return_to" value="` + html.EscapeString(ret) + `">` +
+			`<p><label>Email <input type="email" name="username" autocomplete="username" required></label></p>` +
+			`<p><label>Password <input type="password" name="password" autocomplete="current-password" required></label></p>` +
+			`<p><button type="submit">Log in</button></p></form>`)
+	}
+	if details != "" {
+		b.WriteString("<pre>" + html.EscapeString(details) + "</pre>")
+	}
+	b.WriteString("</main></body></html>\n")
+	return []byte(b.String())
+}
+
+// Asset is a theme asset as served.
+type Asset struct {
+	Body        []byte
+	ContentType string
+	// Immutable reports that the URL named the asset's current
+	// fingerprint, so the answer may be cached for good.
+	Immutable bool
+	ETag      string
+}
+
+// Asset returns the asset a path under AssetPrefix names: "<fingerprint>/<name>"
+// (asset_url's form) or "<name>". ENotFound.
+func (s *Service) Asset(ctx context.Context, site *store.Site, path string) (*Asset, error) {
+	fp, name, _ := strings.Cut(path, "/")
+	var f *store.ThemeFile
+	try := func(n string) error {
+		return s.Store.View(ctx, func(tx store.Tx) (err error) {
+			f, err = tx.Themes().GetFile(site.ID, site.Theme, store.KindAssets, n)
+			return err
+		})
+	}
+	var err error = cms.ErrNotFound()
+	if name != "" {
+		err = try(name)
+	}
+	if cms.IsCode(err, cms.ENotFound) {
+		fp, name = "", path
+		err = try(path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	th := newThemeAssets(map[string]string{fileKey(store.KindAssets, name): f.Code})
+	cur := th[name]
+	return &Asset{Body: []byte(f.Code), ContentType: files.AssetType(name), Immutable: fp != "" && fp == cur, ETag: cur}, nil
+}
+
+// SimulatorTemplates decodes the simulator's `code`: base64 of zlib-
+// compressed JSON {"layouts": {name: code}, "templates": {…}, "snippets":
+// {…}}, into kind/name -> code. Errors: EInvalid naming the problem.
+func SimulatorTemplates(code string) (map[string]string, error) {
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(code))
+	if err != nil {
+		return nil, cms.Errorf(cms.EInvalid, "simulator.code is not base64.")
+	}
+	zr, err := zlib.NewReader(bytes.NewReader(raw))
+	if err != nil {
+		return nil, cms.Errorf(cms.EInvalid, "simulator.code is not zlib-compressed.")
+	}
+	defer zr.Close()
+	const maxSimulatorBytes = 16 << 20
+	body, err := io.ReadAll(io.LimitReader(zr, maxSimulatorBytes+1))
+	if err != nil {
+		return nil, cms.Errorf(cms.EInvalid, "simulator.code is not zlib-compressed.")
+	}
+	if len(body) > maxSimulatorBytes {
+		return nil, cms.Errorf(cms.ETooLarge, "simulator.code holds more than 16 MiB of templates.")
+	}
+	var kinds map[string]map[string]string
+	if err := json.Unmarshal(body, &kinds); err != nil {
+		return nil, cms.Errorf(cms.EInvalid, "simulator.code must hold a JSON object {\"layouts\", \"templates\", \"snippets\"} of name -> code.")
+	}
+	out := map[string]string{}
+	for kind, list := range kinds {
+		switch kind {
+		case store.KindLayouts, store.KindTemplates, store.KindSnippets:
+		default:
+			return nil, cms.Errorf(cms.EInvalid, "simulator.code: unknown kind %q (layouts, templates or snippets).", kind)
+		}
+		for name, code := range list {
+			out[fileKey(kind, strings.TrimSuffix(name, ".liquid"))] = code
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,369 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"html"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/osteele/liquid"
+	lrender "github.com/osteele/liquid/render"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/themes"
+)
+
+// maxChannelEntries is how many entries `channels.<slug>` holds: the
+// newest first, in the channel's list order. Templates filter, sort and
+// paginate within them.
+const maxChannelEntries = 200
+
+// state is one render's working state, shared by its tags through the
+// stateKey binding.
+type state struct {
+	svc    *Service
+	ctx    context.Context
+	site   *store.Site
+	locale string
+	// returnTo is where a login form sends the customer back to.
+	returnTo string
+	scope    *scope
+	// layout is the layout a {% layout %} tag chose; layoutSet tells
+	// `none` from no choice.
+	layout    string
+	layoutSet bool
+	depth     int
+	deps      *deps
+	// err is the first storage error of a lazily loaded value; the render
+	// fails with it rather than render a page with data missing.
+	mu  sync.Mutex
+	err error
+}
+
+func (st *state) fail(err error) {
+	st.mu.Lock()
+	if st.err == nil {
+		st.err = err
+	}
+	st.mu.Unlock()
+}
+
+// deps is what a render read, with the stamps it had when it was read: a
+// cached render stays valid while every stamp still holds.
+type deps struct {
+	mu       sync.Mutex
+	pages    map[string]time.Time
+	entries  map[string]time.Time
+	channels map[string]store.Stamp
+	// customer reports that the render showed the logged-in customer, so
+	// it belongs to that customer alone.
+	customer bool
+}
+
+func newDeps() *deps {
+	return &deps{pages: map[string]time.Time{}, entries: map[string]time.Time{}, channels: map[string]store.Stamp{}}
+}
+
+func (d *deps) page(id string, ts time.Time) {
+	d.mu.Lock()
+	d.pages[id] = ts
+	d.mu.Unlock()
+}
+
+// fileURL is where a file is read: a site-relative URL for stored files
+// (it works on every host the site answers), the signed URL for private
+// ones.
+func (st *state) fileURL(f *files.File) string {
+	if f.Private && f.PermanentURL != "" {
+		return f.PermanentURL
+	}
+	u, err := url.Parse(f.URL)
+	if err != nil || u.Path == "" {
+		return f.URL
+	}
+	if u.RawQuery != "" {
+		return u.EscapedPath() + "?" + u.RawQuery
+	}
+	return u.EscapedPath()
+}
+
+func (st *state) fileValue(f *files.File) map[string]any {
+	if f == nil {
+		return nil
+	}
+	m := map[string]any{"url": st.fileURL(f), "filename": f.Filename, "content_type": f.ContentType, "size": f.Size}
+	if f.IsImage() {
+		m["width"], m["height"] = f.Width, f.Height
+	}
+	return m
+}
+
+// pageValue is a page as templates see it: its fields in the render's
+// locale, its URL in every locale and its items by slug.
+func (st *state) pageValue(p *pages.Page, withItems bool) map[string]any {
+	def := st.site.DefaultLocale
+	urls := make(map[string]any, len(st.site.Locales))
+	for _, l := range st.site.Locales {
+		urls[l] = pages.PublicURL(st.site, p, l)
+	}
+	m := map[string]any{
+		"id": p.ID, "title": p.Title.Get(st.locale, def), "slug": p.Slug.Get(st.locale, def),
+		"fullpath": "/" + p.Fullpath.Get(st.locale, def), "url": pages.PublicURL(st.site, p, st.locale), "urls": urls,
+		"seo_title": p.SEOTitle.Get(st.locale, def), "seo_description": p.SEODescription.Get(st.locale, def),
+		"seo_keywords": p.SEOKeywords.Get(st.locale, def), "published": p.Published, "homepage": p.Homepage,
+		"template": p.Template, "security_mechanism": security(p), "created_at": p.CreatedAt, "updated_at": p.UpdatedAt,
+		"og_image": st.fileValue(p.OGImage),
+	}
+	if withItems {
+		m["items"] = st.itemsValue(p.Items)
+	}
+	return m
+}
+
+func security(p *pages.Page) string {
+	if p.SecurityMechanism == "" {
+		return pages.SecurityNone
+	}
+	return p.SecurityMechanism
+}
+
+// itemsValue maps item slugs to their values: content for fields, texts,
+// selects and switches, the file for files, the target(s) for references,
+// the blocks for canvases.
+func (st *state) itemsValue(items []*pages.Item) map[string]any {
+	out := make(map[string]any, len(items))
+	for _, it := range items {
+		if it.Disabled {
+			continue
+		}
+		switch it.Type {
+		case themes.TypeFile:
+			out[it.Slug] = st.fileValue(it.File(st.locale, st.site.DefaultLocale))
+		case themes.TypeReference:
+			out[it.Slug] = &refDrop{st: st, it: it}
+		case themes.TypeCanvas:
+			var blocks []any
+			for _, rep := range it.Blocks() {
+				blocks = append(blocks, map[string]any{"id": rep.ID, "slug": rep.Slug, "position": rep.Position, "items": st.itemsValue(rep.Items)})
+			}
+			out[it.Slug] = blocks
+		default:
+			out[it.Slug] = it.Content.Get(st.locale, st.site.DefaultLocale)
+		}
+	}
+	return out
+}
+
+// refDrop loads a reference's targets when a template reads them.
+type refDrop struct {
+	st *state
+	it *pages.Item
+}
+
+func (d *refDrop) ToLiquid() any {
+	targets := d.st.targets(d.it)
+	if d.it.Many {
+		return targets
+	}
+	if len(targets) == 0 {
+		return nil
+	}
+	return targets[0]
+}
+
+// targets loads the pages or entries a reference item names, in order,
+// leaving out those that no longer exist or that visitors cannot see.
+func (st *state) targets(it *pages.Item) []any {
+	out := make([]any, 0, len(it.RefIDs))
+	if it.RefType == "pages" {
+		err := st.svc.Store.View(st.ctx, func(tx store.Tx) error {
+			for _, id := range it.RefIDs {
+				rec, err := tx.Pages().Get(st.site.ID, id)
+				if cms.IsCode(err, cms.ENotFound) {
+					st.deps.page(id, time.Time{})
+					continue
+				} else if err != nil {
+					return err
+				}
+				p, err := pages.DecodePage(rec)
+				if err != nil {
+					return err
+				}
+				st.deps.page(p.ID, p.UpdatedAt)
+				if p.Published {
+					out = append(out, st.pageValue(p, false))
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			st.fail(err)
+		}
+		return out
+	}
+	channel, ok := strings.CutPrefix(it.RefType, "channels.")
+	if !ok {
+		return out
+	}
+	for _, id := range it.RefIDs {
+		if e := st.entry(channel, id); e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// entry loads one entry of a channel as templates see it, or nil when it
+// no longer exists.
+func (st *state) entry(channel, id string) map[string]any {
+	var ts time.Time
+	err := st.svc.Store.View(st.ctx, func(tx store.Tx) (err error) {
+		// The stamp is taken before the entry is read: a write in between
+		// leaves the cached render older than its stamp, never newer.
+		ts, err = tx.Entries().Stamp(st.site.ID, id)
+		return err
+	})
+	if cms.IsCode(err, cms.ENotFound) {
+		st.deps.mu.Lock()
+		st.deps.entries[id] = time.Time{}
+		st.deps.mu.Unlock()
+		return nil
+	} else if err != nil {
+		st.fail(err)
+		return nil
+	}
+	st.deps.mu.Lock()
+	st.deps.entries[id] = ts
+	st.deps.mu.Unlock()
+	body, err := st.svc.Entries.Entry(st.ctx, st.site, channel, id, entries.ReadOptions{})
+	if cms.IsCode(err, cms.ENotFound) {
+		return nil
+	} else if err != nil {
+		st.fail(err)
+		return nil
+	}
+	return st.entryValue(body)
+}
+
+// entryValue decodes an entry's API shape and lays the render's locale
+// over its default-locale values.
+func (st *state) entryValue(body []byte) map[string]any {
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		st.fail(err)
+		return nil
+	}
+	if tr, ok := m["translations"].(map[string]any); ok {
+		if local, ok := tr[st.locale].(map[string]any); ok && st.locale != st.site.DefaultLocale {
+			for k, v := range local {
+				m[k] = v
+			}
+		}
+	}
+	return m
+}
+
+// channelsDrop is the `channels` variable: each channel's entries, loaded
+// when a template first reads them.
+type channelsDrop struct{ st *state }
+
+func (d channelsDrop) ToLiquid() any {
+	st := d.st
+	list, _, err := st.svc.Entries.ListChannels(st.ctx, st.site, store.ListOptions{Limit: 1000})
+	if err != nil {
+		st.fail(err)
+		return map[string]any{}
+	}
+	out := make(map[string]any, len(list))
+	for _, body := range list {
+		var ch struct{ ID, Slug string }
+		if err := json.Unmarshal(body, &ch); err != nil {
+			st.fail(err)
+			continue
+		}
+		out[ch.Slug] = &channelDrop{st: st, id: ch.ID, slug: ch.Slug}
+	}
+	return out
+}
+
+// channelDrop is one channel's entries.
+type channelDrop struct {
+	st       *state
+	id, slug string
+}
+
+func (d *channelDrop) ToLiquid() any {
+	st := d.st
+	var stamp store.Stamp
+	err := st.svc.Store.View(st.ctx, func(tx store.Tx) (err error) {
+		stamp, err = tx.Entries().ChannelStamp(st.site.ID, d.id)
+		return err
+	})
+	if err != nil {
+		st.fail(err)
+		return []any{}
+	}
+	st.deps.mu.Lock()
+	st.deps.channels[d.id] = stamp
+	st.deps.mu.Unlock()
+	bodies, _, err := st.svc.Entries.List(st.ctx, st.site, d.id, entries.Query{}, entries.ReadOptions{}, store.ListOptions{Limit: maxChannelEntries})
+	if err != nil {
+		st.fail(err)
+		return []any{}
+	}
+	out := make([]any, 0, len(bodies))
+	for _, b := range bodies {
+		if e := st.entryValue(b); e != nil {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// reference renders a reference editable: its body with `reference` (or
+// `references`) bound to the target(s), or, when the body renders nothing
+// (an empty tag), a link to each target.
+func (st *state) reference(ctx lrender.Context, it *pages.Item) (string, error) {
+	var targets []any
+	if it != nil {
+		targets = st.targets(it)
+	}
+	if it != nil && it.Many {
+		ctx.Set("references", targets)
+	} else if len(targets) > 0 {
+		ctx.Set("reference", targets[0])
+	} else {
+		ctx.Set("reference", nil)
+	}
+	body, err := ctx.InnerString()
+	if err != nil || strings.TrimSpace(body) != "" || len(targets) == 0 {
+		return body, err
+	}
+	var b strings.Builder
+	for _, t := range targets {
+		m, _ := t.(map[string]any)
+		href, _ := m["url"].(string)
+		if _, isPage := m["fullpath"]; !isPage {
+			href = "" // entries have no public page of their own
+		}
+		title, _ := m["title"].(string)
+		if title == "" {
+			title, _ = m["slug"].(string)
+		}
+		if href != "" {
+			b.WriteString(`<a href="` + html.EscapeString(href) + `">` + html.EscapeString(title) + `</a>`)
+		} else {
+			b.WriteString(`<span>` + html.EscapeString(title) + `</span>`)
+		}
+	}
+	return b.String(), nil
+}
+
+var _ liquid.Drop = (*refDrop)(nil)
