@@ -70,3 +70,77 @@ type Apps interface {
 	// Logs returns the app's log lines matching f, newest first, at most limit.
 	Logs(siteID, appID string, f AppLogFilter, limit int) ([]*AppLog, error)
 }
+
+// Job states.
+const (
+	JobQueued = "queued" // waiting for its run_at, or claimed and running
+	JobDone   = "done"
+	JobFailed = "failed" // out of attempts
+)
+
+// AppJob is one run of a job of an app's code, kept on a durable queue:
+// it survives restarts, and a claim is a lease, so a job whose process
+// died is claimed again once its lease ends.
+type AppJob struct {
+	// ID is the job's jid.
+	ID     string
+	SiteID string
+	AppID  string
+	Name   string
+	// Params is a JSON object.
+	Params []byte
+	State  string
+	// Attempts counts the claims so far.
+	Attempts int
+	// RunAt is when the job may run next.
+	RunAt time.Time
+	// LeaseUntil is when a claim runs out; before it no other claim takes
+	// the job.
+	LeaseUntil time.Time
+	LastError  string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// AppSchedule is a recurring or one-off firing of a job that an app's code
+// declares; NextAt is when it fires next (zero: never again).
+type AppSchedule struct {
+	SiteID string
+	AppID  string
+	// Key names the schedule within its app (the job, its timing and
+	// params), so a recompilation that keeps it keeps its NextAt.
+	Key    string
+	Job    string
+	Params []byte
+	// Every is a 5-field cron expression, empty for a one-off.
+	Every  string
+	NextAt time.Time
+}
+
+// AppQueue is the durable job queue and the schedules of every site's
+// apps. The claim methods are not scoped to a site: the workers of a
+// process serve every site; each claimed record names its site, and what
+// runs for it is scoped to that site.
+type AppQueue interface {
+	// Enqueue stores a new job.
+	Enqueue(j *AppJob) error
+	// GetJob returns a job of the site. ENotFound.
+	GetJob(siteID, id string) (*AppJob, error)
+	// Claim leases up to n queued jobs whose run_at and lease have passed
+	// at now until until, counting an attempt for each: a job is claimed
+	// by one caller at a time, across every process sharing the store.
+	Claim(now, until time.Time, n int) ([]*AppJob, error)
+	// Finish stores a claimed job's outcome: State, LastError, RunAt (a
+	// retry) and LeaseUntil, if its lease is still the one claimed (prev).
+	// ErrStale when another claim took it over.
+	Finish(j *AppJob, prev time.Time) error
+	// SetSchedules replaces the schedules of an app; a schedule whose key
+	// is kept keeps its stored NextAt.
+	SetSchedules(siteID, appID string, list []*AppSchedule) error
+	// DueSchedules returns up to n schedules due at now, each locked until
+	// the transaction ends so that every firing is taken once, and skips
+	// those another transaction holds.
+	DueSchedules(now time.Time, n int) ([]*AppSchedule, error)
+	// SetNext moves a schedule's NextAt (zero: done).
+	SetNext(s *AppSchedule) error
+}

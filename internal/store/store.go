@@ -78,6 +78,7 @@ type Tx interface {
 	CustomerTokens() CustomerTokens
 	CustomerFields() CustomerFields
 	Apps() Apps
+	AppQueue() AppQueue
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.

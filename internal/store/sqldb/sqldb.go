@@ -155,6 +155,7 @@ func (t *tx) CustomerSessions() store.CustomerSessions { return customerSessions
 func (t *tx) CustomerTokens() store.CustomerTokens     { return customerTokens{t} }
 func (t *tx) CustomerFields() store.CustomerFields     { return customerFields{t} }
 func (t *tx) Apps() store.Apps                         { return apps{t} }
+func (t *tx) AppQueue() store.AppQueue                 { return appQueue{t} }
 
 // exec, query and queryRow run a statement written with ? placeholders.
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {
