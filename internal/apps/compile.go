@@ -65,6 +65,14 @@ func compile(files []*store.AppFile, limits Limits, now time.Time) (Registry, []
 	if len(errs) > 0 {
 		return Registry{}, errs
 	}
+	for _, sc := range h.reg.Schedules {
+		if !h.reg.hasJob(sc.Name) {
+			errs = append(errs, fmt.Sprintf("Service.Cloud.schedule: no job %q is defined", sc.Name))
+		}
+	}
+	if len(errs) > 0 {
+		return Registry{}, errs
+	}
 	return h.reg, nil
 }
 

@@ -21,9 +21,46 @@ type invocation struct {
 	svc      *Service
 	ctx      context.Context
 	site     *store.Site
+	app      *loaded
 	env      map[string]string
 	customer any
 	logs     []logLine
+	// inWrite reports whether the invocation runs inside another write
+	// (a before callback): it may read, but not write, or it would wait
+	// on the write that waits on it.
+	inWrite bool
+}
+
+// schedule queues a run of the invocation's app's job name with params at
+// the time when gives; it returns the jid.
+func (inv *invocation) schedule(name string, params, when map[string]any) (any, error) {
+	if inv.inWrite {
+		return nil, errors.New("Service.Cloud.schedule cannot run in a before callback; use an after callback")
+	}
+	if !inv.app.doc.Registry.hasJob(name) {
+		return nil, fmt.Errorf("Service.Cloud.schedule: no job %q is defined", name)
+	}
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	var jid string
+	err = inv.svc.Store.Update(inv.ctx, func(tx store.Tx) error {
+		t, err := parseTiming(when, tx.Now())
+		if err != nil {
+			return err
+		}
+		if t.every != "" {
+			return errors.New("Service.Cloud.schedule: a recurring schedule is declared when the code loads, not in a handler")
+		}
+		jid, err = enqueue(tx, inv.site.ID, inv.app.rec.ID, name, raw, t.next)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	inv.svc.wakeWorker()
+	return jid, nil
 }
 
 type logLine struct{ level, message string }
@@ -34,6 +71,7 @@ type outcome struct {
 	value   any
 	status  int
 	message string
+	field   string
 	err     error
 }
 
@@ -42,6 +80,8 @@ type outcome struct {
 type Reply struct {
 	Status  int
 	Message string
+	// Field is the field named by response.error(field, msg), if any.
+	Field string
 }
 
 func (r *Reply) Error() string { return r.Message }
@@ -53,7 +93,7 @@ type Crash struct{ Cause string }
 func (c *Crash) Error() string { return "The function failed: " + c.Cause }
 
 // call runs handler (kind:name) with params on this runtime.
-func (h *host) call(handler string, params map[string]any) outcome {
+func (h *host) call(handler string, params map[string]any, extra func(vm *goja.Runtime, req, resp *goja.Object)) outcome {
 	fn, ok := h.handlers[handler]
 	if !ok {
 		return outcome{err: fmt.Errorf("%s is not defined", handler)}
@@ -87,12 +127,16 @@ func (h *host) call(handler string, params map[string]any) outcome {
 			if n, ok := c.Argument(0).Export().(int64); ok && n >= 400 && n < 600 {
 				res.status = int(n)
 			} else {
-				res.status = 422
+				// error(field, msg): a validation failure of that field.
+				res.status, res.field = 422, c.Argument(0).String()
 			}
 			res.message = c.Argument(1).String()
 		}
 		return goja.Undefined()
 	}))
+	if extra != nil {
+		extra(vm, req, resp)
+	}
 	v, err := fn(goja.Undefined(), req, resp)
 	switch {
 	case err != nil:
@@ -190,53 +234,117 @@ func release(p *pool, h *host) {
 // *Reply (the function's own error answer), *Crash (it threw or hit a
 // limit; logged in the app's log).
 func (s *Service) Call(ctx context.Context, site *store.Site, name string, params map[string]any, customer map[string]any) (any, error) {
-	var rec *store.App
-	var a *app
-	var files []*store.AppFile
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		recs, _, err := tx.Apps().List(site.ID, store.ListOptions{})
-		if err != nil {
-			return err
+	var found *loaded
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		found, err = findApp(tx, site, func(r *Registry) bool {
+			return slices.ContainsFunc(r.Functions, func(n Named) bool { return n.Name == name })
+		})
+		if err == nil && found == nil {
+			err = cms.Errorf(cms.ENotFound, "No app of this site defines the function %q.", name)
 		}
-		for _, r := range recs {
-			d, err := decodeDoc(r)
-			if err != nil {
-				return err
-			}
-			if slices.ContainsFunc(d.Registry.Functions, func(n Named) bool { return n.Name == name }) {
-				rec, a = r, d
-				files, err = tx.Apps().Files(site.ID, r.ID)
-				return err
-			}
-		}
-		return cms.Errorf(cms.ENotFound, "No app of this site defines the function %q.", name)
+		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	h, p, err := s.acquire(site, rec, a, files)
+	res := s.invoke(ctx, site, found, run{handler: "function:" + name, params: params, customer: customer,
+		logContext: map[string]any{"function": name}})
+	return res.value, res.asError()
+}
+
+// asError is the outcome as Call's error: nil, *Reply or *Crash.
+func (o outcome) asError() error {
+	switch {
+	case o.err != nil:
+		return &Crash{Cause: exceptionMessage(o.err)}
+	case o.status >= 400:
+		return &Reply{Status: o.status, Message: o.message, Field: o.field}
+	}
+	return nil
+}
+
+// loaded is an app with its document and code, as one invocation needs it.
+type loaded struct {
+	rec   *store.App
+	doc   *app
+	files []*store.AppFile
+}
+
+// findApp returns the first app of the site (by key) whose registry
+// matches, with its code; nil when none does.
+func findApp(tx store.Tx, site *store.Site, match func(*Registry) bool) (*loaded, error) {
+	all, err := matchingApps(tx, site, match)
+	if err != nil || len(all) == 0 {
+		return nil, err
+	}
+	return all[0], nil
+}
+
+// matchingApps returns every app of the site whose registry matches, with
+// its code.
+func matchingApps(tx store.Tx, site *store.Site, match func(*Registry) bool) ([]*loaded, error) {
+	recs, _, err := tx.Apps().List(site.ID, store.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
-	inv := &invocation{svc: s, ctx: ctx, site: site, env: a.Env}
-	if customer != nil {
-		inv.customer = customer
+	var out []*loaded
+	for _, r := range recs {
+		d, err := decodeDoc(r)
+		if err != nil {
+			return nil, err
+		}
+		if !match(&d.Registry) {
+			continue
+		}
+		files, err := tx.Apps().Files(site.ID, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, &loaded{rec: r, doc: d, files: files})
+	}
+	return out, nil
+}
+
+// run is one invocation's request.
+type run struct {
+	handler  string // "function:<name>", "job:<name>", …
+	params   map[string]any
+	customer map[string]any
+	// extra adds to the request object (callbacks' object, routes' path…).
+	extra      func(vm *goja.Runtime, req, resp *goja.Object)
+	logContext map[string]any
+	inWrite    bool
+}
+
+// invoke runs one handler of app l within the limits and stores what it
+// logged; a crash is logged with its stack.
+func (s *Service) invoke(ctx context.Context, site *store.Site, l *loaded, r run) outcome {
+	h, p, err := s.acquire(site, l.rec, l.doc, l.files)
+	if err != nil {
+		return outcome{err: err}
+	}
+	inv := &invocation{svc: s, ctx: ctx, site: site, app: l, env: l.doc.Env, inWrite: r.inWrite}
+	if r.customer != nil {
+		inv.customer = r.customer
 	}
 	h.inv = inv
-	res := s.guarded(h, func() outcome { return h.call("function:"+name, params) })
+	res := s.guarded(h, func() outcome { return h.call(r.handler, r.params, r.extra) })
 	release(p, h)
-	logContext := map[string]any{"function": name}
 	if res.err != nil {
 		inv.logs = append(inv.logs, logLine{level: "error", message: exceptionMessage(res.err)})
 	}
-	s.writeLogs(site, rec, inv.logs, logContext)
-	switch {
-	case res.err != nil:
-		return nil, &Crash{Cause: exceptionMessage(res.err)}
-	case res.status >= 400:
-		return nil, &Reply{Status: res.status, Message: res.message}
+	if r.inWrite {
+		// Inside another write: the logs are stored once it let go of the
+		// store (SQLite has one writer).
+		s.after.Add(1)
+		go func() {
+			defer s.after.Done()
+			s.writeLogs(site, l.rec, inv.logs, r.logContext)
+		}()
+		return res
 	}
-	return res.value, nil
+	s.writeLogs(site, l.rec, inv.logs, r.logContext)
+	return res
 }
 
 // guarded runs fn on h's runtime within the limits: an interrupt after

@@ -43,8 +43,15 @@ func (h *host) install() {
 	must(cloud.Set("job", named("job", &h.reg.Jobs)))
 	must(cloud.Set("schedule", func(c goja.FunctionCall) goja.Value {
 		name := h.name("schedule", c.Argument(0))
-		h.reg.Schedules = append(h.reg.Schedules, Scheduled{Name: name, Data: exportMap(c.Argument(1)),
-			Timing: exportMap(c.Argument(2)), UpdatedAt: h.now})
+		params, when := exportMap(c.Argument(1)), exportMap(c.Argument(2))
+		if h.inv != nil {
+			// Inside a handler: queue one run now, at or in a while.
+			return h.promise(func() (any, error) { return h.inv.schedule(name, params, when) })
+		}
+		if _, err := parseTiming(when, h.now); err != nil {
+			panic(vm.NewTypeError("Service.Cloud.schedule(%q): %s", name, err))
+		}
+		h.reg.Schedules = append(h.reg.Schedules, Scheduled{Name: name, Data: params, Timing: when, UpdatedAt: h.now})
 		return goja.Undefined()
 	}))
 	for _, typ := range []string{"before", "after"} {
@@ -70,6 +77,9 @@ func (h *host) install() {
 		if !strings.HasPrefix(path, "/") {
 			panic(vm.NewTypeError("Service.Cloud.%s: the path %q must start with /", verb, path))
 		}
+		if err := routePatternError(path); err != nil {
+			panic(vm.NewTypeError("Service.Cloud.%s: %s", verb, err))
+		}
 		h.register("route", verb+" "+path, fn)
 		h.reg.Routes = append(h.reg.Routes, Route{Verb: strings.ToUpper(verb), Path: path, Constraints: map[string]any{}, UpdatedAt: h.now})
 	}
@@ -82,7 +92,7 @@ func (h *host) install() {
 			if h.inv == nil {
 				return nil, fmt.Errorf("Service.Cloud.run runs inside a function, not while the code loads")
 			}
-			res := h.call("function:"+name, exportMap(params))
+			res := h.call("function:"+name, exportMap(params), nil)
 			if res.err != nil {
 				return nil, res.err
 			}

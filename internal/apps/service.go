@@ -24,6 +24,12 @@ type Service struct {
 
 	mu    sync.Mutex
 	pools map[string]*pool
+
+	// wake tells the worker a job was queued by this process.
+	wake     chan struct{}
+	wakeOnce sync.Once
+	// after tracks the after callbacks running in the background.
+	after sync.WaitGroup
 }
 
 // Limits bound one invocation of cloud code.
@@ -382,6 +388,9 @@ func (s *Service) recompile(tx store.Tx, rec *store.App, a *app, files []*store.
 	if comp.Success {
 		reg.keepTimes(a.Registry)
 		a.Registry, a.CompiledAt = reg, tx.Now()
+		if err := tx.AppQueue().SetSchedules(rec.SiteID, rec.ID, schedules(rec.SiteID, rec.ID, reg, tx.Now())); err != nil {
+			comp.Success, comp.Errors = false, []string{err.Error()}
+		}
 	}
 	prev := rec.UpdatedAt
 	rec.UpdatedAt, rec.Doc = cms.NextUpdatedAt(prev, tx.Now()), mustJSON(a)

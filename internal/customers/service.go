@@ -3,6 +3,7 @@ package customers
 import (
 	"context"
 	"crypto/rand"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -313,8 +314,13 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 		if out, err = s.render(tx, site, c, ""); err != nil {
 			return err
 		}
-		ev = events.Event{Name: events.CustomerCreate, SiteID: site.ID, ID: c.rec.ID, Record: out}
-		return s.Events.RunBefore(ctx, ev)
+		ev = events.Event{Name: events.CustomerCreate, SiteID: site.ID, ID: c.rec.ID, Record: out,
+			Change: s.changer(tx, site, c, fw, &out)}
+		if err := s.Events.RunBefore(ctx, ev); err != nil {
+			return err
+		}
+		ev.Record, ev.Change = out, nil
+		return nil
 	})
 	fw.Finish(err == nil)
 	if err == nil {
@@ -416,8 +422,13 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 			if out, err = s.render(tx, site, c, ""); err != nil {
 				return err
 			}
-			ev = events.Event{Name: events.CustomerUpdate, SiteID: site.ID, ID: c.rec.ID, Record: out}
-			return s.Events.RunBefore(ctx, ev)
+			ev = events.Event{Name: events.CustomerUpdate, SiteID: site.ID, ID: c.rec.ID, Record: out,
+				Change: s.changer(tx, site, c, fw, &out)}
+			if err := s.Events.RunBefore(ctx, ev); err != nil {
+				return err
+			}
+			ev.Record, ev.Change = out, nil
+			return nil
 		})
 		fw.Finish(err == nil)
 		if err == nil {
@@ -444,16 +455,64 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string) erro
 				return err
 			}
 		}
+		gone, err := s.render(tx, site, c, "")
+		if err != nil {
+			return err
+		}
 		if err := tx.Customers().Delete(site.ID, c.rec.ID); err != nil {
 			return err
 		}
-		ev = events.Event{Name: events.CustomerDelete, SiteID: site.ID, ID: c.rec.ID}
+		ev = events.Event{Name: events.CustomerDelete, SiteID: site.ID, ID: c.rec.ID, Record: gone}
 		return s.Events.RunBefore(ctx, ev)
 	})
 	if err == nil {
 		s.Events.RunAfter(ctx, ev)
 	}
 	return err
+}
+
+// changer is the Change of a before event of customer c, written in tx:
+// fields are applied as an update body would be, c is stored again and
+// *out becomes its new read shape. A password is not among them: before
+// hooks change what a customer shows, not how it logs in.
+func (s *Service) changer(tx store.Tx, site *store.Site, c *customer, fw *files.Writer, out *[]byte) func(map[string]any) (json.RawMessage, error) {
+	return func(fields map[string]any) (json.RawMessage, error) {
+		body, err := json.Marshal(fields)
+		if err != nil {
+			return nil, cms.Errorf(cms.EInvalid, "The changes are not a JSON object: %v", err)
+		}
+		w, err := decodeWrite(body)
+		if err != nil {
+			return nil, err
+		}
+		if w.password != nil {
+			return nil, cms.FieldError("password", "cannot be set by a callback")
+		}
+		if err := c.apply(w, site, false); err != nil {
+			return nil, err
+		}
+		if err := checkEmailFree(tx, site, c.rec.EmailKey, c.rec.ID); err != nil {
+			return nil, err
+		}
+		if w.slug != nil {
+			if err := freeSlug(tx, site, c, true); err != nil {
+				return nil, err
+			}
+		}
+		if err := s.applyCustom(tx, site, c, w, fw); err != nil {
+			return nil, err
+		}
+		if err := c.encode(); err != nil {
+			return nil, err
+		}
+		if err := tx.Customers().Update(c.rec, c.rec.UpdatedAt); err != nil {
+			return nil, err
+		}
+		if *out, err = s.render(tx, site, c, ""); err != nil {
+			return nil, err
+		}
+		return *out, nil
+	}
 }
 
 // hash returns the bcrypt hash of a password that was sent, "" for none.

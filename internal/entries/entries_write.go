@@ -262,11 +262,38 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 		r := s.reader(site, ReadOptions{ClientVersion: opt.ClientVersion})
 		out = appendJSON(nil, r.entry(ch, e, false))
 		replaced = without(before, e.fileKeys(ch, site.ID))
-		changed = events.Event{Name: events.EntryUpdate, SiteID: site.ID, ID: e.ID, Record: out}
+		changed = events.Event{Name: events.EntryUpdate, SiteID: site.ID, ID: e.ID, Record: out, Channel: ch.Slug}
 		if entryRef == "" {
 			changed.Name = events.EntryCreate
 		}
-		return s.Events.RunBefore(ctx, changed)
+		// A before hook may change the entry: with the rules of a write,
+		// stored again in this transaction.
+		changed.Change = func(fields map[string]any) (json.RawMessage, error) {
+			if err := w.apply(e, fields, locale); err != nil {
+				return nil, err
+			}
+			if err := s.setSlug(tx, site, ch, e, fields, false); err != nil {
+				return nil, err
+			}
+			if err := validate(tx, site, ch, e); err != nil {
+				return nil, err
+			}
+			rec, err := e.record(site, ch)
+			if err != nil {
+				return nil, err
+			}
+			if err := tx.Entries().Update(rec, e.UpdatedAt); err != nil {
+				return nil, slugTaken(err, "entry of this channel")
+			}
+			out = appendJSON(nil, r.entry(ch, e, false))
+			return out, nil
+		}
+		if err := s.Events.RunBefore(ctx, changed); err != nil {
+			return err
+		}
+		changed.Record, changed.Change = out, nil
+		replaced = without(before, e.fileKeys(ch, site.ID))
+		return nil
 	})
 	committed = err == nil
 	if committed {
@@ -418,7 +445,8 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 		if err := tx.Entries().Delete(site.ID, rec.ID); err != nil {
 			return err
 		}
-		deleted = events.Event{Name: events.EntryDelete, SiteID: site.ID, ID: rec.ID}
+		deleted = events.Event{Name: events.EntryDelete, SiteID: site.ID, ID: rec.ID, Channel: ch.Slug,
+			Record: appendJSON(nil, s.reader(site, ReadOptions{}).entry(ch, gone, false))}
 		return s.Events.RunBefore(ctx, deleted)
 	})
 	if err == nil {

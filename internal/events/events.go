@@ -27,8 +27,16 @@ type Event struct {
 	SiteID string
 	// ID is the record's id.
 	ID string
-	// Record is the record's read shape after the change; nil for a delete.
+	// Record is the record's read shape after the change; for a delete,
+	// the shape it had.
 	Record json.RawMessage
+	// Channel is the slug of an entry's channel; empty for customers.
+	Channel string
+	// Change, set on the before events of creates and updates, changes
+	// the record inside the change's transaction: fields as a write body
+	// of the record's API would send them, with the same rules. It
+	// returns the record's new read shape.
+	Change func(fields map[string]any) (json.RawMessage, error)
 }
 
 // A Hook handles an event. A before hook runs inside the change's

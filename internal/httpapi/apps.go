@@ -190,20 +190,44 @@ func (s *Server) handleAppLogs(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// handleJob handles "POST /api/jobs/{name}": the body is the job's params;
+// the run is queued durably and answered 202 with its jid.
+func (s *Server) handleJob(w http.ResponseWriter, r *http.Request) error {
+	params, err := readParams(r)
+	if err != nil {
+		return err
+	}
+	jid, err := s.Apps.Enqueue(r.Context(), principal(r).Site, r.PathValue("name"), params)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]any{"jid": jid})
+	return nil
+}
+
+// readParams reads a body of params: a JSON object, or nothing.
+func readParams(r *http.Request) (map[string]any, error) {
+	raw, err := readBody(r)
+	if err != nil {
+		return nil, err
+	}
+	params := map[string]any{}
+	if len(strings.TrimSpace(string(raw))) > 0 {
+		if err := json.Unmarshal(raw, &params); err != nil || params == nil {
+			return nil, cms.Errorf(cms.EInvalidJSON, "The body must be a JSON object of params.")
+		}
+	}
+	return params, nil
+}
+
 // handleFunction handles "POST /api/functions/{name}": the body is the
 // function's params; the answer is what the function answers. A customer
 // session named by X-Service-Session-Token is the function's
 // request.customer.
 func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) error {
-	raw, err := readBody(r)
+	params, err := readParams(r)
 	if err != nil {
 		return err
-	}
-	params := map[string]any{}
-	if len(strings.TrimSpace(string(raw))) > 0 {
-		if err := json.Unmarshal(raw, &params); err != nil {
-			return cms.Errorf(cms.EInvalidJSON, "The body must be a JSON object of the function's params.")
-		}
 	}
 	site := principal(r).Site
 	var customer map[string]any
@@ -221,7 +245,11 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) error {
 	case errors.As(err, &reply):
 		// The function chose the status (response.error(code, msg)).
 		info(r).reason = "function error: " + reply.Message
-		writeJSON(w, reply.Status, map[string]any{"message": reply.Message})
+		body := map[string]any{"message": reply.Message}
+		if reply.Field != "" {
+			body["field"] = reply.Field
+		}
+		writeJSON(w, reply.Status, body)
 		return nil
 	case errors.As(err, &crash):
 		info(r).reason = "function crashed: " + crash.Cause

@@ -89,6 +89,7 @@ func New(st store.Store, opt Options) *Set {
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries}
 	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries}
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, SiteURL: siteURL}
+	s.Apps.Attach(s.Events)
 	s.Files.Register("pages", s.Pages)
 	s.Files.Register("entries", s.Entries)
 	return s

@@ -1,0 +1,169 @@
+package apps
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"slices"
+
+	"github.com/dop251/goja"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/events"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// sdkEvents names the events of package events as cloud code names them.
+var sdkEvents = map[string]string{
+	events.EntryCreate:    "channel.entries.created",
+	events.EntryUpdate:    "channel.entries.updated",
+	events.EntryDelete:    "channel.entries.deleted",
+	events.CustomerCreate: "customer.created",
+	events.CustomerUpdate: "customer.updated",
+	events.CustomerDelete: "customer.deleted",
+}
+
+// Attach hooks the callbacks of every site's apps to bus: a before
+// callback runs inside the change's transaction and may refuse the change
+// (response.error) or change the record (request.object.set); an after
+// callback runs once the change committed, in the background, and what it
+// does or throws goes to its app's log.
+func (s *Service) Attach(bus *events.Bus) {
+	for name, sdk := range sdkEvents {
+		bus.Before(name, func(ctx context.Context, e events.Event) error { return s.runBefore(ctx, sdk, e) })
+		bus.After(name, func(ctx context.Context, e events.Event) error {
+			s.after.Add(1)
+			go func() {
+				defer s.after.Done()
+				s.runAfter(context.WithoutCancel(ctx), sdk, e)
+			}()
+			return nil
+		})
+	}
+}
+
+// Wait waits for the after callbacks (and the logs of before callbacks)
+// still running in the background.
+func (s *Service) Wait() { s.after.Wait() }
+
+// callbackHandlers returns the handlers of typ callbacks on event for an
+// entry of channel (or a customer, channel ""), in the order they apply:
+// those for every channel first.
+func callbackHandlers(reg *Registry, typ, event, channel string) []string {
+	channels := []string{""}
+	if channel != "" {
+		channels = append(channels, channel)
+	}
+	var out []string
+	for _, ch := range channels {
+		if slices.ContainsFunc(reg.Callbacks, func(c Callback) bool { return c.Type == typ && c.Event == event && c.Channel == ch }) {
+			out = append(out, "callback:"+typ+":"+event+":"+ch)
+		}
+	}
+	return out
+}
+
+// callbacksOf loads the site and the apps with typ callbacks on event.
+func (s *Service) callbacksOf(ctx context.Context, typ, event string, e events.Event) (*store.Site, []*loaded, error) {
+	var site *store.Site
+	var list []*loaded
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		if site, err = tx.Sites().Get(e.SiteID); err != nil {
+			return err
+		}
+		list, err = matchingApps(tx, site, func(r *Registry) bool { return len(callbackHandlers(r, typ, event, e.Channel)) > 0 })
+		return err
+	})
+	return site, list, err
+}
+
+func (s *Service) runBefore(ctx context.Context, event string, e events.Event) error {
+	site, list, err := s.callbacksOf(ctx, "before", event, e)
+	if err != nil || len(list) == 0 {
+		return err
+	}
+	for _, l := range list {
+		for _, handler := range callbackHandlers(&l.doc.Registry, "before", event, e.Channel) {
+			var object map[string]any
+			_ = json.Unmarshal(e.Record, &object)
+			changes := map[string]any{}
+			res := s.invoke(ctx, site, l, run{handler: handler, params: map[string]any{}, inWrite: true,
+				extra:      objectRequest(object, changes),
+				logContext: map[string]any{"callback": "before", "event": event}})
+			switch {
+			case res.err != nil:
+				return fmt.Errorf("apps: the before callback on %s of app %s failed: %s", event, l.rec.Key, exceptionMessage(res.err))
+			case res.status >= 400:
+				refusal := &cms.Error{Code: cms.EValidationFailed, Message: res.message}
+				if res.field != "" {
+					refusal = refusal.WithField("field", res.field)
+				}
+				return refusal
+			}
+			if len(changes) == 0 {
+				continue
+			}
+			if e.Change == nil {
+				return fmt.Errorf("apps: the before callback on %s of app %s changed a record that cannot change", event, l.rec.Key)
+			}
+			rec, err := e.Change(changes)
+			if err != nil {
+				return err
+			}
+			e.Record = rec
+		}
+	}
+	return nil
+}
+
+func (s *Service) runAfter(ctx context.Context, event string, e events.Event) {
+	site, list, err := s.callbacksOf(ctx, "after", event, e)
+	if err != nil {
+		slog.ErrorContext(ctx, "loading after callbacks failed", slog.String("event", event), slog.Any("err", err))
+		return
+	}
+	for _, l := range list {
+		for _, handler := range callbackHandlers(&l.doc.Registry, "after", event, e.Channel) {
+			var object map[string]any
+			_ = json.Unmarshal(e.Record, &object)
+			s.invoke(ctx, site, l, run{handler: handler, params: map[string]any{},
+				extra:      objectRequest(object, nil),
+				logContext: map[string]any{"callback": "after", "event": event}})
+		}
+	}
+}
+
+// objectRequest gives a callback's request the record as request.object:
+// its fields, with get(key), has(key) and, for before callbacks (changes
+// not nil), set(key, value) and unset(key), which change the record before
+// it is stored.
+func objectRequest(record map[string]any, changes map[string]any) func(*goja.Runtime, *goja.Object, *goja.Object) {
+	return func(vm *goja.Runtime, req, _ *goja.Object) {
+		obj := vm.NewObject()
+		for k, v := range record {
+			must(obj.Set(k, v))
+		}
+		get := func(key string) goja.Value { return obj.Get(key) }
+		must(obj.Set("get", get))
+		must(obj.Set("has", func(key string) bool {
+			v := obj.Get(key)
+			return v != nil && !goja.IsUndefined(v) && !goja.IsNull(v)
+		}))
+		if changes != nil {
+			must(obj.Set("set", func(key string, v goja.Value) {
+				changes[key] = exportValue(v)
+				must(obj.Set(key, v))
+			}))
+			must(obj.Set("unset", func(key string) {
+				changes[key] = nil
+				must(obj.Set(key, goja.Null()))
+			}))
+		}
+		if id, ok := record["id"]; ok {
+			must(obj.Set("id", id))
+		}
+		must(req.Set("object", obj))
+		must(req.Set("changes", changes))
+	}
+}

@@ -1,0 +1,313 @@
+package apps
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/dop251/goja"
+	"github.com/robfig/cron/v3"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// Jobs run from a durable queue in the store (POST /jobs/{name}, and the
+// schedules the code declares). Any process may run any job: a claim is a
+// lease in the database, so a job runs once however many processes poll,
+// and a job whose process died runs again once its lease ends. A job that
+// fails is tried again with backoff, up to maxJobAttempts times.
+
+// maxJobAttempts bounds how often a failing job runs.
+const maxJobAttempts = 5
+
+// jobBackoff is the wait before a failed job's next attempt: 2s, 8s, 32s, ….
+func jobBackoff(attempts int) time.Duration {
+	return 2 * time.Second << (2 * (max(attempts, 1) - 1))
+}
+
+// Enqueue queues a run of the job name, defined by one of the site's apps,
+// with params, and returns its jid. ENotFound when no app defines it.
+func (s *Service) Enqueue(ctx context.Context, site *store.Site, name string, params map[string]any) (string, error) {
+	raw, err := json.Marshal(orEmpty(params))
+	if err != nil {
+		return "", cms.Errorf(cms.EInvalid, "The job's params must be a JSON object.")
+	}
+	var jid string
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		l, err := findApp(tx, site, func(r *Registry) bool { return r.hasJob(name) })
+		if err != nil {
+			return err
+		}
+		if l == nil {
+			return cms.Errorf(cms.ENotFound, "No app of this site defines the job %q.", name)
+		}
+		jid, err = enqueue(tx, site.ID, l.rec.ID, name, raw, tx.Now())
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	s.wakeWorker()
+	return jid, nil
+}
+
+func (r *Registry) hasJob(name string) bool {
+	return slices.ContainsFunc(r.Jobs, func(n Named) bool { return n.Name == name })
+}
+
+func enqueue(tx store.Tx, siteID, appID, name string, params []byte, runAt time.Time) (string, error) {
+	now := tx.Now()
+	j := &store.AppJob{ID: cms.NewID(now), SiteID: siteID, AppID: appID, Name: name, Params: params,
+		State: store.JobQueued, RunAt: runAt, CreatedAt: now, UpdatedAt: now}
+	return j.ID, tx.AppQueue().Enqueue(j)
+}
+
+// wakeWorker tells this process's worker that a job is waiting, so a job
+// queued here starts without waiting for the next poll.
+func (s *Service) wakeWorker() {
+	s.wakeOnce.Do(func() { s.wake = make(chan struct{}, 1) })
+	select {
+	case s.wake <- struct{}{}:
+	default:
+	}
+}
+
+// RunWorker runs queued jobs and fires due schedules until ctx ends,
+// looking every poll (and at once when this process queues a job).
+func (s *Service) RunWorker(ctx context.Context, poll time.Duration) {
+	s.wakeOnce.Do(func() { s.wake = make(chan struct{}, 1) })
+	t := time.NewTicker(poll)
+	defer t.Stop()
+	for {
+		if _, err := s.FireSchedules(ctx); err != nil && ctx.Err() == nil {
+			slog.ErrorContext(ctx, "firing app schedules failed", slog.Any("err", err))
+		}
+		for ctx.Err() == nil {
+			ran, err := s.RunJob(ctx)
+			if err != nil && ctx.Err() == nil {
+				slog.ErrorContext(ctx, "running an app job failed", slog.Any("err", err))
+			}
+			if !ran || err != nil {
+				break
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		case <-s.wake:
+		}
+	}
+}
+
+// RunJob claims one due job and runs it; it reports whether there was one.
+func (s *Service) RunJob(ctx context.Context) (bool, error) {
+	var j *store.AppJob
+	var site *store.Site
+	var l *loaded
+	lease := s.limits().Timeout + 30*time.Second
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		jobs, err := tx.AppQueue().Claim(tx.Now(), tx.Now().Add(lease), 1)
+		if err != nil || len(jobs) == 0 {
+			return err
+		}
+		j = jobs[0]
+		if site, err = tx.Sites().Get(j.SiteID); err != nil {
+			return err
+		}
+		l, err = appByID(tx, site, j.AppID)
+		return err
+	})
+	if err != nil || j == nil {
+		return false, err
+	}
+	claimed := j.LeaseUntil
+	var outcomeErr string
+	switch {
+	case l == nil || !l.doc.Registry.hasJob(j.Name):
+		outcomeErr = fmt.Sprintf("the app no longer defines the job %q", j.Name)
+	default:
+		var params map[string]any
+		_ = json.Unmarshal(j.Params, &params)
+		jid := j.ID
+		res := s.invoke(ctx, site, l, run{handler: "job:" + j.Name, params: params,
+			extra:      func(vm *goja.Runtime, req, _ *goja.Object) { must(req.Set("jid", jid)) },
+			logContext: map[string]any{"job": j.Name, "jid": jid}})
+		if err := res.asError(); err != nil {
+			outcomeErr = err.Error()
+		}
+	}
+	err = s.Store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
+		j.UpdatedAt, j.LeaseUntil, j.LastError = tx.Now(), time.Time{}, outcomeErr
+		switch {
+		case outcomeErr == "":
+			j.State = store.JobDone
+		case j.Attempts >= maxJobAttempts || l == nil:
+			j.State = store.JobFailed
+		default:
+			j.State, j.RunAt = store.JobQueued, tx.Now().Add(jobBackoff(j.Attempts))
+		}
+		return tx.AppQueue().Finish(j, claimed)
+	})
+	if errors.Is(err, store.ErrStale) || cms.IsCode(err, cms.ENotFound) {
+		// Its lease ran out and another claim took it over, or its app is
+		// gone: that claim's outcome stands.
+		err = nil
+	}
+	return true, err
+}
+
+// appByID returns the site's app with the id and its code; nil when it is
+// gone.
+func appByID(tx store.Tx, site *store.Site, id string) (*loaded, error) {
+	recs, _, err := tx.Apps().List(site.ID, store.ListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range recs {
+		if r.ID != id {
+			continue
+		}
+		d, err := decodeDoc(r)
+		if err != nil {
+			return nil, err
+		}
+		files, err := tx.Apps().Files(site.ID, r.ID)
+		if err != nil {
+			return nil, err
+		}
+		return &loaded{rec: r, doc: d, files: files}, nil
+	}
+	return nil, nil
+}
+
+// FireSchedules queues a job for every schedule due now and moves each to
+// its next firing, in one transaction: with several processes, each due
+// firing is taken by one of them (rows locked and skipped on PostgreSQL,
+// the one writer on SQLite). It returns how many fired.
+func (s *Service) FireSchedules(ctx context.Context) (int, error) {
+	fired := 0
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		fired = 0
+		due, err := tx.AppQueue().DueSchedules(tx.Now(), 100)
+		if err != nil {
+			return err
+		}
+		for _, sc := range due {
+			if _, err := enqueue(tx, sc.SiteID, sc.AppID, sc.Job, sc.Params, tx.Now()); err != nil {
+				return err
+			}
+			fired++
+			sc.NextAt = time.Time{}
+			if sc.Every != "" {
+				if sched, err := cron.ParseStandard(sc.Every); err == nil {
+					sc.NextAt = sched.Next(tx.Now())
+				}
+			}
+			if err := tx.AppQueue().SetNext(sc); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if fired > 0 {
+		s.wakeWorker()
+	}
+	return fired, err
+}
+
+// timing is a schedule's when: now, at a time, in a while, or every time
+// a 5-field cron expression (UTC) matches.
+type timing struct {
+	every string
+	next  time.Time
+}
+
+var inPattern = regexp.MustCompile(`^\s*(\d{1,9})\s*([smh])\s*$`)
+
+// parseTiming reads schedule(…)'s timing as of now: {} or null (now),
+// {at: Date or RFC 3339 text}, {in: "30m"} (s, m or h), {every: "0 3 * * *"}.
+func parseTiming(t map[string]any, now time.Time) (timing, error) {
+	set := 0
+	var out timing
+	out.next = now
+	for k, v := range t {
+		set++
+		switch k {
+		case "at":
+			switch at := v.(type) {
+			case time.Time:
+				out.next = at.UTC()
+			case string:
+				p, err := time.Parse(time.RFC3339Nano, at)
+				if err != nil {
+					return out, fmt.Errorf("timing.at %q is not a date", at)
+				}
+				out.next = p.UTC()
+			default:
+				return out, fmt.Errorf("timing.at must be a Date")
+			}
+		case "in":
+			text, _ := v.(string)
+			m := inPattern.FindStringSubmatch(text)
+			if m == nil {
+				return out, fmt.Errorf("timing.in %q is not a duration like '30s', '15m' or '2h'", text)
+			}
+			n, _ := strconv.Atoi(m[1])
+			unit := map[string]time.Duration{"s": time.Second, "m": time.Minute, "h": time.Hour}[m[2]]
+			out.next = now.Add(time.Duration(n) * unit)
+		case "every":
+			text, _ := v.(string)
+			sched, err := cron.ParseStandard(text)
+			if err != nil || len(splitFields(text)) != 5 {
+				return out, fmt.Errorf("timing.every %q is not a 5-field cron expression", text)
+			}
+			out.every, out.next = text, sched.Next(now)
+		default:
+			return out, fmt.Errorf("unknown timing %q (one of at, in, every)", k)
+		}
+	}
+	if set > 1 {
+		return out, fmt.Errorf("a timing has one of at, in or every")
+	}
+	return out, nil
+}
+
+func splitFields(s string) []string {
+	var out []string
+	field := ""
+	for _, r := range s + " " {
+		if r == ' ' || r == '\t' {
+			if field != "" {
+				out = append(out, field)
+			}
+			field = ""
+			continue
+		}
+		field += string(r)
+	}
+	return out
+}
+
+// schedules are the store's schedules for a registry as of now.
+func schedules(siteID, appID string, reg Registry, now time.Time) []*store.AppSchedule {
+	var out []*store.AppSchedule
+	for _, sc := range reg.Schedules {
+		t, err := parseTiming(sc.Timing, now)
+		if err != nil {
+			continue // compile refused it already
+		}
+		params, _ := json.Marshal(orEmpty(sc.Data))
+		timingJSON, _ := json.Marshal(sc.Timing)
+		out = append(out, &store.AppSchedule{SiteID: siteID, AppID: appID, Key: sc.Name + " " + string(timingJSON) + " " + string(params),
+			Job: sc.Name, Params: params, Every: t.every, NextAt: t.next})
+	}
+	return out
+}

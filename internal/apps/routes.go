@@ -1,0 +1,174 @@
+package apps
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/dop251/goja"
+
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// RouteRequest is a public-site request that may match a route of an
+// app's code.
+type RouteRequest struct {
+	Method string
+	Path   string
+	Host   string
+	Locale string
+	// Query holds the query string's values (the first of each key).
+	Query url.Values
+	// Headers has lower-case keys, the first value of each.
+	Headers map[string]string
+	// Body is the decoded body: a JSON object, form values, or nil.
+	Body map[string]any
+	// Customer is the logged-in customer, nil for none.
+	Customer map[string]any
+}
+
+// Route answer kinds: what the handler asked for.
+const (
+	RouteJSON     = "json"
+	RouteHTML     = "html"
+	RouteRedirect = "redirect"
+	RouteRender   = "render"
+)
+
+// RouteResult is a route handler's answer. Kind says which response
+// method made it; a value returned (or response.success) is JSON.
+type RouteResult struct {
+	Kind string
+	// JSON is the value of a JSON answer.
+	JSON any
+	// HTML is the text of an HTML answer.
+	HTML string
+	// Location is a redirect's target.
+	Location string
+	// Template and Vars are a render answer: a template of the site's
+	// theme, rendered with the vars.
+	Template string
+	Vars     map[string]any
+}
+
+// Route runs the route of the site's apps that matches req, if any: its
+// result, or nil when no route matches. Errors: *Reply (response.error),
+// *Crash (the handler threw or hit a limit; logged).
+func (s *Service) Route(ctx context.Context, site *store.Site, req RouteRequest) (*RouteResult, error) {
+	verb := strings.ToUpper(req.Method)
+	if verb == "HEAD" {
+		verb = "GET"
+	}
+	var found *loaded
+	var route Route
+	var pathParams map[string]string
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		found, err = findApp(tx, site, func(r *Registry) bool {
+			for _, rt := range r.Routes {
+				if p, ok := matchRoute(rt.Path, req.Path); ok && rt.Verb == verb {
+					route, pathParams = rt, p
+					return true
+				}
+			}
+			return false
+		})
+		return err
+	})
+	if err != nil || found == nil {
+		return nil, err
+	}
+	params := map[string]any{}
+	for k, v := range req.Query {
+		if len(v) > 0 {
+			params[k] = v[0]
+		}
+	}
+	for k, v := range req.Body {
+		params[k] = v
+	}
+	for k, v := range pathParams {
+		params[k] = v
+	}
+	var out *RouteResult
+	res := s.invoke(ctx, site, found, run{
+		handler: "route:" + strings.ToLower(route.Verb) + " " + route.Path, params: params, customer: req.Customer,
+		logContext: map[string]any{"route": route.Verb + " " + route.Path, "path": req.Path},
+		extra: func(vm *goja.Runtime, r, resp *goja.Object) {
+			must(r.Set("path", req.Path))
+			must(r.Set("host", req.Host))
+			must(r.Set("locale", req.Locale))
+			must(r.Set("headers", req.Headers))
+			must(r.Set("body", req.Body))
+			set := func(v *RouteResult) {
+				if out == nil {
+					out = v
+				}
+			}
+			must(resp.Set("json", func(v goja.Value) { set(&RouteResult{Kind: RouteJSON, JSON: exportValue(v)}) }))
+			must(resp.Set("html", func(v string) { set(&RouteResult{Kind: RouteHTML, HTML: v}) }))
+			must(resp.Set("redirect_to", func(v string) { set(&RouteResult{Kind: RouteRedirect, Location: v}) }))
+			must(resp.Set("render", func(name string, vars goja.Value) {
+				set(&RouteResult{Kind: RouteRender, Template: name, Vars: exportMap(vars)})
+			}))
+		},
+	})
+	if err := res.asError(); err != nil {
+		return nil, err
+	}
+	if out == nil {
+		out = &RouteResult{Kind: RouteJSON, JSON: res.value}
+	}
+	return out, nil
+}
+
+// matchRoute matches path against a route pattern of static segments,
+// `:name` segments and one trailing `*name`, and returns the named parts.
+func matchRoute(pattern, path string) (map[string]string, bool) {
+	ps := strings.Split(strings.Trim(pattern, "/"), "/")
+	xs := strings.Split(strings.Trim(path, "/"), "/")
+	params := map[string]string{}
+	for i, p := range ps {
+		if strings.HasPrefix(p, "*") {
+			if i >= len(xs) || (len(xs) == 1 && xs[0] == "") {
+				return nil, false
+			}
+			params[strings.TrimPrefix(p, "*")] = strings.Join(xs[i:], "/")
+			return params, true
+		}
+		if i >= len(xs) {
+			return nil, false
+		}
+		switch {
+		case strings.HasPrefix(p, ":"):
+			if xs[i] == "" {
+				return nil, false
+			}
+			v, err := url.PathUnescape(xs[i])
+			if err != nil {
+				return nil, false
+			}
+			params[p[1:]] = v
+		case p != xs[i]:
+			return nil, false
+		}
+	}
+	if len(ps) != len(xs) {
+		return nil, false
+	}
+	return params, true
+}
+
+// routePatternError checks a route pattern when the code registers it.
+func routePatternError(pattern string) error {
+	segs := strings.Split(strings.Trim(pattern, "/"), "/")
+	for i, s := range segs {
+		switch {
+		case strings.HasPrefix(s, "*") && i != len(segs)-1:
+			return fmt.Errorf("a *name segment must be the last of %q", pattern)
+		case (strings.HasPrefix(s, ":") || strings.HasPrefix(s, "*")) && len(s) == 1:
+			return fmt.Errorf("a parameter of %q has no name", pattern)
+		}
+	}
+	return nil
+}
