@@ -150,6 +150,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	logger.Info("tessera listening", slog.String("addr", ln.Addr().String()), slog.String("api", "http://"+ln.Addr().String()+"/api"))
 
 	go sweep(ctx, svc, logger)
+	// Every process runs queued cloud-code jobs and fires schedules; the
+	// store's claims make each run once.
+	go svc.Apps.RunWorker(ctx, time.Second)
 
 	if metricsAddr != "" {
 		mux := http.NewServeMux()

@@ -117,6 +117,7 @@ var operations = map[string]operation{
 	"DELETE /api/apps/{key}/code/{name...}":             {"Delete a code file and recompile (admins)", "apps", "", ok(204, ""), nil, false},
 	"GET /api/apps/{key}/logs":                          {"What the app's code logged, newest first", "apps", "", ok(200, "[]AppLog"), []string{"since", "before", "level", "q", "job", "limit"}, false},
 	"POST /api/functions/{name}":                        {"Run a cloud function: the body is its params, the answer its result", "apps", "Object", ok(200, "Any"), nil, false},
+	"POST /api/jobs/{name}":                             {"Queue a run of a cloud job: the body is its params; the answer names the run", "apps", "Object", ok(202, "Jid"), nil, false},
 	"POST /api/simulator/render":                        {"Render a page of the public site with a theme's working copy", "site", "Simulator", ok(200, "SimulatorResult"), nil, false},
 }
 
@@ -192,6 +193,7 @@ func schemas() map[string]any {
 		"Any":          map[string]any{},
 		"AppListItem": object([]string{"name", "key"}, map[string]any{"name": str, "url": str, "key": str, "domain": str,
 			"callback_url": str, "internal": boolean, "install_scopes": strs, "created_at": str, "updated_at": str}),
+		"Jid": object([]string{"jid"}, map[string]any{"jid": map[string]any{"type": "string"}}),
 		"App": object([]string{"name", "key", "sdk_version", "compile_errors", "functions", "routes", "callbacks", "jobs", "schedules"}, map[string]any{
 			"name": str, "key": str, "sdk_version": str, "compiled_at": nstr, "compile_errors": strs, "env": strs,
 			"functions": map[string]any{"type": "array"}, "routes": map[string]any{"type": "array"}, "callbacks": map[string]any{"type": "array"},

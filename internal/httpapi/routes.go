@@ -104,6 +104,7 @@ func (s *Server) routes() {
 	s.handle("DELETE /api/apps/{key}/code/{name...}", needAdmin, s.handleAppCodeDelete)
 	s.handle("GET /api/apps/{key}/logs", needSite, s.handleAppLogs)
 	s.handle("POST /api/functions/{name}", needSite, s.handleFunction)
+	s.handle("POST /api/jobs/{name}", needSite, s.handleJob)
 
 	s.handle("POST /api/simulator/render", needSite, s.handleSimulatorRender)
 }
