@@ -9,7 +9,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/auth"
@@ -17,7 +16,6 @@ import (
 	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
-	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 // migrator is implemented by stores that can apply migrations on demand.
@@ -235,95 +233,6 @@ func cmdTokenCreate(ctx context.Context, args []string, stdout io.Writer) error 
 	}
 	return printResult(stdout, c.json, map[string]string{"token": secret},
 		fmt.Sprintf("%s\n(Shown once: only its hash is stored.)\n", secret))
-}
-
-func cmdThemePush(ctx context.Context, args []string, stdout io.Writer) error {
-	var c config
-	var siteRef, theme string
-	fs := newFlags("theme push", &c)
-	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
-	fs.StringVar(&theme, "theme", "", "theme name (default: the directory's name)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || siteRef == "" {
-		return errors.New("usage: tessera theme push DIR --site S [--theme NAME]")
-	}
-	dir, err := filepath.Abs(pos[0])
-	if err != nil {
-		return err
-	}
-	if theme == "" {
-		theme = filepath.Base(dir)
-	}
-	files, err := themes.LoadDir(os.DirFS(dir))
-	if err != nil {
-		return fmt.Errorf("%s: %w", dir, err)
-	}
-	st, err := c.openStore(ctx)
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	svc := services.New(st, services.Options{})
-	site, err := svc.Sites.Get(ctx, siteRef)
-	if err != nil {
-		return fmt.Errorf("site %q: %w", siteRef, err)
-	}
-	changed, err := svc.Themes.Push(ctx, site.ID, theme, files)
-	if err != nil {
-		return err
-	}
-	// Pushing is how a theme is deployed, so the pushed theme becomes active.
-	if err := svc.Sites.SetTheme(ctx, site.ID, theme); err != nil {
-		return err
-	}
-	names := make([]string, len(changed))
-	for i, f := range changed {
-		names[i] = f.Kind + "/" + f.Name
-	}
-	return printResult(stdout, c.json, map[string]any{"theme": theme, "site_id": site.ID, "files": len(files), "changed": names},
-		fmt.Sprintf("Pushed theme %q to site %s: %d files, %d changed. It is the site's active theme.\n", theme, site.ShortID, len(files), len(changed)))
-}
-
-// cmdThemePull handles "tessera theme pull DIR --site S [--theme NAME]":
-// it writes the theme (by default the site's active one) into DIR in the
-// folder layout theme push reads, so push and pull round-trip byte for
-// byte.
-func cmdThemePull(ctx context.Context, args []string, stdout io.Writer) error {
-	var c config
-	var siteRef, theme string
-	fs := newFlags("theme pull", &c)
-	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
-	fs.StringVar(&theme, "theme", "", "theme name (default: the site's active theme)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 || siteRef == "" {
-		return errors.New("usage: tessera theme pull DIR --site S [--theme NAME]")
-	}
-	svc, site, done, err := openSite(ctx, c, siteRef)
-	if err != nil {
-		return err
-	}
-	defer done()
-	if theme == "" {
-		if theme = site.Theme; theme == "" {
-			return fmt.Errorf("site %s has no active theme; name one with --theme", site.ShortID)
-		}
-	}
-	list, err := svc.Themes.Files(ctx, site.ID, theme)
-	if err != nil {
-		return fmt.Errorf("theme %q: %w", theme, err)
-	}
-	written, err := themes.WriteDir(pos[0], list)
-	if err != nil {
-		return err
-	}
-	return printResult(stdout, c.json, map[string]any{"theme": theme, "site_id": site.ID, "dir": pos[0], "files": written},
-		fmt.Sprintf("Pulled theme %q of site %s into %s: %d files.\n", theme, site.ShortID, pos[0], len(written)))
 }
 
 func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {

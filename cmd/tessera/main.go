@@ -44,7 +44,7 @@ Usage:
   tessera token revoke ID --site S
   tessera user grant|create EMAIL --site S [--role admin|editor] [--name N] [--json]
   tessera user list --site S [--json]
-  tessera theme push DIR --site S [--theme NAME] [--json]
+  tessera theme push DIR --site S [--theme NAME] [--force] [--json]
   tessera theme pull DIR --site S [--theme NAME] [--json]   write a theme out in the folder layout push reads
   tessera migrate [--json]
   tessera migrate status [--json]     the migrations, applied and pending, without applying any

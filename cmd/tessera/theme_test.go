@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tessera-cms/tessera/internal/pages"
 )
 
 // readTree returns every file under dir by its slash path.
@@ -51,7 +53,9 @@ func sameTree(t *testing.T, want, got map[string]string) {
 // TestThemePushPull: tessera theme push then tessera theme pull gives the
 // theme back byte for byte: the demo theme, and a theme in the folder
 // layout theme tools keep (template subfolders, assets in images/, fonts/,
-// javascripts/ and stylesheets/, binary images).
+// javascripts/ and stylesheets/, binary images); a push makes the theme
+// the folder, removing what it no longer holds, except templates that
+// pages use (unless --force).
 func TestThemePushPull(t *testing.T) {
 	data := t.TempDir()
 	runJSON(t, "site", "create", "--data", data, "--name", "Shop", "--short-id", "shop")
@@ -95,7 +99,58 @@ func TestThemePushPull(t *testing.T) {
 		out := t.TempDir()
 		runJSON(t, "theme", "pull", out, "--site", "shop", "--theme", "tools", "--data", data)
 		sameTree(t, files, readTree(t, out))
+
+		// The theme is the folder: a push removes what the folder no longer
+		// holds, but not a template that pages use, unless --force.
+		svc, site, done, err := openSite(context.Background(), config{data: data}, "shop")
+		if err != nil {
+			t.Fatal(err)
+		}
+		page, err := svc.Pages.Create(context.Background(), site, []byte(`{"title": "About", "template": "page.liquid"}`), pages.WriteOptions{})
+		done()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Remove(filepath.Join(src, "templates", "page.liquid")); err != nil {
+			t.Fatal(err)
+		}
+		delete(files, "templates/page.liquid")
+		err = run(context.Background(), []string{"theme", "push", src, "--site", "shop", "--theme", "tools", "--data", data}, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), "template_in_use") || !strings.Contains(err.Error(), page.ID) {
+			t.Fatalf("a push removing a used template: %v, want template_in_use naming page %s", err, page.ID)
+		}
+		err = run(context.Background(), []string{"theme", "push", filepath.Join("..", "..", "internal", "demo", "theme"), "--site", "shop", "--theme", "bare", "--data", data},
+			&bytes.Buffer{}, &bytes.Buffer{})
+		if err != nil {
+			t.Errorf("activating a theme that has the page's template: %v", err)
+		}
+		v = runJSON(t, "theme", "push", src, "--site", "shop", "--theme", "tools", "--data", data, "--force")
+		removed, _ := v["removed"].([]any)
+		if len(removed) != 1 || removed[0] != "templates/page" || dig(v, "orphaned", 0, "pages_count") != float64(1) {
+			t.Errorf("forced push: %v", v)
+		}
+		out = t.TempDir()
+		runJSON(t, "theme", "pull", out, "--site", "shop", "--theme", "tools", "--data", data)
+		sameTree(t, files, readTree(t, out))
 	})
+}
+
+// dig follows keys and indexes into decoded JSON.
+func dig(v any, steps ...any) any {
+	for _, s := range steps {
+		switch s := s.(type) {
+		case string:
+			m, _ := v.(map[string]any)
+			v = m[s]
+		case int:
+			l, _ := v.([]any)
+			if s >= len(l) {
+				return nil
+			}
+			v = l[s]
+		}
+	}
+	return v
 }
 
 func TestProgress(t *testing.T) {

@@ -57,7 +57,8 @@ func toThemeJSON(site *store.Site, theme string, list []*store.ThemeFile) themeJ
 
 // themeFileJSON is a theme file: its name as theme tools know it
 // ("page.liquid", "stylesheets/site.css"), where it lies in a theme folder,
-// its API URL and, for assets, the URL the public site serves it at.
+// its API URL (absolute, like every URL the API hands out) and, for
+// assets, the URL the public site serves it at.
 type themeFileJSON struct {
 	ID        string  `json:"id"`
 	Theme     string  `json:"theme"`
@@ -74,12 +75,13 @@ type themeFileJSON struct {
 
 func (s *Server) toThemeFileJSON(site *store.Site, f *store.ThemeFile, withCode bool) themeFileJSON {
 	name := themes.CanonicalName(f.Kind, f.Name)
+	base := s.URLs.Base(site)
 	j := themeFileJSON{ID: f.ID, Theme: f.Theme, Kind: f.Kind, Name: themes.ToolName(f.Kind, name),
 		Path: themes.Path(f.Kind, name), Folder: themes.Folder(f.Kind, name),
-		URL:       "/themes/" + url.PathEscape(f.Theme) + "/" + f.Kind + "/" + url.PathEscape(themes.ToolName(f.Kind, name)),
+		URL:       base + "/api/themes/" + url.PathEscape(f.Theme) + "/" + f.Kind + "/" + url.PathEscape(themes.ToolName(f.Kind, name)),
 		CreatedAt: cms.FormatTime(f.CreatedAt), UpdatedAt: cms.FormatTime(f.UpdatedAt)}
 	if f.Kind == store.KindAssets {
-		u := s.URLs.Base(site) + render.AssetURL(name, f.Code)
+		u := base + render.AssetURL(name, f.Code)
 		j.PublicURL = &u
 	}
 	if withCode && !f.Binary {

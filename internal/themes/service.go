@@ -110,6 +110,47 @@ func CheckThemeName(theme string) error {
 // get a new updated_at, so pages re-sync against them on their next save.
 // It returns the stored files that changed.
 func (s *Service) Push(ctx context.Context, siteID, theme string, files []File) ([]*store.ThemeFile, error) {
+	res, err := s.PushTheme(ctx, siteID, theme, files, PushOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return res.Changed, nil
+}
+
+// PushOptions are what a push does besides storing its files.
+type PushOptions struct {
+	// Prune removes the theme's files that the push does not hold, so
+	// that the theme is exactly the pushed files (a theme folder).
+	Prune bool
+	// Activate makes the theme the site's active theme.
+	Activate bool
+	// Force lets the push take templates away from pages, by removing them
+	// or by activating a theme without them; those pages then read without
+	// a template (their schema warns of it). Without Force such a push
+	// fails with cms.ETemplateInUse naming the pages.
+	Force bool
+}
+
+// PushResult is what a push changed.
+type PushResult struct {
+	// Changed are the stored files written with a new updated_at.
+	Changed []*store.ThemeFile
+	// Removed are the files a pruning push removed, as "kind/name".
+	Removed []string
+	// Orphaned are the templates taken away from pages by a forced push.
+	Orphaned []TemplateUse
+}
+
+// TemplateUse is a template and the pages that use it.
+type TemplateUse struct {
+	Template string
+	// Count is the number of pages; Pages holds the first maxListedPages ids.
+	Count int
+	Pages []string
+}
+
+// PushTheme is Push with options: see PushOptions.
+func (s *Service) PushTheme(ctx context.Context, siteID, theme string, files []File, opt PushOptions) (*PushResult, error) {
 	if err := CheckThemeName(theme); err != nil {
 		return nil, err
 	}
@@ -119,28 +160,111 @@ func (s *Service) Push(ctx context.Context, siteID, theme string, files []File) 
 			return nil, err
 		}
 	}
-	var changed []*store.ThemeFile
+	var res *PushResult
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		res = &PushResult{}
 		stored, err := tx.Themes().ListFiles(siteID, theme, "")
 		if err != nil {
 			return err
 		}
 		next := newFileSet(stored)
-		dirty := map[string]bool{} // kind/name of files whose code changes
+		dirty := map[string]bool{} // kind/name of files whose code changes or that go
+		pushed := map[string]bool{}
 		for _, f := range files {
-			if old, ok := next.files[key(f.Kind, f.Name)]; !ok || old.Code != f.Code || old.Binary != f.Binary {
-				dirty[key(f.Kind, f.Name)] = true
+			k := key(f.Kind, f.Name)
+			if old, ok := next.files[k]; !ok || old.Code != f.Code || old.Binary != f.Binary {
+				dirty[k] = true
 			}
+			pushed[k] = true
 			next.put(f)
+		}
+		if opt.Prune {
+			for k := range next.files {
+				if !pushed[k] {
+					delete(next.files, k)
+					dirty[k] = true
+					res.Removed = append(res.Removed, k)
+				}
+			}
+			sort.Strings(res.Removed)
 		}
 		touched, err := next.validate(dirty)
 		if err != nil {
 			return err
 		}
-		changed, err = writeTouched(tx, siteID, theme, next, touched)
-		return err
+		site := &store.Site{ID: siteID, Theme: theme}
+		if opt.Prune || opt.Activate {
+			if site, err = tx.Sites().Get(siteID); err != nil {
+				return err
+			}
+		}
+		if opt.Prune && site.Theme == theme || opt.Activate && site.Theme != theme {
+			uses, err := lostTemplates(tx, site, next)
+			if err != nil {
+				return err
+			}
+			if len(uses) > 0 && !opt.Force {
+				return inUseError(uses, "push it with force (theme push --force)")
+			}
+			res.Orphaned = uses
+		}
+		if res.Changed, err = writeTouched(tx, siteID, theme, next, touched); err != nil {
+			return err
+		}
+		for _, k := range res.Removed {
+			prev := next.stored[k]
+			if err := tx.Themes().DeleteFile(siteID, theme, prev.Kind, prev.Name); err != nil {
+				return err
+			}
+		}
+		if opt.Activate && site.Theme != theme {
+			prev := site.UpdatedAt
+			site.Theme, site.UpdatedAt = theme, cms.NextUpdatedAt(prev, tx.Now())
+			return tx.Sites().Update(site, prev)
+		}
+		return nil
 	})
-	return changed, err
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// lostTemplates returns the templates of the site's active theme that
+// pages use and that next, the files of the theme being pushed, lacks: the
+// ones a push removes from the active theme, or, when the pushed theme
+// becomes the active theme, the ones the active theme has and it has not.
+func lostTemplates(tx store.Tx, site *store.Site, next *fileSet) ([]TemplateUse, error) {
+	if site.Theme == "" {
+		return nil, nil
+	}
+	active, err := tx.Themes().ListFiles(site.ID, site.Theme, store.KindTemplates)
+	if err != nil {
+		return nil, err
+	}
+	names := map[string]bool{}
+	for _, f := range active {
+		name := CanonicalName(f.Kind, f.Name)
+		if _, ok := next.files[key(store.KindTemplates, name)]; !ok {
+			names[name] = true
+		}
+	}
+	sorted := make([]string, 0, len(names))
+	for n := range names {
+		sorted = append(sorted, n)
+	}
+	sort.Strings(sorted)
+	var uses []TemplateUse
+	for _, name := range sorted {
+		u, err := templateUse(tx, site.ID, name)
+		if err != nil {
+			return nil, err
+		}
+		if u.Count > 0 {
+			uses = append(uses, u)
+		}
+	}
+	return uses, nil
 }
 
 // Delete removes one file. Removing a snippet that a template includes
@@ -183,6 +307,19 @@ func (s *Service) Delete(ctx context.Context, siteID, theme, kind, name string, 
 // maxListedPages bounds the pages a refused template removal names.
 const maxListedPages = 50
 
+// templateUse counts the pages of the site on template name.
+func templateUse(tx store.Tx, siteID, name string) (TemplateUse, error) {
+	recs, n, err := tx.Pages().List(siteID, store.PageFilter{Template: name}, store.ListOptions{Limit: maxListedPages})
+	if err != nil {
+		return TemplateUse{}, err
+	}
+	u := TemplateUse{Template: name, Count: n, Pages: make([]string, len(recs))}
+	for i, r := range recs {
+		u.Pages[i] = r.ID
+	}
+	return u, nil
+}
+
 // checkUnused refuses the removal of template name of theme when theme is
 // the site's active theme and pages use the template.
 func checkUnused(tx store.Tx, siteID, theme, name string) error {
@@ -190,16 +327,49 @@ func checkUnused(tx store.Tx, siteID, theme, name string) error {
 	if err != nil || site.Theme != theme {
 		return err
 	}
-	recs, n, err := tx.Pages().List(siteID, store.PageFilter{Template: name}, store.ListOptions{Limit: maxListedPages})
-	if err != nil || n == 0 {
+	u, err := templateUse(tx, siteID, name)
+	if err != nil || u.Count == 0 {
 		return err
 	}
-	ids := make([]string, len(recs))
-	for i, r := range recs {
-		ids[i] = r.ID
+	return inUseError([]TemplateUse{u}, "remove it with ?force=true")
+}
+
+// inUseError is the cms.ETemplateInUse refusal of a change that takes
+// templates away from pages. Its data names the first template (template),
+// every one (templates), the number of pages and the first page ids.
+func inUseError(uses []TemplateUse, force string) error {
+	names := make([]string, len(uses))
+	n := 0
+	ids := []string{}
+	for i, u := range uses {
+		names[i] = u.Template
+		n += u.Count
+		for _, id := range u.Pages {
+			if len(ids) < maxListedPages {
+				ids = append(ids, id)
+			}
+		}
 	}
-	return cms.Errorf(cms.ETemplateInUse, "Template %s is used by %d page(s); change their template first, or remove it with ?force=true.", name, n).
-		WithData(map[string]any{"template": name, "pages_count": n, "pages": ids})
+	what := "Template " + names[0] + " is"
+	if len(names) > 1 {
+		what = "Templates " + strings.Join(names, ", ") + " are"
+	}
+	return cms.Errorf(cms.ETemplateInUse, "%s used by %d page(s) (%s); change their template first, or %s.",
+		what, n, listIDs(ids, n), force).
+		WithData(map[string]any{"template": names[0], "templates": names, "pages_count": n, "pages": ids})
+}
+
+// listIDs shows up to 10 page ids of n.
+func listIDs(ids []string, n int) string {
+	const shown = 10
+	if len(ids) > shown {
+		ids = ids[:shown]
+	}
+	s := strings.Join(ids, ", ")
+	if n > len(ids) {
+		s += fmt.Sprintf(" and %d more", n-len(ids))
+	}
+	return s
 }
 
 // writeTouched stores the files of set named in touched with a new updated_at.
