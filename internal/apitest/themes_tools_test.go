@@ -31,7 +31,7 @@ import (
 func TestThemeTools(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *apitest.Env) {
 		ctx := context.Background()
-		site, err := env.Sites.Create(ctx, sites.CreateParams{Name: "Tools", ShortID: "tools", Locales: []string{"en"}})
+		site, err := env.Sites.Create(ctx, sites.CreateParams{Name: "Tools", ShortID: "tools", Locales: []string{"en"}, DraftsEnabled: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -51,14 +51,14 @@ func TestThemeTools(t *testing.T) {
 		liquid := map[string]map[string]string{
 			"layouts": {"default.liquid": "<html><body>{{ content_for_layout }}{% include 'partials/footer' %}</body></html>",
 				"shop/checkout.liquid": "<html><body class=\"checkout\">{{ content_for_layout }}</body></html>"},
-			"templates": {"page.liquid": "<h1>{{ page.title }}</h1>{% editable_text 'Body' %}<p>Default</p>{% endeditable_text %}", "customers/login.liquid": "<section>{% customer_login_form %}</section>"},
+			"templates": {"page.liquid": "<h1>{{ page.title }}</h1>{% editable_text 'Body' %}<p>Default</p>{% endeditable_text %}", "customers/login.liquid": "<section>{% customer_login_form %}</section>{% include 'partials/footer.liquid' %}"},
 			"snippets":  {"partials/footer.liquid": "<footer>Made by tools</footer>"},
 		}
 		assets := map[string][]byte{"stylesheets/site.css": []byte("body { margin: 0 }\n"), "images/logo.png": png, "fonts/body.woff2": woff}
 
 		t.Run("push", func(t *testing.T) {
-			for kind, list := range liquid {
-				for name, code := range list {
+			for _, kind := range []string{"snippets", "layouts", "templates"} { // as tools do: what templates include first
+				for name, code := range liquid[kind] {
 					res := do("POST", "/themes/tools/"+kind, obj{"name": name, "code": code}, 201)
 					if got := str(res.JSON, "name"); got != name {
 						t.Errorf("%s/%s answered as %q", kind, name, got)
@@ -265,10 +265,21 @@ func TestThemeTools(t *testing.T) {
 			if str(res.JSON, "template") != "customers/login" {
 				t.Errorf("PUT template customers/login.liquid reads %q", str(res.JSON, "template"))
 			}
+			if html := env.Visit(t, "GET", "tools.localhost", "/second", nil, nil); html.Status != 200 ||
+				bytes.Count(html.Raw, []byte("<footer>Made by tools</footer>")) != 2 {
+				t.Errorf("render of customers/login (include 'partials/footer.liquid'): %d %s", html.Status, html.Raw)
+			}
 			res = do("PUT", "/pages/second", obj{"template": "page.liquid"}, 200)
 			if str(res.JSON, "template") != "page" {
 				t.Errorf("PUT template page.liquid reads %q", str(res.JSON, "template"))
 			}
+			// Drafts check their items against the template too.
+			res = do("PUT", "/pages/second/draft", obj{"items": obj{"Body": "<p>Draft</p>"}}, 200)
+			if str(res.JSON, "content", "page_items", 0, "content") != "<p>Draft</p>" {
+				t.Errorf("draft on page (pushed as page.liquid): %s", res.Raw)
+			}
+			do("PUT", "/pages/second/draft", obj{"items": obj{"Nope": "x"}}, 422)
+			do("DELETE", "/pages/second/draft", nil, 204)
 			html := env.Visit(t, "GET", "tools.localhost", "/", nil, nil)
 			if html.Status != 200 || !bytes.Contains(html.Raw, []byte("<h1>Welcome</h1><p>Default</p><footer>Made by tools</footer>")) {
 				t.Errorf("render: %d %s", html.Status, html.Raw)
