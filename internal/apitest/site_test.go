@@ -7,7 +7,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"flag"
+	"io"
+	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -17,10 +20,16 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/demo"
+	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
+	"github.com/tessera-cms/tessera/internal/services"
+	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // The public site (DESIGN §10): pages rendered through the theme, the
@@ -103,12 +112,18 @@ func TestSiteGolden(t *testing.T) {
 	onEveryStore(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
 		api(t, env, site, "PUT", "/pages/home", obj{"items": obj{"Featured": pageID(t, env, site, "about"),
 			"Hero image": obj{"__type": "File", "filename": "hero.png", "attachment": base64.StdEncoding.EncodeToString(tinyPNG(t))}}}, 200)
-		for _, tc := range []struct{ name, path string }{
-			{"home", "/"}, {"home-nl", "/nl/"}, {"about-nl", "/nl/over-ons"}, {"team", "/about/team"},
-			{"blog", "/blog"}, {"press", "/press"}, {"login", "/_customers/login?return_to=/members"}, {"not-found", "/nope"},
+		cookie := login(t, env, demo.CustomerEmail, demo.CustomerPassword, "/members")
+		for _, tc := range []struct {
+			name, path string
+			header     []string
+		}{
+			{"home", "/", nil}, {"home-nl", "/nl/", nil}, {"about", "/about", nil}, {"about-nl", "/nl/over-ons", nil},
+			{"team", "/about/team", nil}, {"blog", "/blog", nil}, {"blog-nl", "/nl/blog", nil}, {"press", "/press", nil},
+			{"members", "/members", []string{"Cookie", cookie}}, {"members-nl", "/nl/leden", []string{"Cookie", cookie}},
+			{"login", "/_customers/login?return_to=/members", nil}, {"not-found", "/nope", nil},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				res := visit(t, env, tc.path)
+				res := visit(t, env, tc.path, tc.header...)
 				got := fileKeyRE.ReplaceAll(res.Raw, []byte("/files/KEY"))
 				golden := filepath.Join("testdata", "site", tc.name+".html")
 				if *updateSite {
@@ -266,6 +281,13 @@ func TestSiteLogin(t *testing.T) {
 				}
 			}
 		})
+		t.Run("cross-site logout refused", func(t *testing.T) {
+			cookie := login(t, env, demo.CustomerEmail, demo.CustomerPassword, "/members")
+			res := env.Visit(t, "POST", wwwHost, "/_customers/logout",
+				http.Header{"Cookie": {cookie}, "Origin": {"https://evil.example"}, "Sec-Fetch-Site": {"cross-site"}}, nil)
+			wantStatus(t, res, 403)
+			wantStatus(t, visit(t, env, "/members", "Cookie", cookie), 200)
+		})
 		t.Run("logout", func(t *testing.T) {
 			cookie := login(t, env, demo.CustomerEmail, demo.CustomerPassword, "/members")
 			wantStatus(t, visit(t, env, "/members", "Cookie", cookie), 200)
@@ -387,6 +409,42 @@ func TestSiteCache(t *testing.T) {
 			api(t, env, site, "POST", "/themes/demo/snippets", obj{"name": "nav", "code": "<nav>New navigation</nav>"}, 200)
 			wantContains(t, visit(t, env, "/blog"), "New navigation")
 		})
+		t.Run("parent renamed", func(t *testing.T) {
+			wantStatus(t, visit(t, env, "/about/team"), 200)
+			wantStatus(t, visit(t, env, "/about/team"), 200) // cached
+			api(t, env, site, "PUT", "/pages/about", obj{"slug": "company"}, 200)
+			wantStatus(t, visit(t, env, "/about/team"), 404)
+			wantContains(t, visit(t, env, "/company/team"), "<h1>Team</h1>")
+		})
+		t.Run("homepage moved", func(t *testing.T) {
+			wantContains(t, visit(t, env, "/"), "Welcome to Tessera")
+			api(t, env, site, "PUT", "/pages/press", obj{"homepage": true}, 200)
+			res := visit(t, env, "/")
+			wantContains(t, res, "<h1>Press kit</h1>")
+			wantLacks(t, res, "Welcome to Tessera")
+		})
+		t.Run("host and path", func(t *testing.T) {
+			api(t, env, site, "PATCH", "/sites/"+site.ID, obj{"domains": []string{"www.example.com"}}, 200)
+			api(t, env, site, "POST", "/themes/demo/snippets", obj{"name": "nav", "code": "<nav>[{{ request.host }} {{ request.path }}]</nav>"}, 200)
+			for i := 0; i < 2; i++ {
+				wantContains(t, visit(t, env, "/blog"), "[www.localhost /blog]")
+				wantContains(t, env.Visit(t, "GET", "www.example.com", "/blog", nil, nil), "[www.example.com /blog]")
+				wantContains(t, visit(t, env, "/blog/"), "[www.localhost /blog/]")
+			}
+		})
+		t.Run("channel created", func(t *testing.T) {
+			// A template may read a channel that does not exist yet; its
+			// creation, and its first entry, show on the next visit.
+			api(t, env, site, "POST", "/themes/demo/snippets", obj{"name": "nav",
+				"code": "<nav>news:{% for n in channels.news %} {{ n.title }}{% endfor %}</nav>"}, 200)
+			wantContains(t, visit(t, env, "/blog"), "<nav>news:</nav>")
+			api(t, env, site, "POST", "/channels", obj{"name": "News", "slug": "news",
+				"customizations": []obj{{"name": "title", "type": "string"}}}, 201)
+			api(t, env, site, "POST", "/channels/news/entries", obj{"title": "Launch day"}, 201)
+			wantContains(t, visit(t, env, "/blog"), "<nav>news: Launch day</nav>")
+			api(t, env, site, "PUT", "/channels/news", obj{"slug": "updates"}, 200)
+			wantContains(t, visit(t, env, "/blog"), "<nav>news:</nav>")
+		})
 		t.Run("customers never share a render", func(t *testing.T) {
 			other := `{"email": "second@example.com", "password": "second-password"}`
 			api(t, env, site, "POST", "/customers", json.RawMessage(other), 201)
@@ -419,10 +477,49 @@ func TestSiteErrors(t *testing.T) {
 			wantStatus(t, res, 500)
 			wantContains(t, res, "This page could not be shown")
 			wantLacks(t, res, "no_such_filter")
+			// Details are for the site's admins, not for whoever holds a
+			// preview link, nor for an editor.
 			tok := api(t, env, site, "POST", "/pages/press/draft/preview_token", obj{}, 200)
 			res = visit(t, env, str(tok.JSON, "preview_url"))
 			wantStatus(t, res, 500)
+			wantLacks(t, res, "no_such_filter")
+			editor, err := env.Auth.CreateToken(context.Background(), auth.TokenRequest{SiteID: site.ID, Email: "editor@example.com", Role: store.RoleEditor})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantLacks(t, visit(t, env, "/press", "Authorization", "Bearer "+editor), "no_such_filter")
+			wantLacks(t, visit(t, env, "/press", "Authorization", "Bearer "+env.Tokens["other"]), "no_such_filter")
+			res = visit(t, env, "/press", "Authorization", "Bearer "+env.Tokens["www"])
+			wantStatus(t, res, 500)
 			wantContains(t, res, "templates/broken:1:", "no_such_filter")
+			if got := res.Header.Get("Cache-Control"); got != "private, no-store" {
+				t.Errorf("Cache-Control: got %q", got)
+			}
+			// The simulator is an admin's tool: it shows them too.
+			sim := api(t, env, site, "POST", "/simulator/render", obj{"simulator": obj{"path": "/press",
+				"code": simulatorCode(t, map[string]map[string]string{"templates": {"broken": "{% if %}"}})}}, 200)
+			if got := sim.JSON.(map[string]any)["status"]; got != float64(500) {
+				t.Errorf("simulator status %v", got)
+			}
+			if body := str(sim.JSON, "body"); !strings.Contains(body, "templates/broken") {
+				t.Errorf("simulator body lacks the error's details:\n%s", body)
+			}
+		})
+		t.Run("theme 500", func(t *testing.T) {
+			api(t, env, site, "POST", "/themes/demo/templates", obj{"name": "500",
+				"code": "<section class=\"oops\"><h1>{{ error.message }}</h1>{% if error.details != '' %}<pre>{{ error.details | escape }}</pre>{% endif %}</section>"}, 201)
+			res := visit(t, env, "/press")
+			wantStatus(t, res, 500)
+			wantContains(t, res, `<section class="oops"><h1>This page could not be shown</h1></section>`, "<title>") // inside the layout
+			wantLacks(t, res, "no_such_filter", "<pre>")
+			res = visit(t, env, "/press", "Authorization", "Bearer "+env.Tokens["www"])
+			wantContains(t, res, `<section class="oops">`, "<pre>templates/broken:1:")
+			// A 500 template that fails itself falls back to the built-in page.
+			api(t, env, site, "POST", "/themes/demo/templates", obj{"name": "500", "code": "{{ 'x' | no_such_filter }}"}, 200)
+			res = visit(t, env, "/press")
+			wantStatus(t, res, 500)
+			wantContains(t, res, "<h1>This page could not be shown</h1>")
+			api(t, env, site, "PUT", "/pages/press", obj{"template": "page"}, 200)
 		})
 		t.Run("unknown host", func(t *testing.T) {
 			res := env.Visit(t, "GET", "nowhere.example", "/", nil, nil)
@@ -460,6 +557,19 @@ func TestSiteErrors(t *testing.T) {
 				t.Errorf("an old fingerprint is cached for good: %q", got)
 			}
 			wantStatus(t, visit(t, env, "/_assets/nope.css"), 404)
+		})
+		t.Run("broken layout", func(t *testing.T) {
+			// A broken layout breaks every page, the 404 page included: each
+			// still answers a page with its status, never a blank 200.
+			api(t, env, site, "POST", "/themes/demo/layouts", obj{"name": "default", "code": "{{ content_for_layout | no_such_filter }}"}, 200)
+			res := visit(t, env, "/press")
+			wantStatus(t, res, 500)
+			wantContains(t, res, "This page could not be shown")
+			res = visit(t, env, "/nope")
+			wantStatus(t, res, 404)
+			wantContains(t, res, "Page not found")
+			res = visit(t, env, "/press", "Authorization", "Bearer "+env.Tokens["www"])
+			wantContains(t, res, "layouts/default:1:", "no_such_filter")
 		})
 	})
 }
@@ -509,4 +619,110 @@ func simulatorCode(t *testing.T, kinds map[string]map[string]string) string {
 func pageID(t *testing.T, env *apitest.Env, site *store.Site, ref string) string {
 	t.Helper()
 	return str(api(t, env, site, "GET", "/pages/"+ref, nil, 200).JSON, "id")
+}
+
+// TestSiteChannelListing: `channels.<slug>` in a template, filtered with
+// where, sorted and paginated, in each locale.
+func TestSiteChannelListing(t *testing.T) {
+	onEveryStore(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		const listing = `{% layout none %}` +
+			`<ol class="all">{% assign all = channels.articles | sort: 'title' %}{% for a in all %}<li>{{ a.title }}</li>{% endfor %}</ol>` +
+			`<ol class="topic">{% assign some = channels.articles | where: 'topics', request.params.topic %}{% for a in some %}<li>{{ a.title }}</li>{% endfor %}</ol>` +
+			`{% assign n = request.params.page | default: 1 | plus: 0 %}` +
+			`<ol class="page">{% assign one = channels.articles | sort: 'published_on' | paginate: 1, n %}{% for a in one %}<li>{{ a.title }}</li>{% endfor %}</ol>` +
+			`<p>{{ channels.articles | size }} {{ channels.nope | size }}</p>`
+		api(t, env, site, "POST", "/themes/demo/templates", obj{"name": "listing", "code": listing}, 201)
+		api(t, env, site, "POST", "/pages", obj{"title": "Listing", "template": "listing"}, 201)
+		for _, tc := range []struct{ path, want string }{
+			{"/listing", `<ol class="all"><li>Hello, Tessera</li><li>Scaling out</li></ol><ol class="topic"></ol>` +
+				`<ol class="page"><li>Hello, Tessera</li></ol><p>2 0</p>`},
+			{"/listing?topic=Product&page=2", `<ol class="all"><li>Hello, Tessera</li><li>Scaling out</li></ol>` +
+				`<ol class="topic"><li>Hello, Tessera</li></ol><ol class="page"><li>Scaling out</li></ol><p>2 0</p>`},
+			{"/listing?topic=Engineering&page=3", `<ol class="all"><li>Hello, Tessera</li><li>Scaling out</li></ol>` +
+				`<ol class="topic"><li>Scaling out</li></ol><ol class="page"></ol><p>2 0</p>`},
+			{"/nl/listing?topic=Product", `<ol class="all"><li>Hallo, Tessera</li><li>Opschalen</li></ol>` +
+				`<ol class="topic"><li>Hallo, Tessera</li></ol><ol class="page"><li>Hallo, Tessera</li></ol><p>2 0</p>`},
+		} {
+			res := visit(t, env, tc.path)
+			wantStatus(t, res, 200)
+			if got := string(res.Raw); got != tc.want {
+				t.Errorf("%s:\ngot  %s\nwant %s", tc.path, got, tc.want)
+			}
+		}
+	})
+}
+
+// TestSitePublicURL: with the operator's public base URL set, every URL
+// the API hands out (public_url, the host for preview_url, file URLs) is
+// on it, and each works when fetched on that host.
+func TestSitePublicURL(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			urls := sites.URLs{Public: "https://{site}.sites.example.net"}
+			st := b.Open(t, cms.SystemClock{})
+			blobs, err := files.Open(context.Background(), "file://"+filepath.ToSlash(t.TempDir()), files.Options{Secret: []byte("test secret")})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { blobs.Close() })
+			svc := services.New(st, services.Options{Blobs: blobs, URLs: urls, HashCost: bcrypt.MinCost})
+			srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages,
+				Entries: svc.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: svc.Files,
+				Files: blobs.Handler("/files/"), URLs: urls, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+			hs := httptest.NewServer(srv.Handler())
+			t.Cleanup(hs.Close)
+			res, err := demo.Create(context.Background(), demo.Services{Sites: svc.Sites, Themes: svc.Themes, Auth: svc.Auth,
+				Pages: svc.Pages, Entries: svc.Entries, Customers: svc.Customers}, "www")
+			if err != nil {
+				t.Fatal(err)
+			}
+			env := &apitest.Env{URL: hs.URL, Tokens: map[string]string{"www": res.Token}}
+			site := res.Site
+			const base = "https://www.sites.example.net"
+			get := func(u string) *apitest.Response {
+				t.Helper()
+				pu, err := url.Parse(u)
+				if err != nil || pu.Host == "" {
+					t.Fatalf("not an absolute URL: %q", u)
+				}
+				return env.Visit(t, "GET", pu.Host, pu.RequestURI(), nil, nil)
+			}
+
+			about := api(t, env, site, "GET", "/pages/about", nil, 200)
+			if got := str(about.JSON, "public_url"); got != base+"/about" {
+				t.Errorf("public_url: got %q, want %q", got, base+"/about")
+			}
+			wantContains(t, get(str(about.JSON, "public_url")), "<h1>About</h1>")
+			nl := api(t, env, site, "GET", "/pages/about?content_locale=nl", nil, 200)
+			if got := str(nl.JSON, "public_url"); got != base+"/nl/over-ons" {
+				t.Errorf("public_url in nl: got %q", got)
+			}
+			wantContains(t, get(str(nl.JSON, "public_url")), "<h1>Over ons</h1>")
+
+			tok := api(t, env, site, "POST", "/pages/about/draft/preview_token", obj{}, 200)
+			res2 := get(base + str(tok.JSON, "preview_url"))
+			wantStatus(t, res2, 200)
+			if got := res2.Header.Get("X-Robots-Tag"); got != "noindex" {
+				t.Errorf("preview X-Robots-Tag %q", got)
+			}
+
+			home := api(t, env, site, "PUT", "/pages/home", obj{"items": obj{"Hero image": obj{"__type": "File", "filename": "hero.png",
+				"attachment": base64.StdEncoding.EncodeToString(tinyPNG(t))}}}, 200)
+			var fileURL string
+			for _, it := range home.JSON.(map[string]any)["items"].(map[string]any) {
+				if m, ok := it.(map[string]any); ok && m["slug"] == "Hero image" {
+					fileURL, _ = m["content"].(string)
+				}
+			}
+			if !strings.HasPrefix(fileURL, base+"/files/") {
+				t.Fatalf("file URL %q is not on %s", fileURL, base)
+			}
+			if got := get(fileURL); got.Status != 200 || !bytes.Equal(got.Raw, tinyPNG(t)) {
+				t.Errorf("GET %s: status %d, %d bytes", fileURL, got.Status, len(got.Raw))
+			}
+			wantContains(t, get(base+"/"), `<img src="/files/`)
+			sitemap := get(base + "/sitemap.xml")
+			wantContains(t, sitemap, "<loc>"+base+"/about</loc>") // https, though the request came over http
+		})
+	}
 }

@@ -95,8 +95,20 @@ func (p *public) site(r *http.Request, fresh bool) (*store.Site, error) {
 	return p.s.Render.Site(r.Context(), host, p.s.URLs, fresh)
 }
 
-// base is the site's public base URL as this request reached it.
-func base(r *http.Request) string {
+// base is the site's public base URL as this request reached it: the
+// configured one (URLs.Base: its primary domain or the operator's public
+// URL, with their scheme, which a proxy in front may not pass on) when the
+// request came to that host, else the request's own scheme and host.
+func (p *public) base(r *http.Request, site *store.Site) string {
+	configured := p.s.URLs.Base(site)
+	if u, err := url.Parse(configured); err == nil && strings.EqualFold(u.Host, r.Host) {
+		return configured
+	}
+	return requestBase(r)
+}
+
+// requestBase is the scheme and host r was sent to.
+func requestBase(r *http.Request) string {
 	scheme := "http"
 	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
 		scheme = "https"
@@ -106,7 +118,7 @@ func base(r *http.Request) string {
 
 func (p *public) crawl(contentType string, fn func(context.Context, *store.Site, string) ([]byte, error)) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
-		body, err := fn(r.Context(), siteOf(r), base(r))
+		body, err := fn(r.Context(), siteOf(r), p.base(r, siteOf(r)))
 		if err != nil {
 			p.fail(w, r, err)
 			return
@@ -254,13 +266,32 @@ func (p *public) renderError(w http.ResponseWriter, r *http.Request, req *render
 		p.s.Logger.Error("template error", slog.String("site", req.Site.ShortID), slog.String("path", r.URL.Path),
 			slog.String("error", te.Error()))
 		details := ""
-		if p.s.Render.Editor(r.Context(), req.Site, r.URL.Query().Get("preview")) {
+		if p.admin(r, req.Site) {
 			details = te.Error()
 		}
 		p.special(w, r, req, http.StatusInternalServerError, render.TemplateError500, "This page could not be shown", details)
 	default:
 		p.fail(w, r, err)
 	}
+}
+
+// admin reports whether r comes from an admin of site: the caller of the
+// simulator, or a request carrying an admin's API token of the site in
+// Authorization. Only they are shown why a page failed to render; everyone
+// else gets the error page, and the details go to the log.
+func (p *public) admin(r *http.Request, site *store.Site) bool {
+	pr := principal(r)
+	if pr == nil {
+		tok := bearerToken(r)
+		if tok == "" {
+			return false
+		}
+		var err error
+		if pr, err = p.s.Auth.Authenticate(r.Context(), tok, site.ID); err != nil {
+			return false
+		}
+	}
+	return pr.IsAdmin() && pr.Site.ID == site.ID
 }
 
 func cmsMessage(err error) string {
@@ -360,5 +391,5 @@ func (p *public) logout(w http.ResponseWriter, r *http.Request) {
 // readable by scripts, not sent with cross-site subrequests or posts.
 func (p *public) setSession(w http.ResponseWriter, r *http.Request, token string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: token, Path: "/", MaxAge: maxAge, HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: strings.HasPrefix(base(r), "https:")})
+		SameSite: http.SameSiteLaxMode, Secure: strings.HasPrefix(p.base(r, siteOf(r)), "https:")})
 }

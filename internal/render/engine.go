@@ -89,6 +89,7 @@ func newTheme(site *store.Site, locale string, files map[string]string) *theme {
 	e.RegisterFilter("link_to", t.linkTo)
 	e.RegisterFilter("url_for_locale", urlForLocale)
 	e.RegisterFilter("paginate", paginate)
+	e.RegisterFilter("where", where)
 	t.eng = e
 	return t
 }
@@ -355,6 +356,63 @@ func paginate(list []any, per, page int) []any {
 		return []any{}
 	}
 	return list[start:min(start+per, len(list))]
+}
+
+// where keeps the items of a list (entries, pages) whose key equals value:
+// `channels.articles | where: 'topics', 'product'`. A key holding a list
+// matches when one of its elements does (an element that is an object by
+// its id, slug or name); values compare as text, so 2 matches "2". Without
+// a value, items whose key is set and neither false, empty nor "false"
+// match. osteele/liquid has no where filter of its own.
+func where(list []any, key string, value ...any) []any {
+	out := []any{}
+	for _, item := range list {
+		m, ok := item.(map[string]any)
+		if !ok {
+			continue
+		}
+		v := m[key]
+		if len(value) == 0 && truthy(v) || len(value) > 0 && matches(v, value[0]) {
+			out = append(out, item)
+		}
+	}
+	return out
+}
+
+func truthy(v any) bool {
+	switch v := v.(type) {
+	case nil:
+		return false
+	case bool:
+		return v
+	case string:
+		return v != "" && v != "false"
+	case []any:
+		return len(v) > 0
+	}
+	return true
+}
+
+func matches(v, want any) bool {
+	switch v := v.(type) {
+	case nil:
+		return want == nil
+	case []any:
+		for _, e := range v {
+			if matches(e, want) {
+				return true
+			}
+		}
+		return false
+	case map[string]any:
+		for _, k := range []string{"id", "slug", "name"} {
+			if x, ok := v[k]; ok && matches(x, want) {
+				return true
+			}
+		}
+		return false
+	}
+	return want != nil && fmt.Sprint(v) == fmt.Sprint(want)
 }
 
 // loginFormTag renders the customer login form of the site, posting to

@@ -148,3 +148,29 @@ func FuzzIncludeArgs(f *testing.F) {
 		_ = includeArgs.FindStringSubmatch(s)
 	})
 }
+
+func TestWhere(t *testing.T) {
+	a := map[string]any{"title": "A", "n": float64(2), "topics": []any{"product", "news"}, "draft": false}
+	b := map[string]any{"title": "B", "n": float64(3), "topics": []any{map[string]any{"slug": "engineering"}}, "draft": "true"}
+	c := map[string]any{"title": "C", "topics": []any{}}
+	list := []any{a, b, c, "not an object"}
+	for _, tc := range []struct {
+		key   string
+		value []any
+		want  []any
+	}{
+		{"title", []any{"B"}, []any{b}},
+		{"n", []any{2}, []any{a}},
+		{"n", []any{"3"}, []any{b}},
+		{"topics", []any{"news"}, []any{a}},
+		{"topics", []any{"engineering"}, []any{b}},
+		{"topics", nil, []any{a, b}},
+		{"draft", nil, []any{b}},
+		{"missing", []any{"x"}, []any{}},
+		{"missing", []any{nil}, []any{a, b, c}},
+	} {
+		if got := where(list, tc.key, tc.value...); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("where(%q, %v) = %v, want %v", tc.key, tc.value, got, tc.want)
+		}
+	}
+}

@@ -121,7 +121,7 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 	token := req.Query.Get("preview")
 	key := ""
 	if token == "" && req.Templates == nil {
-		key = cacheKey(req, locale, path)
+		key = cacheKey(req, locale)
 	}
 	// The cache check also checks the site; a render that cannot use the
 	// cache checks it on its own.
@@ -182,15 +182,16 @@ func (s *Service) newState(ctx context.Context, req *Request, locale string) *st
 	return &state{svc: s, ctx: ctx, site: req.Site, locale: locale, returnTo: ret, scope: &scope{}, deps: newDeps()}
 }
 
-// cacheKey names a visit: the site, the locale and path, the query (a
-// template may read it) and who is visiting. Logged-in customers never
-// share an entry with anyone else.
-func cacheKey(req *Request, locale, path string) string {
+// cacheKey names a visit by everything a template can read of it: the
+// site, the host and the path as sent (request.host, request.path, the
+// login form's return_to), the locale, the query (request.params) and who
+// is visiting. Logged-in customers never share an entry with anyone else.
+func cacheKey(req *Request, locale string) string {
 	viewer := ""
 	if c := req.Customer; c != nil {
-		viewer = c.ID + "\x00" + c.Email + "\x00" + c.Name + "\x00" + strings.Join(c.Groups, ",")
+		viewer = c.ID + "\x00" + c.Email + "\x00" + c.Name + "\x00" + strings.Join(c.Groups, ",") + "\x00" + strings.Join(c.Roles, ",")
 	}
-	return req.Site.ID + "\x00" + locale + "\x00" + path + "\x00" + req.Query.Encode() + "\x00" + viewer
+	return req.Site.ID + "\x00" + strings.ToLower(req.Host) + "\x00" + locale + "\x00" + req.Path + "\x00" + req.Query.Encode() + "\x00" + viewer
 }
 
 // fromCache returns the cached render under key if everything it was
@@ -221,6 +222,20 @@ func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (
 			st, err := tx.Entries().ChannelStamp(site.ID, id)
 			if err != nil || !sameStamp(st, want) {
 				return nil
+			}
+		}
+		for id, want := range c.deps.channelDefs {
+			ch, err := tx.Channels().Get(site.ID, id)
+			if err != nil || !ch.UpdatedAt.Equal(want) {
+				return nil
+			}
+		}
+		if c.deps.channelSetRead {
+			// A channel created, renamed, redefined or deleted changes what
+			// `channels` holds, even for a slug the render found missing.
+			sig, err := channelSet(tx, site.ID)
+			if err != nil || sig != c.deps.channelSet {
+				return err
 			}
 		}
 		fresh = true
@@ -288,16 +303,6 @@ func (s *Service) previewGrant(ctx context.Context, site *store.Site, token stri
 		return err
 	})
 	return pageID, err == nil
-}
-
-// Editor reports whether token is a valid preview token of site: its
-// holder edits the site and may see why a page failed to render.
-func (s *Service) Editor(ctx context.Context, site *store.Site, token string) bool {
-	if token == "" {
-		return false
-	}
-	_, ok := s.previewGrant(ctx, site, token)
-	return ok
 }
 
 // theme returns the compiled theme of site in locale, with its stamp.

@@ -45,6 +45,8 @@ type state struct {
 	// fails with it rather than render a page with data missing.
 	mu  sync.Mutex
 	err error
+	// options caches selectNames by channel reference.
+	options map[string]selectNames
 }
 
 func (st *state) fail(err error) {
@@ -62,13 +64,18 @@ type deps struct {
 	pages    map[string]time.Time
 	entries  map[string]time.Time
 	channels map[string]store.Stamp
-	// customer reports that the render showed the logged-in customer, so
-	// it belongs to that customer alone.
-	customer bool
+	// channelDefs are the channels whose definitions (select options) the
+	// render used, with their updated_at.
+	channelDefs map[string]time.Time
+	// channelSet sums up the site's channels when the render read the
+	// `channels` variable (channelSetRead).
+	channelSet     string
+	channelSetRead bool
 }
 
 func newDeps() *deps {
-	return &deps{pages: map[string]time.Time{}, entries: map[string]time.Time{}, channels: map[string]store.Stamp{}}
+	return &deps{pages: map[string]time.Time{}, entries: map[string]time.Time{}, channels: map[string]store.Stamp{},
+		channelDefs: map[string]time.Time{}}
 }
 
 func (d *deps) page(id string, ts time.Time) {
@@ -249,12 +256,12 @@ func (st *state) entry(channel, id string) map[string]any {
 		st.fail(err)
 		return nil
 	}
-	return st.entryValue(body)
+	return st.entryValue(body, st.selectNames(channel))
 }
 
-// entryValue decodes an entry's API shape and lays the render's locale
-// over its default-locale values.
-func (st *state) entryValue(body []byte) map[string]any {
+// entryValue decodes an entry's API shape, lays the render's locale over
+// its default-locale values and shows select choices by name.
+func (st *state) entryValue(body []byte, names selectNames) map[string]any {
 	var m map[string]any
 	if err := json.Unmarshal(body, &m); err != nil {
 		st.fail(err)
@@ -267,7 +274,91 @@ func (st *state) entryValue(body []byte) map[string]any {
 			}
 		}
 	}
+	for field, byID := range names {
+		switch v := m[field].(type) {
+		case string:
+			if n, ok := byID[v]; ok {
+				m[field] = n
+			}
+		case []any:
+			out := make([]any, len(v))
+			for i, e := range v {
+				out[i] = e
+				if id, ok := e.(string); ok {
+					if n, ok := byID[id]; ok {
+						out[i] = n
+					}
+				}
+			}
+			m[field] = out
+		}
+	}
 	return m
+}
+
+// selectNames maps each select and multi_select field of a channel to its
+// options' names by id: the API gives a choice's id, templates show and
+// filter by its name (`where: 'topics', 'Product'`).
+type selectNames map[string]map[string]string
+
+// selectNames returns the select options of the channel ref (id or slug),
+// recording the channel's definition as a dependency of the render.
+func (st *state) selectNames(ref string) selectNames {
+	st.mu.Lock()
+	names, ok := st.options[ref]
+	st.mu.Unlock()
+	if ok {
+		return names
+	}
+	var ch *store.Channel
+	err := st.svc.Store.View(st.ctx, func(tx store.Tx) (err error) {
+		if ch, err = tx.Channels().GetBySlug(st.site.ID, ref); cms.IsCode(err, cms.ENotFound) {
+			ch, err = tx.Channels().Get(st.site.ID, ref)
+		}
+		return err
+	})
+	if cms.IsCode(err, cms.ENotFound) {
+		return nil
+	} else if err != nil {
+		st.fail(err)
+		return nil
+	}
+	st.deps.mu.Lock()
+	st.deps.channelDefs[ch.ID] = ch.UpdatedAt
+	st.deps.mu.Unlock()
+	body, err := st.svc.Entries.Channel(st.ctx, st.site, ch.ID)
+	if err != nil {
+		st.fail(err)
+		return nil
+	}
+	var def struct {
+		Customizations []struct {
+			Name          string
+			SelectOptions []struct{ ID, Name string } `json:"select_options"`
+		}
+	}
+	if err := json.Unmarshal(body, &def); err != nil {
+		st.fail(err)
+		return nil
+	}
+	names = selectNames{}
+	for _, f := range def.Customizations {
+		if len(f.SelectOptions) == 0 {
+			continue
+		}
+		byID := make(map[string]string, len(f.SelectOptions))
+		for _, o := range f.SelectOptions {
+			byID[o.ID] = o.Name
+		}
+		names[f.Name] = byID
+	}
+	st.mu.Lock()
+	if st.options == nil {
+		st.options = map[string]selectNames{}
+	}
+	st.options[ref] = names
+	st.mu.Unlock()
+	return names
 }
 
 // channelsDrop is the `channels` variable: each channel's entries, loaded
@@ -276,21 +367,43 @@ type channelsDrop struct{ st *state }
 
 func (d channelsDrop) ToLiquid() any {
 	st := d.st
-	list, _, err := st.svc.Entries.ListChannels(st.ctx, st.site, store.ListOptions{Limit: 1000})
+	var list []*store.Channel
+	var sig string
+	err := st.svc.Store.View(st.ctx, func(tx store.Tx) (err error) {
+		list, _, err = tx.Channels().List(st.site.ID, store.ListOptions{Limit: maxChannels})
+		sig = channelSetOf(list)
+		return err
+	})
 	if err != nil {
 		st.fail(err)
 		return map[string]any{}
 	}
+	st.deps.mu.Lock()
+	st.deps.channelSet, st.deps.channelSetRead = sig, true
+	st.deps.mu.Unlock()
 	out := make(map[string]any, len(list))
-	for _, body := range list {
-		var ch struct{ ID, Slug string }
-		if err := json.Unmarshal(body, &ch); err != nil {
-			st.fail(err)
-			continue
-		}
+	for _, ch := range list {
 		out[ch.Slug] = &channelDrop{st: st, id: ch.ID, slug: ch.Slug}
 	}
 	return out
+}
+
+// maxChannels bounds the channels a site's `channels` variable holds.
+const maxChannels = 1000
+
+// channelSet sums up the site's channels (which exist, their slugs and
+// definitions) for cache validation.
+func channelSet(tx store.Tx, siteID string) (string, error) {
+	list, _, err := tx.Channels().List(siteID, store.ListOptions{Limit: maxChannels})
+	return channelSetOf(list), err
+}
+
+func channelSetOf(list []*store.Channel) string {
+	var b strings.Builder
+	for _, ch := range list {
+		b.WriteString(ch.ID + "\x00" + ch.Slug + "\x00" + ch.UpdatedAt.UTC().Format(time.RFC3339Nano) + "\x00")
+	}
+	return b.String()
 }
 
 // channelDrop is one channel's entries.
@@ -318,9 +431,10 @@ func (d *channelDrop) ToLiquid() any {
 		st.fail(err)
 		return []any{}
 	}
+	names := st.selectNames(d.id)
 	out := make([]any, 0, len(bodies))
 	for _, b := range bodies {
-		if e := st.entryValue(b); e != nil {
+		if e := st.entryValue(b, names); e != nil {
 			out = append(out, e)
 		}
 	}
