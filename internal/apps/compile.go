@@ -22,6 +22,8 @@ type host struct {
 	handlers map[string]goja.Callable // "function:<name>", "job:<name>", …
 	inv      *invocation
 	broken   bool // interrupted: never reused
+	// customerObj is Service.Customer, which Service.Query tells apart.
+	customerObj *goja.Object
 }
 
 // prepare builds a runtime for files: the SDK installed, every file parsed

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"runtime/metrics"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/dop251/goja"
@@ -156,12 +157,30 @@ func (h *host) call(handler string, params map[string]any, extra func(vm *goja.R
 			}
 			return outcome{value: exportValue(p.Result()), status: 200}
 		case goja.PromiseStateRejected:
-			return outcome{err: errors.New(show(p.Result()))}
+			return outcome{err: errors.New(errorText(p.Result()))}
 		default:
 			return outcome{err: errors.New("the function returned a promise that never settled")}
 		}
 	}
 	return outcome{value: exportValue(v), status: 200}
+}
+
+// errorText is a thrown or rejected value as the log shows it: an Error's
+// text and stack, anything else as a logged value is.
+func errorText(v goja.Value) string {
+	if obj, ok := v.(*goja.Object); ok {
+		if stack := obj.Get("stack"); stack != nil && !goja.IsUndefined(stack) && stack.String() != "" {
+			text := stack.String()
+			if head := v.String(); !strings.HasPrefix(text, head) {
+				text = head + "\n" + text
+			}
+			return text
+		}
+		if msg := obj.Get("message"); msg != nil && !goja.IsUndefined(msg) {
+			return v.String()
+		}
+	}
+	return show(v)
 }
 
 func exportValue(v goja.Value) any {

@@ -2,12 +2,14 @@ package apps
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/dop251/goja"
 
+	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -119,7 +121,9 @@ func (h *host) install() {
 	}))
 	must(site.Set("env", env))
 	must(service.Set("Site", site))
+	h.installObjects(service)
 	must(vm.Set("Service", service))
+	h.installMailHTTP()
 
 	console := vm.NewObject()
 	for _, level := range []string{"debug", "log", "info", "warn", "error"} {
@@ -206,19 +210,49 @@ func (h *host) promise(fn func() (any, error)) goja.Value {
 	return h.vm.ToValue(p)
 }
 
-// query is Service.Query(slug): a query over a channel's entries.
+// query is Service.Query(slug | Service.Customer): a query over a
+// channel's entries or the site's customers, read through the same
+// services (and so the same wire shapes and rules) as the API.
 func (h *host) query(c goja.FunctionCall) goja.Value {
 	vm := h.vm
+	ofCustomers := c.Argument(0) == goja.Value(h.customerObj)
 	slug := c.Argument(0).String()
 	var q entries.Query
+	var only []string
 	limit, page := 100, 1
 	obj := vm.NewObject()
 	chain := func(name string, fn func(goja.FunctionCall)) {
 		must(obj.Set(name, func(c goja.FunctionCall) goja.Value { fn(c); return obj }))
 	}
-	chain("equalTo", func(c goja.FunctionCall) {
-		q.Where = append(q.Where, entries.Cond{Key: c.Argument(0).String(), Value: condValue(c.Argument(1))})
-	})
+	cond := func(name, op string) {
+		chain(name, func(c goja.FunctionCall) {
+			q.Where = append(q.Where, entries.Cond{Key: c.Argument(0).String(), Value: condValue(c.Argument(1)), Op: op})
+		})
+	}
+	cond("equalTo", "")
+	cond("notEqualTo", store.OpNotEqual)
+	cond("greaterThan", store.OpGreater)
+	cond("greaterThanOrEqualTo", store.OpGreaterEqual)
+	cond("lessThan", store.OpLess)
+	cond("lessThanOrEqualTo", store.OpLessEqual)
+	cond("contains", store.OpContains)
+	cond("startsWith", store.OpPrefix)
+	for name, op := range map[string]string{"containedIn": store.OpIn, "notContainedIn": store.OpNotIn} {
+		chain(name, func(c goja.FunctionCall) {
+			var values []string
+			if list, ok := c.Argument(1).Export().([]any); ok {
+				for _, v := range list {
+					values = append(values, condValue(vm.ToValue(v)))
+				}
+			}
+			q.Where = append(q.Where, entries.Cond{Key: c.Argument(0).String(), Op: op, Values: values})
+		})
+	}
+	for name, op := range map[string]string{"exists": store.OpExists, "doesNotExist": store.OpNotExists} {
+		chain(name, func(c goja.FunctionCall) {
+			q.Where = append(q.Where, entries.Cond{Key: c.Argument(0).String(), Op: op})
+		})
+	}
 	chain("ascending", func(c goja.FunctionCall) { q.Sort = append(q.Sort, entries.SortKey{Key: c.Argument(0).String()}) })
 	chain("descending", func(c goja.FunctionCall) {
 		q.Sort = append(q.Sort, entries.SortKey{Key: c.Argument(0).String(), Desc: true})
@@ -226,18 +260,45 @@ func (h *host) query(c goja.FunctionCall) goja.Value {
 	chain("search", func(c goja.FunctionCall) { q.Search = c.Argument(0).String() })
 	chain("limit", func(c goja.FunctionCall) { limit = clamp(int(c.Argument(0).ToInteger()), 1, 1000) })
 	chain("page", func(c goja.FunctionCall) { page = clamp(int(c.Argument(0).ToInteger()), 1, 1<<20) })
-	find := func(lim, off int) ([]any, int, error) {
-		if h.inv == nil {
-			return nil, 0, fmt.Errorf("Service.Query runs inside a function, not while the code loads")
+	chain("include", func(goja.FunctionCall) {}) // references are always read in full
+	chain("only", func(c goja.FunctionCall) {
+		for _, a := range c.Arguments {
+			if list, ok := a.Export().([]any); ok {
+				for _, k := range list {
+					only = append(only, fmt.Sprint(k))
+				}
+				continue
+			}
+			only = append(only, a.String())
 		}
-		bodies, total, err := h.inv.svc.Entries.List(h.inv.ctx, h.inv.site, slug, q, entries.ReadOptions{}, store.ListOptions{Limit: lim, Offset: off})
+	})
+	find := func(lim, off int) ([]any, int, error) {
+		inv, err := h.reading("Service.Query")
+		if err != nil {
+			return nil, 0, err
+		}
+		var bodies [][]byte
+		var total int
+		if ofCustomers {
+			if inv.svc.Customers == nil {
+				return nil, 0, errors.New("Service.Query(Service.Customer): customers are not available")
+			}
+			for _, c := range q.Where {
+				if c.Op != "" {
+					return nil, 0, fmt.Errorf("Service.Query(Service.Customer): only equalTo filters customers (%s)", c.Key)
+				}
+			}
+			bodies, total, err = inv.svc.Customers.List(inv.ctx, inv.site, customers.Query{Search: q.Search, Where: q.Where, Sort: q.Sort}, store.ListOptions{Limit: lim, Offset: off})
+		} else {
+			bodies, total, err = inv.svc.Entries.List(inv.ctx, inv.site, slug, q, entries.ReadOptions{}, store.ListOptions{Limit: lim, Offset: off})
+		}
 		if err != nil {
 			return nil, 0, err
 		}
 		out := make([]any, 0, len(bodies))
 		for _, b := range bodies {
-			var m map[string]any
-			if err := json.Unmarshal(b, &m); err != nil {
+			m, err := decodeRecord(b, only)
+			if err != nil {
 				return nil, 0, err
 			}
 			out = append(out, m)
@@ -248,6 +309,36 @@ func (h *host) query(c goja.FunctionCall) goja.Value {
 		return h.promise(func() (any, error) {
 			list, _, err := find(limit, (page-1)*limit)
 			return list, err
+		})
+	}))
+	findAll := func() ([]any, error) {
+		var all []any
+		for off := 0; ; off += 1000 {
+			list, total, err := find(1000, off)
+			if err != nil {
+				return nil, err
+			}
+			all = append(all, list...)
+			if len(list) == 0 || off+len(list) >= total || len(all) >= maxFindAll {
+				return all, nil
+			}
+		}
+	}
+	must(obj.Set("findAll", func() goja.Value {
+		return h.promise(func() (any, error) { return findAll() })
+	}))
+	must(obj.Set("each", func(fn goja.Callable) goja.Value {
+		return h.promise(func() (any, error) {
+			all, err := findAll()
+			if err != nil {
+				return nil, err
+			}
+			for _, item := range all {
+				if _, err := fn(goja.Undefined(), vm.ToValue(item)); err != nil {
+					return nil, err
+				}
+			}
+			return nil, nil
 		})
 	}))
 	must(obj.Set("first", func() goja.Value {
@@ -267,19 +358,65 @@ func (h *host) query(c goja.FunctionCall) goja.Value {
 	}))
 	must(obj.Set("get", func(id string) goja.Value {
 		return h.promise(func() (any, error) {
-			if h.inv == nil {
-				return nil, fmt.Errorf("Service.Query runs inside a function, not while the code loads")
-			}
-			body, err := h.inv.svc.Entries.Entry(h.inv.ctx, h.inv.site, slug, id, entries.ReadOptions{})
+			inv, err := h.reading("Service.Query")
 			if err != nil {
 				return nil, err
 			}
-			var m map[string]any
-			err = json.Unmarshal(body, &m)
-			return m, err
+			var body []byte
+			if ofCustomers {
+				if inv.svc.Customers == nil {
+					return nil, errors.New("Service.Query(Service.Customer): customers are not available")
+				}
+				body, err = inv.svc.Customers.Get(inv.ctx, inv.site, id)
+			} else {
+				body, err = inv.svc.Entries.Entry(inv.ctx, inv.site, slug, id, entries.ReadOptions{})
+			}
+			if err != nil {
+				return nil, err
+			}
+			return decodeRecord(body, only)
 		})
 	}))
 	return obj
+}
+
+// maxFindAll bounds what findAll and each read.
+const maxFindAll = 10000
+
+// decodeRecord decodes a record's read shape, keeping only the keys of
+// only (and id) when there are any.
+func decodeRecord(body []byte, only []string) (map[string]any, error) {
+	var m map[string]any
+	if err := json.Unmarshal(body, &m); err != nil {
+		return nil, err
+	}
+	if len(only) > 0 {
+		for k := range m {
+			if k != "id" && !slices.Contains(only, k) {
+				delete(m, k)
+			}
+		}
+	}
+	return m, nil
+}
+
+// reading returns the running invocation, or an error when the code is
+// loading (SDK reads and writes run in handlers only).
+func (h *host) reading(what string) (*invocation, error) {
+	if h.inv == nil {
+		return nil, fmt.Errorf("%s runs inside a handler, not while the code loads", what)
+	}
+	return h.inv, nil
+}
+
+// writing is reading for a call that writes: a before callback runs inside
+// another write, and may not.
+func (h *host) writing(what string) (*invocation, error) {
+	inv, err := h.reading(what)
+	if err == nil && inv.inWrite {
+		err = fmt.Errorf("%s cannot write in a before callback (change request.object instead, or use an after callback)", what)
+	}
+	return inv, err
 }
 
 // condValue turns an equalTo value into a where= value.

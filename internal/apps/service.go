@@ -9,14 +9,21 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // Service keeps apps and runs their code.
 type Service struct {
-	Store   store.Store
-	Entries *entries.Service
+	Store     store.Store
+	Entries   *entries.Service
+	Customers *customers.Service
+	// Mailer sends cloud code's Mail.send; nil logs the mail.
+	Mailer mail.Mailer
+	// HTTP is what cloud code's outbound calls may reach.
+	HTTP HTTPOptions
 	// SiteURL is a site's public base URL, for the apps' url.
 	SiteURL func(*store.Site) string
 	// Limits bound each invocation; zero fields take the defaults.

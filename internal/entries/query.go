@@ -8,10 +8,14 @@ import (
 	"unicode/utf8"
 )
 
-// Cond is one parsed where= condition: the entry's Key equals Value.
+// Cond is one condition on a list: the entry's Key equals Value (where=),
+// or, from cloud code's queries, relates to it as Op says (the store's
+// operators: store.OpNotEqual, …; Values for OpIn and OpNotIn).
 type Cond struct {
-	Key   string
-	Value string
+	Key    string
+	Value  string
+	Op     string
+	Values []string
 }
 
 // ParseWhere parses a where= expression: a JSON object of key -> value,

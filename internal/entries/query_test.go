@@ -1,7 +1,7 @@
 package entries_test
 
 import (
-	"slices"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -15,13 +15,13 @@ func TestParseWhere(t *testing.T) {
 		err  string
 	}{
 		{in: ``, want: nil},
-		{in: `title:"Hello world"`, want: []entries.Cond{{"title", "Hello world"}}},
-		{in: `_slug:"a-b"`, want: []entries.Cond{{"_slug", "a-b"}}},
-		{in: `count:10`, want: []entries.Cond{{"count", "10"}}},
-		{in: `a:"x", b:true c:1.5`, want: []entries.Cond{{"a", "x"}, {"b", "true"}, {"c", "1.5"}}},
-		{in: `title: "with \"quotes\" and , commas"`, want: []entries.Cond{{"title", `with "quotes" and , commas`}}},
-		{in: `title:"caf\u00e9"`, want: []entries.Cond{{"title", "café"}}},
-		{in: `{"title":"x","count":10,"ok":false}`, want: []entries.Cond{{"count", "10"}, {"ok", "false"}, {"title", "x"}}},
+		{in: `title:"Hello world"`, want: []entries.Cond{{Key: "title", Value: "Hello world"}}},
+		{in: `_slug:"a-b"`, want: []entries.Cond{{Key: "_slug", Value: "a-b"}}},
+		{in: `count:10`, want: []entries.Cond{{Key: "count", Value: "10"}}},
+		{in: `a:"x", b:true c:1.5`, want: []entries.Cond{{Key: "a", Value: "x"}, {Key: "b", Value: "true"}, {Key: "c", Value: "1.5"}}},
+		{in: `title: "with \"quotes\" and , commas"`, want: []entries.Cond{{Key: "title", Value: `with "quotes" and , commas`}}},
+		{in: `title:"caf\u00e9"`, want: []entries.Cond{{Key: "title", Value: "café"}}},
+		{in: `{"title":"x","count":10,"ok":false}`, want: []entries.Cond{{Key: "count", Value: "10"}, {Key: "ok", Value: "false"}, {Key: "title", Value: "x"}}},
 		{in: `title`, err: "field:"},
 		{in: `:x`, err: "field:"},
 		{in: `title:"open`, err: "unterminated"},
@@ -39,7 +39,7 @@ func TestParseWhere(t *testing.T) {
 				}
 				return
 			}
-			if err != nil || !slices.Equal(got, tt.want) {
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
 				t.Fatalf("ParseWhere(%q): got %v, %v; want %v", tt.in, got, err, tt.want)
 			}
 		})
@@ -62,7 +62,7 @@ func TestParseSort(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := entries.ParseSort(tt.in)
-		if (err != nil) != tt.err || !slices.Equal(got, tt.want) {
+		if (err != nil) != tt.err || !reflect.DeepEqual(got, tt.want) {
 			t.Errorf("ParseSort(%q): got %v, %v; want %v (error %t)", tt.in, got, err, tt.want, tt.err)
 		}
 	}
@@ -84,7 +84,7 @@ func FuzzParseWhere(f *testing.F) {
 			b.WriteString(c.Key + ":" + quote(c.Value) + ",")
 		}
 		again, err := entries.ParseWhere(b.String())
-		if err != nil || !slices.Equal(again, conds) {
+		if err != nil || !reflect.DeepEqual(again, conds) {
 			t.Fatalf("%q parsed to %v; printed %q parsed to %v, %v", s, conds, b.String(), again, err)
 		}
 	})

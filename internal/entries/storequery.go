@@ -39,18 +39,18 @@ func (s *Service) storeQuery(site *store.Site, ch *Channel, q Query) (store.Entr
 	for _, c := range q.Where {
 		switch c.Key {
 		case "slug", "_slug":
-			sq.Where = append(sq.Where, store.EntryCond{Field: store.EntrySlug, Value: c.Value})
+			sq.Where = append(sq.Where, store.EntryCond{Field: store.EntrySlug, Value: c.Value, Op: c.Op, Values: c.Values})
 			continue
 		}
 		f := ch.Field(c.Key)
 		if f == nil {
 			return sq, errQuery("where: %q is not a field of channel %s", c.Key, ch.Slug)
 		}
-		text, err := w.condValue(f, c.Value)
+		sc, err := w.storeCond(f, c)
 		if err != nil {
 			return sq, err
 		}
-		sq.Where = append(sq.Where, store.EntryCond{Field: f.ID, Value: text})
+		sq.Where = append(sq.Where, sc)
 	}
 	if len(q.Sort) > maxSorts {
 		return sq, errQuery("sort: at most %d keys", maxSorts)
@@ -85,6 +85,49 @@ func (s *Service) storeQuery(site *store.Site, ch *Channel, q Query) (store.Entr
 
 // condValue is the indexed text a where= value of field f matches: the
 // value as the field would store it.
+// storeCond translates one condition on field f.
+func (w *writer) storeCond(f *Field, c Cond) (store.EntryCond, error) {
+	sc := store.EntryCond{Field: f.ID, Op: c.Op}
+	switch c.Op {
+	case store.OpExists, store.OpNotExists:
+		return sc, nil
+	case store.OpContains, store.OpPrefix:
+		if f.Type != TypeString && f.Type != TypeEmail {
+			return sc, errQuery("where: field %q of type %s has no text to search", f.Name, f.Type)
+		}
+		sc.Value = c.Value
+		return sc, nil
+	case store.OpIn, store.OpNotIn:
+		for _, v := range c.Values {
+			text, err := w.condValue(f, v)
+			if err != nil {
+				return sc, err
+			}
+			sc.Values = append(sc.Values, text)
+		}
+		return sc, nil
+	case store.OpGreater, store.OpGreaterEqual, store.OpLess, store.OpLessEqual:
+		switch f.Type {
+		case TypeInteger, TypeFloat:
+			sc.Numeric = true
+		case TypeString, TypeEmail, TypeDate, TypeDateTime, TypeTime:
+			// Texts that sort as their values: dates in ISO 8601, times
+			// of day as zero-padded HH:MM.
+		default:
+			return sc, errQuery("where: field %q of type %s cannot be compared", f.Name, f.Type)
+		}
+	case "", store.OpNotEqual:
+	default:
+		return sc, errQuery("where: unknown operator %q", c.Op)
+	}
+	text, err := w.condValue(f, c.Value)
+	if err != nil {
+		return sc, err
+	}
+	sc.Value = text
+	return sc, nil
+}
+
 func (w *writer) condValue(f *Field, v string) (string, error) {
 	var written any = v
 	switch f.Type {

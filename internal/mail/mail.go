@@ -16,11 +16,14 @@ import (
 	gomail "github.com/wneessen/go-mail"
 )
 
-// Message is one plain-text mail.
+// Message is one mail: plain text, and an HTML alternative when HTML is
+// set (cloud code's Mail.send).
 type Message struct {
 	To      string
+	Cc      []string
 	Subject string
 	Text    string
+	HTML    string
 }
 
 // A Mailer sends mail.
@@ -39,7 +42,7 @@ func (l Log) Send(ctx context.Context, m Message) error {
 		logger = slog.Default()
 	}
 	logger.InfoContext(ctx, "mail (log transport; configure --smtp to send it)",
-		slog.String("to", m.To), slog.String("subject", m.Subject), slog.String("text", m.Text))
+		slog.String("to", m.To), slog.Any("cc", m.Cc), slog.String("subject", m.Subject), slog.String("text", m.Text), slog.String("html", m.HTML))
 	return nil
 }
 
@@ -124,8 +127,21 @@ func (s *SMTP) Send(ctx context.Context, m Message) error {
 	if err := msg.To(m.To); err != nil {
 		return fmt.Errorf("mail: recipient: %w", err)
 	}
+	if len(m.Cc) > 0 {
+		if err := msg.Cc(m.Cc...); err != nil {
+			return fmt.Errorf("mail: cc: %w", err)
+		}
+	}
 	msg.Subject(m.Subject)
-	msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+	switch {
+	case m.HTML == "":
+		msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+	case m.Text == "":
+		msg.SetBodyString(gomail.TypeTextHTML, m.HTML)
+	default:
+		msg.SetBodyString(gomail.TypeTextPlain, m.Text)
+		msg.AddAlternativeString(gomail.TypeTextHTML, m.HTML)
+	}
 	if err := s.client.DialAndSendWithContext(ctx, msg); err != nil {
 		return fmt.Errorf("mail: send: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -42,7 +43,7 @@ func TestLogAndRecorder(t *testing.T) {
 	}
 	var r mail.Recorder
 	_ = r.Send(context.Background(), m)
-	if sent := r.Sent(); len(sent) != 1 || sent[0] != m {
+	if sent := r.Sent(); len(sent) != 1 || !reflect.DeepEqual(sent[0], m) {
 		t.Errorf("recorder: %+v", sent)
 	}
 }

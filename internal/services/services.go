@@ -42,6 +42,9 @@ type Options struct {
 	HashCost int
 	// Mailer sends outgoing mail; nil logs it.
 	Mailer mail.Mailer
+	// AppsHTTPAllow lists the hosts cloud code may call (HTTP.get…); none
+	// by default.
+	AppsHTTPAllow []string
 	// URLs decide the public URL of each site.
 	URLs sites.URLs
 }
@@ -88,7 +91,8 @@ func New(st store.Store, opt Options) *Set {
 	s.Customers.Entries, s.Customers.Files = s.Entries, s.Files
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries}
 	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries}
-	s.Apps = &apps.Service{Store: st, Entries: s.Entries, SiteURL: siteURL}
+	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL,
+		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}}
 	s.Apps.Attach(s.Events)
 	s.Files.Register("pages", s.Pages)
 	s.Files.Register("entries", s.Entries)

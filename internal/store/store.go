@@ -469,12 +469,32 @@ const (
 	EntryUpdatedAt = "_updated_at"
 )
 
-// EntryCond matches entries with a value of Field whose text equals Value
-// (Field EntrySlug: whose slug equals Value).
+// EntryCond matches entries by a value of Field (Field EntrySlug: by their
+// slug). Op says how; the zero Op matches a value whose text equals Value.
 type EntryCond struct {
 	Field string
 	Value string
+	Op    string
+	// Values are the texts of OpIn and OpNotIn.
+	Values []string
+	// Numeric compares the values' numbers (OpGreater…), not their texts.
+	Numeric bool
 }
+
+// Condition operators beyond equality.
+const (
+	OpNotEqual     = "ne"       // no value's text equals Value
+	OpGreater      = "gt"       // a value above Value
+	OpGreaterEqual = "gte"      // a value at or above Value
+	OpLess         = "lt"       // a value below Value
+	OpLessEqual    = "lte"      // a value at or below Value
+	OpIn           = "in"       // a value among Values
+	OpNotIn        = "nin"      // no value among Values
+	OpExists       = "exists"   // some value
+	OpNotExists    = "nexists"  // no value
+	OpContains     = "contains" // a value containing Value, in any case
+	OpPrefix       = "prefix"   // a value starting with Value
+)
 
 // EntrySort orders entries by a value field (its number when it has one,
 // else its text; entries without a value last) or by EntrySlug,

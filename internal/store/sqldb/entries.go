@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -135,16 +136,12 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 		args = append(args, channelID)
 	}
 	for _, c := range q.Where {
-		if !storable(c.Field) || !storable(c.Value) {
+		cond, cargs, ok := entryCond(c)
+		if !ok {
 			return nil, 0, nil // no stored value can match
 		}
-		if c.Field == store.EntrySlug {
-			where += ` AND e.slug = ?`
-			args = append(args, c.Value)
-			continue
-		}
-		where += ` AND EXISTS (SELECT 1 FROM entry_values v WHERE v.field = ? AND v.text = ? AND v.entry_id = e.id)`
-		args = append(args, c.Field, c.Value)
+		where += ` AND ` + cond
+		args = append(args, cargs...)
 	}
 	if words := strings.Fields(q.Search); len(words) > 0 {
 		if !storable(q.Search) || !storable(q.Locale) {
@@ -294,4 +291,92 @@ func (x entries) Stamp(siteID, id string) (time.Time, error) {
 		return time.Time{}, x.fail(err, "stamp entry "+id+" of site "+siteID, "")
 	}
 	return ts, nil
+}
+
+// entryCond is the SQL condition of c on entries e, and its arguments; ok
+// is false when no entry can match (a value no column can hold).
+func entryCond(c store.EntryCond) (cond string, args []any, ok bool) {
+	if !storable(c.Field) || !storable(c.Value) {
+		return "", nil, false
+	}
+	for _, v := range c.Values {
+		if !storable(v) {
+			return "", nil, false
+		}
+	}
+	col := `v.text`
+	if c.Numeric {
+		col = `v.num`
+	}
+	var value any = c.Value
+	if c.Numeric {
+		n, err := strconv.ParseFloat(c.Value, 64)
+		if err != nil {
+			return "", nil, false
+		}
+		value = n
+	}
+	in := func() string {
+		return `(` + strings.TrimSuffix(strings.Repeat(`?, `, len(c.Values)), `, `) + `)`
+	}
+	valuesArgs := func() []any {
+		out := make([]any, len(c.Values))
+		for i, v := range c.Values {
+			out[i] = v
+		}
+		return out
+	}
+	like := likeEscape(c.Value)
+	var test string // the test on one value v, or on the slug
+	var targs []any
+	negate := false
+	switch c.Op {
+	case "":
+		test, targs = `= ?`, []any{c.Value}
+	case store.OpNotEqual:
+		test, targs, negate = `= ?`, []any{c.Value}, true
+	case store.OpGreater, store.OpGreaterEqual, store.OpLess, store.OpLessEqual:
+		op := map[string]string{store.OpGreater: `>`, store.OpGreaterEqual: `>=`, store.OpLess: `<`, store.OpLessEqual: `<=`}[c.Op]
+		test, targs = op+` ?`, []any{value}
+	case store.OpIn, store.OpNotIn:
+		if len(c.Values) == 0 {
+			if c.Op == store.OpIn {
+				return "", nil, false
+			}
+			return `1 = 1`, nil, true
+		}
+		test, targs, negate = `IN `+in(), valuesArgs(), c.Op == store.OpNotIn
+	case store.OpExists, store.OpNotExists:
+		if c.Field == store.EntrySlug {
+			return `1 = 1`, nil, c.Op == store.OpExists
+		}
+		q := `EXISTS (SELECT 1 FROM entry_values v WHERE v.field = ? AND v.entry_id = e.id)`
+		if c.Op == store.OpNotExists {
+			q = `NOT ` + q
+		}
+		return q, []any{c.Field}, true
+	case store.OpContains:
+		col = `LOWER(` + col + `)`
+		test, targs = `LIKE ? ESCAPE '\'`, []any{"%" + strings.ToLower(like) + "%"}
+	case store.OpPrefix:
+		test, targs = `LIKE ? ESCAPE '\'`, []any{like + "%"}
+	default:
+		return "", nil, false
+	}
+	if c.Field == store.EntrySlug {
+		slug := `e.slug`
+		if c.Op == store.OpContains {
+			slug = `LOWER(e.slug)`
+		}
+		q := slug + ` ` + test
+		if negate {
+			q = `NOT (` + q + `)`
+		}
+		return q, targs, true
+	}
+	q := `EXISTS (SELECT 1 FROM entry_values v WHERE v.field = ? AND ` + col + ` ` + test + ` AND v.entry_id = e.id)`
+	if negate {
+		q = `NOT ` + q
+	}
+	return q, append([]any{c.Field}, targs...), true
 }
