@@ -155,24 +155,30 @@ func TestBrowser(t *testing.T) {
 		location("/nl/"),
 	)
 
+	step("03-dutch-translated-slug",
+		chromedp.Navigate(base+"/nl/over-ons"),
+		text("h1", "Over ons"),
+		chromedp.WaitVisible(`.locales a[hreflang="en"][href="/about"]`, chromedp.ByQuery),
+	)
+
 	api(t, env, site, "PUT", "/pages/about/draft", obj{"title": "About (draft)"}, 200)
 	link := str(api(t, env, site, "POST", "/pages/about/draft/preview_token", obj{}, 200).JSON, "preview_url")
-	step("03-preview",
+	step("04-preview",
 		chromedp.Navigate(base+link),
 		text("h1", "About (draft)"),
 		text(".preview-banner", "Preview: draft"),
 	)
-	step("04-visitor-sees-live",
+	step("05-visitor-sees-live",
 		chromedp.Navigate(base+"/about"),
 		text("h1", "About"),
 	)
 
-	step("05-members-asks-for-login",
+	step("06-members-asks-for-login",
 		chromedp.Navigate(base+"/members"),
 		chromedp.WaitVisible(`form.customer-login`, chromedp.ByQuery),
 		location("/_customers/login?return_to=%2Fmembers"),
 	)
-	step("06-members-after-login",
+	step("07-members-after-login",
 		chromedp.SendKeys(`input[name="username"]`, demo.CustomerEmail, chromedp.ByQuery),
 		chromedp.SendKeys(`input[name="password"]`, demo.CustomerPassword, chromedp.ByQuery),
 		chromedp.Submit(`form.customer-login`, chromedp.ByQuery),
@@ -181,13 +187,37 @@ func TestBrowser(t *testing.T) {
 		text("h1", "Members"),
 		text(".customer", demo.CustomerEmail),
 	)
-	step("07-logged-out",
+	step("08-logged-out",
 		chromedp.Click(`form.customer-logout button`, chromedp.ByQuery),
 		chromedp.WaitVisible(`.account a[href="/_customers/login"]`, chromedp.ByQuery),
 		location("/"),
 		chromedp.Navigate(base+"/members"),
 		chromedp.WaitVisible(`form.customer-login`, chromedp.ByQuery),
 	)
+
+	// The listener itself works: an error logged by a page is caught.
+	const probe = "tessera-console-probe"
+	if err := chromedp.Run(ctx, chromedp.Evaluate(`console.error("`+probe+`")`, nil)); err != nil {
+		t.Fatal(err)
+	}
+	caught := false
+	for wait := 0; wait < 50 && !caught; wait++ {
+		mu.Lock()
+		for i, p := range problems {
+			if strings.Contains(p, probe) {
+				caught = true
+				problems = append(problems[:i], problems[i+1:]...)
+				break
+			}
+		}
+		mu.Unlock()
+		if !caught {
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+	if !caught {
+		t.Errorf("a console.error was not caught: the test would miss the page's own")
+	}
 
 	mu.Lock()
 	defer mu.Unlock()
