@@ -1,6 +1,7 @@
 package apitest_test
 
 import (
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -171,11 +172,16 @@ func TestApps(t *testing.T) {
 			if spin.Status != 500 {
 				t.Errorf("while (true) {}: %d, want stopped (500)", spin.Status)
 			}
-			// With time to spare, the memory bound stops an unbounded allocation.
+			// With time to spare, the memory bound stops an unbounded
+			// allocation, and what it took is given back.
 			env.Server.Apps.Limits.Timeout = 20 * time.Second
 			defer func() { env.Server.Apps.Limits.Timeout = 300 * time.Millisecond }()
+			baseline := liveHeap()
 			if hog := env.Do(t, apitest.Scenario{Method: "POST", Path: "/functions/hog", Body: obj{}}); hog.Status != 500 {
 				t.Errorf("unbounded allocation: %d, want stopped (500)", hog.Status)
+			}
+			if after := liveHeap(); after > baseline+32<<20 {
+				t.Errorf("live heap %d MiB after the stopped allocation, baseline %d MiB: the runtime kept what it took", after>>20, baseline>>20)
 			}
 			logs := do("GET", "/apps/shop-tools/logs?level=error", nil, 200)
 			if !strings.Contains(string(logs.Raw), "ran longer than 300ms") || !strings.Contains(string(logs.Raw), "MiB of memory") {
@@ -199,4 +205,12 @@ func keys(m obj) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// liveHeap is the heap still in use after a collection.
+func liveHeap() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }

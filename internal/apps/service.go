@@ -485,11 +485,9 @@ func (s *Service) Logs(ctx context.Context, site *store.Site, key string, f stor
 		if err != nil {
 			return err
 		}
+		f.Job = job
 		lines, err := tx.Apps().Logs(site.ID, rec.ID, f, limit)
 		for _, l := range lines {
-			if job != "" && !strings.Contains(string(l.Context), `"jid":"`+job+`"`) {
-				continue
-			}
 			at := cms.FormatTime(l.Time)
 			out = append(out, LogLine{ID: l.ID, Time: at, Level: l.Level, Data: l.Message, CreatedAt: at, Context: l.Context})
 		}

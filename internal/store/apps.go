@@ -41,6 +41,8 @@ type AppLogFilter struct {
 	Level         string
 	// Query keeps lines whose message contains it.
 	Query string
+	// Job keeps the lines of one job run, by its jid.
+	Job string
 }
 
 // Apps stores apps, their code files and their logs, scoped to a site.

@@ -146,6 +146,10 @@ func (x apps) Logs(siteID, appID string, f store.AppLogFilter, limit int) ([]*st
 		esc := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(strings.ToLower(f.Query))
 		where, args = append(where, `LOWER(message) LIKE ? ESCAPE '\'`), append(args, "%"+esc+"%")
 	}
+	if f.Job != "" {
+		// Lines of a job run carry its jid in their context.
+		where, args = append(where, `context LIKE ? ESCAPE '\'`), append(args, `%"jid":"`+likeEscape(f.Job)+`"%`)
+	}
 	logs, err := scanAll(x.tx, func(row scanner) (*store.AppLog, error) {
 		var l store.AppLog
 		var ctx string
