@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -339,15 +340,23 @@ func TestMigrateStatus(t *testing.T) {
 
 // TestConfigurationDocumented holds the README's configuration table and
 // serve's flags together: every flag of serve is a row with its
-// environment variable, and every row names a flag serve has.
+// environment variable and its default, and every row names a flag serve
+// has.
 func TestConfigurationDocumented(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if name, _, _ := strings.Cut(kv, "="); strings.HasPrefix(name, "TESSERA_") {
+			t.Setenv(name, "") // the defaults, not this environment's
+			os.Unsetenv(name)
+		}
+	}
 	var usage bytes.Buffer
 	flagOutput = &usage
 	defer func() { flagOutput = os.Stderr }()
 	if err := run(context.Background(), []string{"serve", "--help"}, io.Discard, io.Discard); err != nil {
 		t.Fatal(err)
 	}
-	flags := map[string]string{} // flag -> its variable, from the usage text
+	flags := map[string]string{}    // flag -> its variable, from the usage text
+	defaults := map[string]string{} // flag -> its default, where it has one
 	var last string
 	for _, line := range strings.Split(usage.String(), "\n") {
 		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(line, "  -") {
@@ -355,6 +364,13 @@ func TestConfigurationDocumented(t *testing.T) {
 			flags[last] = ""
 		} else if i := strings.LastIndex(line, "[TESSERA_"); i >= 0 && last != "" {
 			flags[last] = strings.TrimSuffix(strings.Fields(line[i+1:])[0], "]")
+		}
+		if i := strings.Index(line, "(default "); i >= 0 && last != "" {
+			def := strings.TrimSuffix(line[i+len("(default "):], ")")
+			if u, err := strconv.Unquote(def); err == nil {
+				def = u
+			}
+			defaults[last] = def
 		}
 	}
 	readme, err := os.ReadFile("../../README.md")
@@ -365,11 +381,13 @@ func TestConfigurationDocumented(t *testing.T) {
 	section = section[strings.Index(section, "## Configuration"):]
 	section = section[:strings.Index(section[3:], "\n## ")+3]
 	rows := map[string]string{}
+	rowDefaults := map[string]string{}
 	for _, line := range strings.Split(section, "\n") {
 		cells := strings.Split(line, "|")
 		if len(cells) > 3 && strings.HasPrefix(strings.TrimSpace(cells[1]), "`--") {
 			name := strings.Trim(strings.TrimSpace(cells[1]), "`-")
 			rows[name] = strings.Trim(strings.SplitN(strings.TrimSpace(cells[2]), "=", 2)[0], "`")
+			rowDefaults[name] = strings.TrimSpace(cells[3])
 		}
 	}
 	if len(flags) < 10 {
@@ -384,10 +402,25 @@ func TestConfigurationDocumented(t *testing.T) {
 		} else if env != "" && got != env {
 			t.Errorf("--%s: README says %s, the flag reads %s", name, got, env)
 		}
+		if def, ok := defaults[name]; ok && !sameDefault(rowDefaults[name], def) {
+			t.Errorf("--%s: README gives the default %s, the flag's is %q", name, rowDefaults[name], def)
+		}
 	}
 	for name := range rows {
 		if _, ok := flags[name]; !ok {
 			t.Errorf("the README documents --%s, which serve does not have", name)
 		}
 	}
+}
+
+// sameDefault reports whether a README cell ("`5s`") gives the flag's
+// default ("5s"; durations compare as durations: "720h" is "720h0m0s").
+func sameDefault(cell, def string) bool {
+	cell = strings.Trim(cell, "`")
+	if cell == def {
+		return true
+	}
+	a, errA := time.ParseDuration(cell)
+	b, errB := time.ParseDuration(def)
+	return errA == nil && errB == nil && a == b
 }

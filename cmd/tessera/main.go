@@ -166,9 +166,28 @@ func commands(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 		migrate,
 		leaf("backup", "Copy a running SQLite store and its files", func(args []string) error { return cmdBackup(ctx, args, stdout, stderr) }),
 		leaf("restore", "Restore a backup into an empty data directory", out(cmdRestore)),
-		leaf("version", "Print the version and the commit", func([]string) error { return cmdVersion(stdout) }),
+		&cobra.Command{Use: "version", Short: "Print the version and the commit", Args: noArgs,
+			RunE: func(*cobra.Command, []string) error { return cmdVersion(stdout) }},
 	)
+	// A wrong flag or argument of a command cobra parses is a wrong
+	// command line (exit 2), like one of a command's own flag set.
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			c.Args = noArgs
+			c.RunE = func(c *cobra.Command, args []string) error { return c.Help() }
+		}
+	}
 	return root
+}
+
+// noArgs refuses positional arguments as a wrong command line.
+func noArgs(c *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return usagef("unknown command %q for %q", args[0], c.CommandPath())
+	}
+	return nil
 }
 
 // env returns the environment variable's value, or def when it is unset.
