@@ -214,7 +214,7 @@ func cmdTokenCreate(ctx context.Context, args []string, stdout io.Writer) error 
 		return err
 	}
 	if siteRef == "" {
-		return errors.New("--site is required")
+		return usagef("--site is required")
 	}
 	st, err := c.openStore(ctx)
 	if err != nil {
@@ -336,7 +336,7 @@ func cmdTokenRevoke(ctx context.Context, args []string, stdout io.Writer) error 
 // openSite opens the store and finds the site an admin command names.
 func openSite(ctx context.Context, c config, siteRef string) (*services.Set, *store.Site, func(), error) {
 	if siteRef == "" {
-		return nil, nil, nil, errors.New("--site is required")
+		return nil, nil, nil, usagef("--site is required")
 	}
 	st, err := c.openStore(ctx)
 	if err != nil {

@@ -69,6 +69,8 @@ func TestExitCodes(t *testing.T) {
 		{[]string{"site", "delete"}, 2},
 		{[]string{"user", "grant"}, 2},
 		{[]string{"token", "frob"}, 2},
+		{[]string{"token", "list", "--data", data}, 2},
+		{[]string{"token", "create", "--data", data}, 2},
 		{[]string{"restore", filepath.Join(data, "nosuch"), "--data", t.TempDir()}, 1},
 		{[]string{"token", "revoke", "nosuch", "--site", "nosuch", "--data", data}, 1},
 	} {
