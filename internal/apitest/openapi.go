@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -25,7 +26,10 @@ var (
 	specOnce sync.Once
 	spec     validator.Validator
 	specErr  error
-	specMu   sync.Mutex // the validator is not documented as safe for concurrent use
+	// restPaths are the document's path templates whose last parameter
+	// takes the rest of the path (httpapi.MultiSegment), split in segments.
+	restPaths [][]string
+	specMu    sync.Mutex // the validator is not documented as safe for concurrent use
 )
 
 func openAPIValidator(srv *httpapi.Server) (validator.Validator, error) {
@@ -49,8 +53,54 @@ func openAPIValidator(srv *httpapi.Server) (validator.Validator, error) {
 			return
 		}
 		spec = v
+		restPaths = multiSegmentPaths(srv.OpenAPI())
 	})
 	return spec, specErr
+}
+
+// multiSegmentPaths lists the paths of doc whose last path parameter is
+// marked httpapi.MultiSegment.
+func multiSegmentPaths(doc map[string]any) [][]string {
+	var out [][]string
+	paths, _ := doc["paths"].(map[string]any)
+	for path, item := range paths {
+		ops, _ := item.(map[string]any)
+	ops:
+		for _, op := range ops {
+			params, _ := op.(map[string]any)["parameters"].([]any)
+			for _, p := range params {
+				if p, _ := p.(map[string]any); p[httpapi.MultiSegment] == true {
+					out = append(out, strings.Split(strings.TrimPrefix(path, "/"), "/"))
+					break ops
+				}
+			}
+		}
+	}
+	return out
+}
+
+// oneSegment returns the request's escaped path with the rest of a
+// multi-segment parameter escaped into one segment ("a/b" as "a%2Fb"),
+// as the document's one-segment template reads it, and whether it did.
+func oneSegment(escapedPath string) (string, bool) {
+	segs := strings.Split(strings.TrimPrefix(escapedPath, "/api/"), "/")
+	for _, tmpl := range restPaths {
+		n := len(tmpl)
+		if len(segs) <= n {
+			continue
+		}
+		match := true
+		for i, t := range tmpl[:n-1] {
+			if !strings.HasPrefix(t, "{") && t != segs[i] {
+				match = false
+				break
+			}
+		}
+		if match {
+			return "/api/" + strings.Join(segs[:n-1], "/") + "/" + strings.Join(segs[n-1:], "%2F"), true
+		}
+	}
+	return escapedPath, false
 }
 
 // checkOpenAPI validates one response of the API against the document.
@@ -63,9 +113,18 @@ func (env *Env) checkOpenAPI(t testing.TB, req *http.Request, res *http.Response
 	if err != nil {
 		t.Fatalf("the OpenAPI document does not load: %v", err)
 	}
-	// The validator reads paths relative to the server URL "/api".
+	// The validator reads paths relative to the server URL "/api"; a
+	// route's "{name...}" is one escaped segment to it.
 	vreq := req.Clone(req.Context())
 	vreq.Body = http.NoBody
+	if p, ok := oneSegment(req.URL.EscapedPath()); ok {
+		u := *vreq.URL
+		u.RawPath = p
+		if u.Path, err = url.PathUnescape(p); err != nil {
+			t.Fatalf("OpenAPI: %s: %v", p, err)
+		}
+		vreq.URL = &u
+	}
 	vres := *res
 	vres.Body = io.NopCloser(bytes.NewReader(raw))
 	specMu.Lock()

@@ -218,6 +218,11 @@ func liquidList() map[string]any {
 		"properties": map[string]any{"name": map[string]any{"type": "string"}, "folder": map[string]any{"type": "string"}}}}
 }
 
+// MultiSegment marks, in the OpenAPI document, a path parameter that
+// takes the rest of the path, slashes included ("{name...}" in the route
+// table), which OpenAPI's one-segment path templates cannot say.
+const MultiSegment = "x-multi-segment"
+
 // openAPIPath turns a route pattern's path into an OpenAPI path template
 // relative to the /api server: "{name...}" becomes "{name}".
 func openAPIPath(p string) (path string, params []string) {
@@ -276,8 +281,15 @@ func (s *Server) openAPIOperation(pattern string, op operation, params []string)
 	o := map[string]any{"summary": op.summary, "tags": []string{op.tag},
 		"operationId": operationID(pattern)}
 	var ps []any
-	for _, p := range params {
-		ps = append(ps, map[string]any{"name": p, "in": "path", "required": true, "schema": map[string]any{"type": "string"}})
+	for i, p := range params {
+		param := map[string]any{"name": p, "in": "path", "required": true, "schema": map[string]any{"type": "string"}}
+		if i == len(params)-1 && strings.HasSuffix(pattern, "...}") {
+			// OpenAPI path templates match one segment; this one takes
+			// the rest of the path, slashes included.
+			param["description"] = "The rest of the path; may contain /"
+			param[MultiSegment] = true
+		}
+		ps = append(ps, param)
 	}
 	if !strings.HasPrefix(pattern, "GET /api/user") && !strings.HasPrefix(pattern, "GET /api/sites") &&
 		!strings.HasPrefix(pattern, "PATCH /api/sites") && !strings.HasPrefix(pattern, "POST /api/sites") {
