@@ -72,7 +72,7 @@ func (s *Service) callbacksOf(ctx context.Context, typ, event string, e events.E
 		if site, err = tx.Sites().Get(e.SiteID); err != nil {
 			return err
 		}
-		list, err = matchingApps(tx, site, func(r *Registry) bool { return len(callbackHandlers(r, typ, event, e.Channel)) > 0 })
+		list, err = s.matchingApps(tx, site, func(_ *store.App, r *Registry) bool { return len(callbackHandlers(r, typ, event, e.Channel)) > 0 })
 		return err
 	})
 	return site, list, err

@@ -41,7 +41,7 @@ func (s *Service) Enqueue(ctx context.Context, site *store.Site, name string, pa
 	}
 	var jid string
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
-		l, err := findApp(tx, site, func(r *Registry) bool { return r.hasJob(name) })
+		l, err := s.findApp(tx, site, func(r *Registry) bool { return r.hasJob(name) })
 		if err != nil {
 			return err
 		}
@@ -122,7 +122,7 @@ func (s *Service) RunJob(ctx context.Context) (bool, error) {
 		if site, err = tx.Sites().Get(j.SiteID); err != nil {
 			return err
 		}
-		l, err = appByID(tx, site, j.AppID)
+		l, err = s.appByID(tx, site, j.AppID)
 		return err
 	})
 	if err != nil || j == nil {
@@ -166,26 +166,12 @@ func (s *Service) RunJob(ctx context.Context) (bool, error) {
 
 // appByID returns the site's app with the id and its code; nil when it is
 // gone.
-func appByID(tx store.Tx, site *store.Site, id string) (*loaded, error) {
-	recs, _, err := tx.Apps().List(site.ID, store.ListOptions{})
-	if err != nil {
+func (s *Service) appByID(tx store.Tx, site *store.Site, id string) (*loaded, error) {
+	list, err := s.matchingApps(tx, site, func(a *store.App, _ *Registry) bool { return a.ID == id })
+	if err != nil || len(list) == 0 {
 		return nil, err
 	}
-	for _, r := range recs {
-		if r.ID != id {
-			continue
-		}
-		d, err := decodeDoc(r)
-		if err != nil {
-			return nil, err
-		}
-		files, err := tx.Apps().Files(site.ID, r.ID)
-		if err != nil {
-			return nil, err
-		}
-		return &loaded{rec: r, doc: d, files: files}, nil
-	}
-	return nil, nil
+	return list[0], nil
 }
 
 // FireSchedules queues a job for every schedule due now and moves each to

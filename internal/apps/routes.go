@@ -64,7 +64,7 @@ func (s *Service) Route(ctx context.Context, site *store.Site, req RouteRequest)
 	var route Route
 	var pathParams map[string]string
 	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		found, err = findApp(tx, site, func(r *Registry) bool {
+		found, err = s.findApp(tx, site, func(r *Registry) bool {
 			for _, rt := range r.Routes {
 				if p, ok := matchRoute(rt.Path, req.Path); ok && rt.Verb == verb {
 					route, pathParams = rt, p

@@ -255,7 +255,7 @@ func release(p *pool, h *host) {
 func (s *Service) Call(ctx context.Context, site *store.Site, name string, params map[string]any, customer map[string]any) (any, error) {
 	var found *loaded
 	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		found, err = findApp(tx, site, func(r *Registry) bool {
+		found, err = s.findApp(tx, site, func(r *Registry) bool {
 			return slices.ContainsFunc(r.Functions, func(n Named) bool { return n.Name == name })
 		})
 		if err == nil && found == nil {
@@ -291,37 +291,54 @@ type loaded struct {
 
 // findApp returns the first app of the site (by key) whose registry
 // matches, with its code; nil when none does.
-func findApp(tx store.Tx, site *store.Site, match func(*Registry) bool) (*loaded, error) {
-	all, err := matchingApps(tx, site, match)
+func (s *Service) findApp(tx store.Tx, site *store.Site, match func(*Registry) bool) (*loaded, error) {
+	all, err := s.matchingApps(tx, site, func(_ *store.App, r *Registry) bool { return match(r) })
 	if err != nil || len(all) == 0 {
 		return nil, err
 	}
 	return all[0], nil
 }
 
-// matchingApps returns every app of the site whose registry matches, with
-// its code.
-func matchingApps(tx store.Tx, site *store.Site, match func(*Registry) bool) ([]*loaded, error) {
+// matchingApps returns every app of the site that matches, with its code.
+func (s *Service) matchingApps(tx store.Tx, site *store.Site, match func(*store.App, *Registry) bool) ([]*loaded, error) {
 	recs, _, err := tx.Apps().List(site.ID, store.ListOptions{})
 	if err != nil {
 		return nil, err
 	}
 	var out []*loaded
 	for _, r := range recs {
-		d, err := decodeDoc(r)
+		l, err := s.loadApp(tx, r)
 		if err != nil {
 			return nil, err
 		}
-		if !match(&d.Registry) {
-			continue
+		if match(r, &l.doc.Registry) {
+			out = append(out, l)
 		}
-		files, err := tx.Apps().Files(site.ID, r.ID)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, &loaded{rec: r, doc: d, files: files})
 	}
 	return out, nil
+}
+
+// loadApp decodes an app and loads its code, or takes both from the
+// cache: every change of an app's document or code moves its updated_at
+// (a code change recompiles and stores the app), so a cached app with the
+// record's updated_at is exactly the stored one.
+func (s *Service) loadApp(tx store.Tx, r *store.App) (*loaded, error) {
+	if v, ok := s.loadedApps.Load(r.ID); ok {
+		if l := v.(*loaded); l.rec.UpdatedAt.Equal(r.UpdatedAt) && l.rec.SiteID == r.SiteID {
+			return l, nil
+		}
+	}
+	d, err := decodeDoc(r)
+	if err != nil {
+		return nil, err
+	}
+	files, err := tx.Apps().Files(r.SiteID, r.ID)
+	if err != nil {
+		return nil, err
+	}
+	l := &loaded{rec: r, doc: d, files: files}
+	s.loadedApps.Store(r.ID, l)
+	return l, nil
 }
 
 // run is one invocation's request.

@@ -31,6 +31,8 @@ type Service struct {
 
 	mu    sync.Mutex
 	pools map[string]*pool
+	// loadedApps caches apps with their code by id (see loadApp).
+	loadedApps sync.Map
 
 	// wake tells the worker a job was queued by this process.
 	wake     chan struct{}
@@ -290,6 +292,7 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, key string) erro
 		if err != nil {
 			return err
 		}
+		s.loadedApps.Delete(rec.ID)
 		return tx.Apps().Delete(site.ID, rec.ID)
 	})
 	s.forget(site.ID)
