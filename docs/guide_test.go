@@ -19,7 +19,8 @@ var shBlock = regexp.MustCompile("(?s)```sh\n(.*?)```")
 // order, in one bash, from the repository's root, as a reader would: a
 // block that fails (every check in it is a command) fails the test. The
 // server listens on a free port instead of 8080 and keeps its data in a
-// temporary directory; the files the guide leaves in the root are removed.
+// temporary directory; the root is a stand-in (see cloneDir), so what the
+// guide builds and writes there stays out of the repository.
 func TestGettingStarted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
@@ -48,15 +49,9 @@ func TestGettingStarted(t *testing.T) {
 	ln.Close()
 	body := strings.ReplaceAll(script.String(), "127.0.0.1:8080", addr)
 
-	root, err := filepath.Abs("..")
+	root, err := cloneDir(t)
 	if err != nil {
 		t.Fatal(err)
-	}
-	for _, left := range []string{"tessera", "tessera.log", "entry.json"} {
-		if _, err := os.Stat(filepath.Join(root, left)); err == nil {
-			t.Skipf("%s exists in the repository root; the guide would overwrite it", left)
-		}
-		t.Cleanup(func() { os.Remove(filepath.Join(root, left)) })
 	}
 	// Not pipefail: "curl … | grep -q" stops reading at the first match,
 	// and curl's broken pipe is no failure of the guide (a failing curl
@@ -70,4 +65,30 @@ func TestGettingStarted(t *testing.T) {
 		log, _ := os.ReadFile(filepath.Join(root, "tessera.log"))
 		t.Fatalf("the guide failed: %v\n%s\nserver log:\n%s", err, out.String(), log)
 	}
+}
+
+// cloneDir returns a temporary directory that looks like the repository's
+// root to the guide: a symbolic link to each of the root's entries, but
+// none of the files the guide makes (the binary, its log, what it pulls
+// and saves), which land in the temporary directory instead.
+func cloneDir(t *testing.T) (string, error) {
+	root, err := filepath.Abs("..")
+	if err != nil {
+		return "", err
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		return "", err
+	}
+	dir := t.TempDir()
+	for _, e := range entries {
+		switch e.Name() {
+		case "tessera", "tessera.log", "tessera-data", "entry.json", "demo-theme":
+			continue
+		}
+		if err := os.Symlink(filepath.Join(root, e.Name()), filepath.Join(dir, e.Name())); err != nil {
+			return "", err
+		}
+	}
+	return dir, nil
 }
