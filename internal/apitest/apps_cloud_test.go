@@ -2,6 +2,7 @@ package apitest_test
 
 import (
 	"context"
+	"net/http"
 	"net/url"
 	"strings"
 	"testing"
@@ -52,7 +53,12 @@ Service.Cloud.schedule('nightly', {kind: 'cleanup'}, {every: '0 3 * * *'})
 `,
 	"routes.js": `
 Service.Cloud.get('/api-hello/:name', (request, response) => response.json({hi: request.params.name, q: request.params.q}))
-Service.Cloud.post('/forms/*rest', (request, response) => response.redirect_to('/thanks/' + request.params.rest))
+Service.Cloud.post('/forms/*rest', (request, response) => {
+  if (!request.params.email) return response.error(422, 'email is required')
+  response.redirect_to('/thanks/' + request.params.rest + '?from=' + encodeURIComponent(request.params.email))
+})
+Service.Cloud.get('/hello-page', (request, response) => response.html('<p>Hello ' + request.headers['x-name'] + '</p>'))
+Service.Cloud.get('/boom', () => { throw new Error('route boom') })
 `,
 }
 
@@ -75,7 +81,7 @@ func TestCloudCode(t *testing.T) {
 			do("POST", "/apps/shop/code", obj{"name": name, "code": shopApp[name]}, 200)
 		}
 		app := do("GET", "/apps/shop", nil, 200)
-		for key, n := range map[string]int{"functions": 3, "jobs": 3, "schedules": 1, "callbacks": 4, "routes": 2} {
+		for key, n := range map[string]int{"functions": 3, "jobs": 3, "schedules": 1, "callbacks": 4, "routes": 4} {
 			if got := len(dig(app.JSON, key).([]any)); got != n {
 				t.Errorf("%s: %d registered, want %d (%s)", key, got, n, app.Raw)
 			}
@@ -135,8 +141,8 @@ func TestCloudCode(t *testing.T) {
 			if err != nil || got == nil || got.Kind != apps.RouteJSON || got.JSON.(map[string]any)["hi"] != "Bo b" || got.JSON.(map[string]any)["q"] != "1" {
 				t.Errorf("GET route: %+v, %v", got, err)
 			}
-			got, err = env.Server.Apps.Route(ctx, env.Site, apps.RouteRequest{Method: "POST", Path: "/forms/contact/sent"})
-			if err != nil || got == nil || got.Kind != apps.RouteRedirect || got.Location != "/thanks/contact/sent" {
+			got, err = env.Server.Apps.Route(ctx, env.Site, apps.RouteRequest{Method: "POST", Path: "/forms/contact/sent", Body: map[string]any{"email": "a@b"}})
+			if err != nil || got == nil || got.Kind != apps.RouteRedirect || got.Location != "/thanks/contact/sent?from=a%40b" {
 				t.Errorf("POST route: %+v, %v", got, err)
 			}
 			if got, err := env.Server.Apps.Route(ctx, env.Site, apps.RouteRequest{Method: "GET", Path: "/forms/x"}); got != nil || err != nil {
@@ -144,6 +150,41 @@ func TestCloudCode(t *testing.T) {
 			}
 			if got, err := env.Server.Apps.Route(ctx, env.OtherSite, apps.RouteRequest{Method: "GET", Path: "/api-hello/x"}); got != nil || err != nil {
 				t.Errorf("another site's route matched: %+v, %v", got, err)
+			}
+		})
+
+		t.Run("routes on the public host", func(t *testing.T) {
+			host := "demo.localhost"
+			res := env.Visit(t, "GET", host, "/api-hello/Ann?q=2", nil, nil)
+			if res.Status != 200 || !strings.Contains(string(res.Raw), `"hi":"Ann"`) || !strings.Contains(string(res.Raw), `"q":"2"`) {
+				t.Errorf("GET route: %d %s", res.Status, res.Raw)
+			}
+			h := http.Header{"X-Name": {"Bo"}}
+			if res := env.Visit(t, "GET", host, "/hello-page", h, nil); res.Status != 200 || string(res.Raw) != "<p>Hello Bo</p>" ||
+				!strings.HasPrefix(res.Header.Get("Content-Type"), "text/html") {
+				t.Errorf("html route: %d %s", res.Status, res.Raw)
+			}
+			form := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}}
+			res = env.Visit(t, "POST", host, "/forms/contact", form, strings.NewReader("email=c%40d.example"))
+			if res.Status != 302 || res.Header.Get("Location") != "/thanks/contact?from=c%40d.example" {
+				t.Errorf("form route: %d %s %s", res.Status, res.Header.Get("Location"), res.Raw)
+			}
+			if res := env.Visit(t, "POST", host, "/forms/contact", form, strings.NewReader("")); res.Status != 422 {
+				t.Errorf("route error: %d %s", res.Status, res.Raw)
+			}
+			cross := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Sec-Fetch-Site": {"cross-site"}}
+			if res := env.Visit(t, "POST", host, "/forms/contact", cross, strings.NewReader("email=x")); res.Status != 403 {
+				t.Errorf("a cross-site form post: %d, want 403", res.Status)
+			}
+			if res := env.Visit(t, "GET", host, "/boom", nil, nil); res.Status != 500 || strings.Contains(string(res.Raw), "route boom") {
+				t.Errorf("a crashing route: %d %s", res.Status, res.Raw)
+			}
+			// A path that is neither a page nor a route is the 404 page.
+			if res := env.Visit(t, "GET", host, "/nothing-here", nil, nil); res.Status != 404 {
+				t.Errorf("unknown path: %d", res.Status)
+			}
+			if res := env.Visit(t, "GET", "other.localhost", "/api-hello/Ann", nil, nil); res.Status != 404 {
+				t.Errorf("another site's host reached the route: %d %s", res.Status, res.Raw)
 			}
 		})
 

@@ -134,7 +134,7 @@ func TestThemes(t *testing.T) {
 			{Name: "GetUnknown", Path: "/themes/nosuch", WantStatus: 404, WantBody: obj{"message": "Not Found", "code": 101}},
 			{Name: "GetFile", Path: "/themes/demo/templates/home", WantStatus: 200, WantBody: obj{
 				"id": apitest.Any, "name": "home.liquid", "path": "templates/home.liquid", "folder": "templates", "kind": "templates", "theme": "demo",
-				"url": "/themes/demo/templates/home.liquid", "public_url": nil, "code": apitest.Any}},
+				"url": "http://demo.localhost/api/themes/demo/templates/home.liquid", "public_url": nil, "code": apitest.Any}},
 			{Name: "OtherSiteCannotSeeIt", Path: "/themes/demo/templates/home", As: "other", WantStatus: 404},
 			{Name: "Create", Method: "POST", Path: "/themes/demo/templates", Body: obj{"name": "landing", "code": "{% editable_field 'Tagline' %}Hi{% endeditable_field %}"},
 				WantStatus: 201, WantBody: obj{"name": "landing.liquid", "kind": "templates"}},

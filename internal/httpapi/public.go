@@ -1,15 +1,20 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"io"
 	"log/slog"
+	"mime"
 	"net"
 	"net/http"
 	"net/url"
 	"strconv"
 	"strings"
 
+	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
@@ -51,6 +56,9 @@ func (s *Server) publicHandler() http.Handler {
 	mux.Handle("POST "+render.LogoutPath, p.cop.Handler(http.HandlerFunc(p.logout)))
 	mux.HandleFunc("GET /", p.page)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if p.appRoute(w, r) {
+			return
+		}
 		w.Header().Set("Allow", "GET, HEAD")
 		p.plain(w, http.StatusMethodNotAllowed, "Pages are read with GET.")
 	})
@@ -258,6 +266,11 @@ func (p *public) renderError(w http.ResponseWriter, r *http.Request, req *render
 		w.Header().Set("Cache-Control", "private, no-store")
 		http.Redirect(w, r, render.LoginPath+"?return_to="+url.QueryEscape(login.ReturnTo), http.StatusSeeOther)
 	case cms.IsCode(err, cms.ENotFound):
+		// A path no page has may be a route of the site's cloud code:
+		// pages come first, so routes cost pages nothing.
+		if p.appRoute(w, r) {
+			return
+		}
 		p.special(w, r, req, http.StatusNotFound, render.TemplateNotFound, "Page not found", "")
 	case cms.IsCode(err, cms.EUnauthorized), cms.IsCode(err, cms.EForbidden):
 		// A preview link that does not (or no longer) grant a preview.
@@ -392,4 +405,111 @@ func (p *public) logout(w http.ResponseWriter, r *http.Request) {
 func (p *public) setSession(w http.ResponseWriter, r *http.Request, token string, maxAge int) {
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: token, Path: "/", MaxAge: maxAge, HttpOnly: true,
 		SameSite: http.SameSiteLaxMode, Secure: strings.HasPrefix(p.base(r, siteOf(r)), "https:")})
+}
+
+// maxRouteBody bounds the body a cloud-code route is given.
+const maxRouteBody = 1 << 20
+
+// appRoute answers r with the route of the site's cloud code that matches
+// it, and reports whether one did. The statuses are decided here: a JSON,
+// HTML or rendered answer is 200, a redirect 302, response.error(status,
+// msg) that status, a crash 500 with a generic message (details in the
+// app's log).
+func (p *public) appRoute(w http.ResponseWriter, r *http.Request) bool {
+	if p.s.Apps == nil || strings.HasPrefix(r.URL.Path, "/_") {
+		return false
+	}
+	site := siteOf(r)
+	c, err := p.customer(w, r)
+	if err != nil {
+		p.fail(w, r, err)
+		return true
+	}
+	rr := apps.RouteRequest{Method: r.Method, Path: r.URL.Path, Host: r.Host, Query: r.URL.Query(), Headers: map[string]string{}}
+	rr.Locale, _ = render.SplitLocale(site, r.URL.Path)
+	for k, v := range r.Header {
+		if len(v) > 0 && k != "Cookie" && k != "Authorization" {
+			rr.Headers[strings.ToLower(k)] = v[0]
+		}
+	}
+	if c != nil {
+		rr.Customer = map[string]any{"id": c.ID, "email": c.Email, "name": c.Name, "groups": c.Groups, "roles": c.Roles}
+	}
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		// Browsers' cross-site form posts are refused, as on the login form.
+		if err := p.cop.Check(r); err != nil {
+			p.plain(w, http.StatusForbidden, "This form was sent from another site and was refused.")
+			return true
+		}
+	}
+	if r.Body != nil && r.Method != http.MethodGet && r.Method != http.MethodHead {
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxRouteBody+1))
+		if err != nil || len(body) > maxRouteBody {
+			p.plain(w, http.StatusRequestEntityTooLarge, "The request body is too large.")
+			return true
+		}
+		ct, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		switch ct {
+		case "application/json":
+			if len(bytes.TrimSpace(body)) > 0 && json.Unmarshal(body, &rr.Body) != nil {
+				p.plain(w, http.StatusBadRequest, "The request body is not a JSON object.")
+				return true
+			}
+		case "application/x-www-form-urlencoded":
+			if form, err := url.ParseQuery(string(body)); err == nil {
+				rr.Body = map[string]any{}
+				for k, v := range form {
+					rr.Body[k] = v[0]
+				}
+			}
+		}
+	}
+	res, err := p.s.Apps.Route(r.Context(), site, rr)
+	var reply *apps.Reply
+	var crash *apps.Crash
+	switch {
+	case err == nil && res == nil:
+		return false
+	case errors.As(err, &reply):
+		info(r).reason = "route error: " + reply.Message
+		writeJSON(w, reply.Status, map[string]any{"message": reply.Message})
+		return true
+	case errors.As(err, &crash):
+		info(r).reason = "route crashed: " + crash.Cause
+		p.plain(w, http.StatusInternalServerError, "This page could not be shown.")
+		return true
+	case err != nil:
+		p.fail(w, r, err)
+		return true
+	}
+	w.Header().Set("Cache-Control", "private, no-store")
+	switch res.Kind {
+	case apps.RouteHTML:
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.WriteHeader(http.StatusOK)
+		_, _ = io.WriteString(w, res.HTML)
+	case apps.RouteRedirect:
+		if u, err := url.Parse(res.Location); err != nil || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https") {
+			info(r).reason = "route redirect to " + res.Location
+			p.plain(w, http.StatusInternalServerError, "This page could not be shown.")
+			return true
+		}
+		http.Redirect(w, r, res.Location, http.StatusFound)
+	case apps.RouteRender:
+		req := p.request(r, c)
+		out, err := p.s.Render.Template(r.Context(), req, res.Template, res.Vars)
+		if cms.IsCode(err, cms.ENotFound) {
+			err = &render.TemplateError{File: "templates/" + res.Template, Message: "the theme has no template " + res.Template}
+		}
+		if err != nil {
+			p.renderError(w, r, req, err)
+			return true
+		}
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		_, _ = w.Write(out)
+	default:
+		writeJSON(w, http.StatusOK, res.JSON)
+	}
+	return true
 }

@@ -55,6 +55,28 @@ func (s *Service) Special(ctx context.Context, req *Request, name, message, deta
 	return builtinPage(req, name, message, details)
 }
 
+// Template renders the theme's template name inside its layout with the
+// page-less bindings of req and vars on top: what a cloud-code route's
+// response.render(name, vars) answers. ENotFound when the theme has no
+// such template; a *TemplateError when it fails.
+func (s *Service) Template(ctx context.Context, req *Request, name string, vars map[string]any) ([]byte, error) {
+	locale, _ := SplitLocale(req.Site, req.Path)
+	th, _, err := s.theme(ctx, req.Site, locale, req.Templates)
+	if err != nil {
+		return nil, err
+	}
+	tpl, err := th.template(store.KindTemplates, name)
+	if err != nil {
+		return nil, err
+	}
+	st := s.newState(ctx, req, locale)
+	b := st.bindings(req, nil, "")
+	for k, v := range vars {
+		b[k] = v
+	}
+	return s.inLayout(th, st, tpl, "templates/"+name, b)
+}
+
 // builtinPage is the page shown when the theme has none of its own.
 func builtinPage(req *Request, name, message, details string) []byte {
 	var b strings.Builder
