@@ -11,7 +11,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -39,7 +38,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var withDemo bool
 	var limits httpapi.Limits
 	var connsPerClient int
-	var corsOrigins, metricsToken, metricsAddr string
+	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow string
 	var urls sites.URLs
 	var redisURL, blobURL, smtpURL, mailFrom string
 	var lockTimeout, sessionTTL time.Duration
@@ -54,6 +53,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&limits.PerToken, "rate-limit-token", envInt("TESSERA_RATE_LIMIT_TOKEN", 1200), "API requests one token may make per minute; 0 for no limit [TESSERA_RATE_LIMIT_TOKEN]")
 	fs.IntVar(&connsPerClient, "max-client-conns", envInt("TESSERA_MAX_CLIENT_CONNS", 64), "connections one client address may hold open; 0 for no limit (loopback is never limited) [TESSERA_MAX_CLIENT_CONNS]")
 	fs.StringVar(&corsOrigins, "cors-origins", env("TESSERA_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from; empty allows any [TESSERA_CORS_ORIGINS]")
+	fs.StringVar(&appsHTTPAllow, "apps-http-allow", env("TESSERA_APPS_HTTP_ALLOW", ""), "comma-separated hosts cloud code may call with HTTP.get|post|put|delete (api.example.com, *.example.com); empty allows none [TESSERA_APPS_HTTP_ALLOW]")
 	fs.StringVar(&metricsToken, "metrics-token", env("TESSERA_METRICS_TOKEN", ""), "bearer token GET /metrics requires; empty serves it openly [TESSERA_METRICS_TOKEN]")
 	fs.StringVar(&metricsAddr, "metrics-addr", env("TESSERA_METRICS_ADDR", ""), "serve /metrics on this address instead of the main one [TESSERA_METRICS_ADDR]")
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
@@ -117,16 +117,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer blobs.Close()
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
-		SessionTTL: sessionTTL})
+		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow)})
 
 	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,
 		Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger,
 		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != "", URLs: urls}
-	for _, o := range strings.Split(corsOrigins, ",") {
-		if o = strings.TrimSpace(o); o != "" {
-			srv.CORSOrigins = append(srv.CORSOrigins, o)
-		}
-	}
+	srv.CORSOrigins = splitList(corsOrigins)
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),
