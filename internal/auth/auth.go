@@ -25,6 +25,9 @@ const tokenPrefix = "tsr_"
 // Service authenticates tokens and manages users and tokens.
 type Service struct {
 	Store store.Store
+	// Cache, when set, answers Authenticate from memory; Store must then
+	// be the cache's wrapped store (Cache.Wrap), so that writes invalidate.
+	Cache *Cache
 }
 
 // Principal is who a request acts as, on which site.
@@ -75,9 +78,30 @@ func (s *Service) Authenticate(ctx context.Context, secret, site string) (*Princ
 	if secret == "" {
 		return nil, errUnauthorized
 	}
+	hash := HashToken(secret)
+	c := s.Cache
+	if c == nil || !c.usable(ctx) {
+		return s.resolve(ctx, hash, site)
+	}
+	key := hash + "\x00" + site
+	if p := c.get(key); p != nil {
+		c.hits.Add(1)
+		return p, nil
+	}
+	c.misses.Add(1)
+	gen, readAt := c.generation(), c.clock()
+	p, err := s.resolve(ctx, hash, site)
+	if err == nil {
+		c.put(key, p, gen, readAt)
+	}
+	return p, err
+}
+
+// resolve is Authenticate from the database, by the token's hash.
+func (s *Service) resolve(ctx context.Context, hash, site string) (*Principal, error) {
 	p := &Principal{}
 	err := s.Store.View(ctx, func(tx store.Tx) error {
-		tok, err := tx.Tokens().GetByHash(HashToken(secret))
+		tok, err := tx.Tokens().GetByHash(hash)
 		if cms.IsCode(err, cms.ENotFound) {
 			return errUnauthorized
 		} else if err != nil {

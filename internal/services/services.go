@@ -47,16 +47,24 @@ type Options struct {
 	AppsHTTPAllow []string
 	// URLs decide the public URL of each site.
 	URLs sites.URLs
+	// NoAuthCache makes every request read its token, user, site and
+	// membership from the store (see auth.Cache).
+	NoAuthCache bool
 }
 
 // Set is every service of one process.
 type Set struct {
-	Store   store.Store
-	Sites   *sites.Service
-	Auth    *auth.Service
-	Themes  *themes.Service
-	Pages   *pages.Service
-	Entries *entries.Service
+	// Store is the store the services use: with the auth cache, wrapped
+	// so that its writes invalidate the cache.
+	Store store.Store
+	// AuthCache keeps authenticated principals in memory; nil with
+	// NoAuthCache. Share it across processes with auth.ShareRedis.
+	AuthCache *auth.Cache
+	Sites     *sites.Service
+	Auth      *auth.Service
+	Themes    *themes.Service
+	Pages     *pages.Service
+	Entries   *entries.Service
 	// Files stores file values and keeps the uploads resource.
 	Files *files.Service
 	// Customers keeps the sites' customers and their sessions.
@@ -77,12 +85,18 @@ func New(st store.Store, opt Options) *Set {
 		locker = &lock.Local{}
 	}
 	siteURL := opt.URLs.Base
+	var cache *auth.Cache
+	if !opt.NoAuthCache {
+		cache = &auth.Cache{}
+		st = cache.Wrap(st)
+	}
 	s := &Set{
-		Store:  st,
-		Sites:  &sites.Service{Store: st},
-		Auth:   &auth.Service{Store: st},
-		Themes: &themes.Service{Store: st},
-		Files:  &files.Service{Store: st, Blobs: opt.Blobs, SiteURL: siteURL},
+		Store:     st,
+		AuthCache: cache,
+		Sites:     &sites.Service{Store: st},
+		Auth:      &auth.Service{Store: st, Cache: cache},
+		Themes:    &themes.Service{Store: st},
+		Files:     &files.Service{Store: st, Blobs: opt.Blobs, SiteURL: siteURL},
 	}
 	s.Events = &events.Bus{}
 	s.Customers = &customers.Service{Events: s.Events, Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost,
