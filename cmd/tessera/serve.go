@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
@@ -43,7 +44,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var redisURL, blobURL, smtpURL, mailFrom string
 	var lockTimeout, sessionTTL time.Duration
 	fs := newFlags("serve", &c)
-	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for the write lock and the login-attempt counters several processes share; empty keeps both in-process [TESSERA_REDIS_URL]")
+	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for the write lock, the login-attempt counters and the auth cache's invalidations several processes share; empty keeps all three in-process [TESSERA_REDIS_URL]")
 	fs.StringVar(&blobURL, "blob", env("TESSERA_BLOB_URL", ""), "where file bytes live: file:///dir or s3://bucket?endpoint=...&region=...; empty uses <data>/files [TESSERA_BLOB_URL]")
 	fs.DurationVar(&lockTimeout, "lock-timeout", envDuration("TESSERA_LOCK_TIMEOUT", lock.DefaultTimeout), "how long a write waits for a page's lock [TESSERA_LOCK_TIMEOUT]")
 	fs.DurationVar(&sessionTTL, "session-ttl", envDuration("TESSERA_SESSION_TTL", customers.DefaultSessionTTL), "how long an unused customer session lasts [TESSERA_SESSION_TTL]")
@@ -118,6 +119,19 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer blobs.Close()
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
 		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow)})
+	if redisURL != "" {
+		// Every process's auth cache hears of every other's writes before
+		// they are acknowledged (docs/caching.md).
+		svc.AuthCache.OnError = func(err error) {
+			logger.Warn("announcing an auth change failed; other processes see it within the cache TTL", slog.Any("err", err))
+		}
+		rc, err := redisClient(redisURL)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		auth.ShareRedis(ctx, svc.AuthCache, rc, "tessera:auth:")
+	}
 
 	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,
 		Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger,
@@ -180,6 +194,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// redisClient opens a client of its own on the --redis URL.
+func redisClient(rawURL string) (*redis.Client, error) {
+	opt, err := redis.ParseURL(rawURL)
+	if err != nil {
+		return nil, fmt.Errorf("--redis: %w", err)
+	}
+	return redis.NewClient(opt), nil
 }
 
 // demoIfEmpty creates the demo site when the store has no site yet.
