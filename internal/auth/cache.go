@@ -244,6 +244,10 @@ type noteTx struct {
 	note func(string)
 }
 
+// Unwrap returns the store's own transaction, for code that must reach
+// it (a View that runs inside an enclosing transaction).
+func (t noteTx) Unwrap() store.Tx { return t.Tx }
+
 func (t noteTx) Sites() store.Sites   { return noteSites{Sites: t.Tx.Sites(), note: t.note} }
 func (t noteTx) Users() store.Users   { return noteUsers{Users: t.Tx.Users(), note: t.note} }
 func (t noteTx) Tokens() store.Tokens { return noteTokens{Tokens: t.Tx.Tokens(), note: t.note} }
