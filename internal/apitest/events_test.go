@@ -21,7 +21,9 @@ func TestEvents(t *testing.T) {
 		record := func(_ context.Context, e events.Event) error {
 			mu.Lock()
 			defer mu.Unlock()
-			if e.SiteID != env.Site.ID || e.ID == "" || (e.Record == nil) != strings.HasSuffix(e.Name, ".delete") {
+			// Every event carries the record's read shape: after the change,
+			// or for a delete, as it was.
+			if e.SiteID != env.Site.ID || e.ID == "" || e.Record == nil || e.Change != nil {
 				t.Errorf("event %+v", e)
 			}
 			seen = append(seen, e.Name)

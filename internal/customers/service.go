@@ -316,7 +316,7 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 		}
 		ev = events.Event{Name: events.CustomerCreate, SiteID: site.ID, ID: c.rec.ID, Record: out,
 			Change: s.changer(tx, site, c, fw, &out)}
-		if err := s.Events.RunBefore(ctx, ev); err != nil {
+		if err := s.Events.RunBefore(store.WithEnclosing(ctx, tx), ev); err != nil {
 			return err
 		}
 		ev.Record, ev.Change = out, nil
@@ -424,7 +424,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 			}
 			ev = events.Event{Name: events.CustomerUpdate, SiteID: site.ID, ID: c.rec.ID, Record: out,
 				Change: s.changer(tx, site, c, fw, &out)}
-			if err := s.Events.RunBefore(ctx, ev); err != nil {
+			if err := s.Events.RunBefore(store.WithEnclosing(ctx, tx), ev); err != nil {
 				return err
 			}
 			ev.Record, ev.Change = out, nil
@@ -463,7 +463,7 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string) erro
 			return err
 		}
 		ev = events.Event{Name: events.CustomerDelete, SiteID: site.ID, ID: c.rec.ID, Record: gone}
-		return s.Events.RunBefore(ctx, ev)
+		return s.Events.RunBefore(store.WithEnclosing(ctx, tx), ev)
 	})
 	if err == nil {
 		s.Events.RunAfter(ctx, ev)

@@ -288,7 +288,7 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 			out = appendJSON(nil, r.entry(ch, e, false))
 			return out, nil
 		}
-		if err := s.Events.RunBefore(ctx, changed); err != nil {
+		if err := s.Events.RunBefore(store.WithEnclosing(ctx, tx), changed); err != nil {
 			return err
 		}
 		changed.Record, changed.Change = out, nil
@@ -447,7 +447,7 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 		}
 		deleted = events.Event{Name: events.EntryDelete, SiteID: site.ID, ID: rec.ID, Channel: ch.Slug,
 			Record: appendJSON(nil, s.reader(site, ReadOptions{}).entry(ch, gone, false))}
-		return s.Events.RunBefore(ctx, deleted)
+		return s.Events.RunBefore(store.WithEnclosing(ctx, tx), deleted)
 	})
 	if err == nil {
 		s.deleteBlobs(ctx, keys)

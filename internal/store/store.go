@@ -55,6 +55,24 @@ func CommitCheck(ctx context.Context) error {
 	return nil
 }
 
+type enclosingKey struct{}
+
+// WithEnclosing returns a context carrying tx: a View opened with it runs
+// its function in tx itself rather than in a transaction of its own. A
+// write passes it to the hooks it runs inside its transaction, so that a
+// hook that reads needs no second connection while the write holds one: N
+// concurrent writes on a pool of N connections would otherwise wait on
+// each other forever. fn must not keep tx past its return.
+func WithEnclosing(ctx context.Context, tx Tx) context.Context {
+	return context.WithValue(ctx, enclosingKey{}, tx)
+}
+
+// Enclosing returns the transaction WithEnclosing put in ctx, or nil.
+func Enclosing(ctx context.Context) Tx {
+	tx, _ := ctx.Value(enclosingKey{}).(Tx)
+	return tx
+}
+
 // Tx is one transaction. It must not be used after its function returns.
 type Tx interface {
 	// Context is the context the transaction was opened with.

@@ -57,7 +57,23 @@ func New(write, read *sql.DB, d Dialect, clock cms.Clock) *DB {
 
 // View runs fn in a read-only transaction.
 func (db *DB) View(ctx context.Context, fn func(store.Tx) error) error {
+	if t, ok := enclosing(ctx).(*tx); ok && t.db == db {
+		return fn(t) // see store.WithEnclosing
+	}
 	return db.run(ctx, db.read, db.readStmts, true, fn)
+}
+
+// enclosing is the transaction store.WithEnclosing put in ctx, unwrapped
+// from the wrappers (caches) that pass it on.
+func enclosing(ctx context.Context) store.Tx {
+	t := store.Enclosing(ctx)
+	for {
+		w, ok := t.(interface{ Unwrap() store.Tx })
+		if !ok {
+			return t
+		}
+		t = w.Unwrap()
+	}
 }
 
 // Update runs fn in a read-write transaction, committed when fn returns nil
@@ -89,6 +105,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, readOnly 
 	// Read the clock only once the transaction holds its connection (and, on
 	// SQLite, the write lock), so later commits never carry earlier times.
 	t := &tx{
+		db:      db,
 		ctx:     ctx,
 		sqlTx:   sqlTx,
 		dialect: &db.dialect,
@@ -126,6 +143,7 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, readOnly 
 
 // tx implements store.Tx and carries the helpers every aggregate uses.
 type tx struct {
+	db      *DB
 	ctx     context.Context
 	sqlTx   *sql.Tx
 	dialect *Dialect

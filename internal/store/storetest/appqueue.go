@@ -179,3 +179,24 @@ func testAppSchedules(t *testing.T, e *env) {
 		t.Errorf("a finished schedule is due: %+v", got)
 	}
 }
+
+// testEnclosing: a View opened with store.WithEnclosing runs in the
+// enclosing write (it sees what the write has not committed yet) and takes
+// no connection of its own.
+func testEnclosing(t *testing.T, e *env) {
+	s := e.createSite(t, "acme")
+	a := e.createApp(t, s, "shop")
+	e.update(t, func(tx store.Tx) error {
+		j := newJob(a, "inside", t0.Truncate(time.Millisecond))
+		if err := tx.AppQueue().Enqueue(j); err != nil {
+			return err
+		}
+		ctx := store.WithEnclosing(context.Background(), tx)
+		return e.st.View(ctx, func(inner store.Tx) error {
+			if _, err := inner.AppQueue().GetJob(s.ID, j.ID); err != nil {
+				t.Errorf("the enclosed View does not see its write's job: %v", err)
+			}
+			return nil
+		})
+	})
+}

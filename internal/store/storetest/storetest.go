@@ -55,6 +55,7 @@ func Run(t *testing.T, b Backend) {
 		{"AppQueue/Claim", testAppQueue},
 		{"AppQueue/ConcurrentClaims", testAppQueueConcurrentClaims},
 		{"AppQueue/Schedules", testAppSchedules},
+		{"Tx/Enclosing", testEnclosing},
 		{"Pages/CreateAndGet", testPagesCreateAndGet},
 		{"Pages/Stamp", testPagesStamp},
 		{"Pages/Homepage", testPagesHomepage},
