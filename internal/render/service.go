@@ -38,6 +38,18 @@ type Service struct {
 	Store   store.Store
 	Pages   *pages.Service
 	Entries *entries.Service
+	// Writes, when set, counts this process's writes to the store (see
+	// store.WriteCounter). A cached render checked against the store since
+	// the last write of this process is served without asking the store
+	// again for up to StaleBound: writes of this process are seen at once,
+	// writes of other processes (another `tessera serve` on the same
+	// database, a command line run against it) within StaleBound.
+	Writes func() uint64
+	// StaleBound bounds how long a cached render is served without a
+	// check, when no write of this process happened (DefaultStaleBound).
+	StaleBound time.Duration
+	// Now is the clock of StaleBound; nil is time.Now.
+	Now func() time.Time
 
 	mu     sync.Mutex
 	themes map[string]*theme
@@ -45,6 +57,23 @@ type Service struct {
 	hosts  map[string]*store.Site
 
 	hits, misses atomic.Int64
+}
+
+// DefaultStaleBound is the default StaleBound.
+const DefaultStaleBound = time.Second
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+func (s *Service) staleBound() time.Duration {
+	if s.StaleBound > 0 {
+		return s.StaleBound
+	}
+	return DefaultStaleBound
 }
 
 // Bounds of the in-memory caches; when one is full it starts over.
@@ -111,6 +140,14 @@ type cached struct {
 	siteAt     time.Time
 	themeStamp store.Stamp
 	deps       *deps
+	// checked is when the render was last found current, and this
+	// process's write count then.
+	checked atomic.Pointer[check]
+}
+
+type check struct {
+	writes uint64
+	at     time.Time
 }
 
 // Page renders the page a visit names. Errors: ENotFound (no such page, or
@@ -129,6 +166,12 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 		return out, err
 	}
 	s.misses.Add(1)
+	// The write count and time before the render reads anything: the
+	// render is current as of them.
+	var before *check
+	if s.Writes != nil {
+		before = &check{writes: s.Writes(), at: s.now()}
+	}
 	var p *pages.Page
 	mode := ""
 	var err error
@@ -169,7 +212,9 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 	sum := sha256.Sum256(out.Body)
 	out.ETag = hex.EncodeToString(sum[:12])
 	if key != "" {
-		s.store(key, &cached{out: *out, siteAt: req.Site.UpdatedAt, themeStamp: stamp, deps: st.deps})
+		c := &cached{out: *out, siteAt: req.Site.UpdatedAt, themeStamp: stamp, deps: st.deps}
+		c.checked.Store(before)
+		s.store(key, c)
 	}
 	return out, nil
 }
@@ -201,6 +246,16 @@ func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (
 	s.mu.Lock()
 	c := s.cache[key]
 	s.mu.Unlock()
+	var writes uint64
+	checkedAt := s.now()
+	if s.Writes != nil {
+		writes = s.Writes()
+		if c != nil && c.siteAt.Equal(site.UpdatedAt) {
+			if ck := c.checked.Load(); ck != nil && ck.writes == writes && checkedAt.Sub(ck.at) < s.staleBound() {
+				return s.hit(c), nil
+			}
+		}
+	}
 	fresh := false
 	siteOK := false
 	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
@@ -249,10 +304,17 @@ func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (
 	case !fresh:
 		return nil, nil
 	}
+	// Current as of the write count read before the check: a write that
+	// committed during it moves the count, and the next visit checks again.
+	c.checked.Store(&check{writes: writes, at: checkedAt})
+	return s.hit(c), nil
+}
+
+func (s *Service) hit(c *cached) *Output {
 	s.hits.Add(1)
 	out := c.out
 	out.Cached = true
-	return &out, nil
+	return &out
 }
 
 // stampsHold reports whether every record of want still has the stamp it

@@ -85,6 +85,10 @@ func New(st store.Store, opt Options) *Set {
 		locker = &lock.Local{}
 	}
 	siteURL := opt.URLs.Base
+	var writes func() uint64
+	if wc, ok := st.(store.WriteCounter); ok {
+		writes = wc.Writes
+	}
 	var cache *auth.Cache
 	if !opt.NoAuthCache {
 		cache = &auth.Cache{}
@@ -104,7 +108,7 @@ func New(st store.Store, opt Options) *Set {
 	s.Entries = &entries.Service{Events: s.Events, Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL}
 	s.Customers.Entries, s.Customers.Files = s.Entries, s.Files
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries}
-	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries}
+	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Writes: writes}
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}}
 	s.Apps.Attach(s.Events)

@@ -55,6 +55,16 @@ func CommitCheck(ctx context.Context) error {
 	return nil
 }
 
+// WriteCounter is a store that counts the read-write transactions run
+// through it in this process. A cache keyed on the count knows that no
+// write of this process happened since it last looked, without asking the
+// database; writes of other processes it must bound some other way.
+type WriteCounter interface {
+	// Writes is the number of Update calls that returned so far: it moves
+	// after a write committed (or failed) and before its caller goes on.
+	Writes() uint64
+}
+
 type enclosingKey struct{}
 
 // WithEnclosing returns a context carrying tx: a View opened with it runs

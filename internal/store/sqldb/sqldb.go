@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -27,6 +28,9 @@ import (
 // DB runs store transactions on a write pool and a read pool. It implements
 // store.Store, and Migrate.
 type DB struct {
+	// writes counts Update calls (store.WriteCounter); shared by the
+	// copies WithReaders makes.
+	writes  *atomic.Uint64
 	write   *sql.DB
 	read    *sql.DB
 	dialect Dialect
@@ -44,7 +48,7 @@ func New(write, read *sql.DB, d Dialect, clock cms.Clock) *DB {
 	if clock == nil {
 		clock = cms.SystemClock{}
 	}
-	db := &DB{write: write, read: read, dialect: d, clock: clock}
+	db := &DB{write: write, read: read, dialect: d, clock: clock, writes: new(atomic.Uint64)}
 	if d.CacheStatements {
 		db.writeStmts = newStmtCache(write)
 		db.readStmts = db.writeStmts
@@ -80,8 +84,12 @@ func enclosing(ctx context.Context) store.Tx {
 // and rolled back when it returns an error or panics. fn must not call Update
 // itself: on SQLite the single writer connection is already taken.
 func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
+	defer db.writes.Add(1)
 	return db.run(ctx, db.write, db.writeStmts, false, fn)
 }
+
+// Writes implements store.WriteCounter.
+func (db *DB) Writes() uint64 { return db.writes.Load() }
 
 // Close closes both pools.
 func (db *DB) Close() error {
