@@ -3,12 +3,9 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -115,38 +112,5 @@ func fetchAPI(b *testing.B, target string, hdr http.Header) (body []byte, etag s
 // loadAPI is load with request headers.
 func loadAPI(b *testing.B, target string, hdr http.Header, n int) time.Duration {
 	b.Helper()
-	tr := &http.Transport{MaxIdleConnsPerHost: clients}
-	defer tr.CloseIdleConnections()
-	client := &http.Client{Transport: tr}
-	var left atomic.Int64
-	left.Store(int64(n))
-	var wg sync.WaitGroup
-	var failed atomic.Value
-	start := time.Now()
-	for range clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for left.Add(-1) >= 0 {
-				req, _ := http.NewRequest("GET", target, nil)
-				req.Header = hdr.Clone()
-				res, err := client.Do(req)
-				if err != nil {
-					failed.Store(err)
-					return
-				}
-				_, _ = io.Copy(io.Discard, res.Body)
-				res.Body.Close()
-				if res.StatusCode != 200 {
-					failed.Store(fmt.Errorf("status %d", res.StatusCode))
-					return
-				}
-			}
-		}()
-	}
-	wg.Wait()
-	if err, _ := failed.Load().(error); err != nil {
-		b.Fatal(err)
-	}
-	return time.Since(start)
+	return loadWith(b, target, n, func(req *http.Request) { req.Header = hdr.Clone() })
 }

@@ -43,6 +43,14 @@ func demoSite(b *testing.B) (*apitest.Env, *store.Site) {
 // host as the Host header, and returns how long they took.
 func load(b *testing.B, target, host string, n int) time.Duration {
 	b.Helper()
+	return loadWith(b, target, n, func(req *http.Request) { req.Host = host })
+}
+
+// loadWith sends n GET requests to target from `clients` goroutines, each
+// made ready by prepare, and returns how long they took; any answer but
+// 200 fails b.
+func loadWith(b *testing.B, target string, n int, prepare func(*http.Request)) time.Duration {
+	b.Helper()
 	tr := &http.Transport{MaxIdleConnsPerHost: clients}
 	defer tr.CloseIdleConnections()
 	client := &http.Client{Transport: tr}
@@ -57,7 +65,7 @@ func load(b *testing.B, target, host string, n int) time.Duration {
 			defer wg.Done()
 			for left.Add(-1) >= 0 {
 				req, _ := http.NewRequest("GET", target, nil)
-				req.Host = host
+				prepare(req)
 				res, err := client.Do(req)
 				if err != nil {
 					failed.Store(err)
