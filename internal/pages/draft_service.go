@@ -53,7 +53,8 @@ func (s *Service) archive(tx store.Tx, site *store.Site, p *Page, action string)
 	if err != nil {
 		return fmt.Errorf("pages: encode version of %s: %w", p.ID, err)
 	}
-	v := &store.Version{ID: cms.NewID(tx.Now()), SiteID: site.ID, PageID: p.ID, SourceAction: action, CreatedAt: tx.Now(), Snapshot: doc}
+	v := &store.Version{ID: cms.NewID(tx.Now()), SiteID: site.ID, PageID: p.ID, SourceAction: action, CreatedAt: tx.Now(),
+		Snapshot: encodeVersionDoc(doc)}
 	if err := tx.Versions().Create(v); err != nil {
 		return err
 	}
@@ -439,8 +440,12 @@ func loadVersion(tx store.Tx, site *store.Site, pageID, versionID string) (*stor
 	if err != nil {
 		return nil, nil, err
 	}
+	doc, err := decodeVersionDoc(v.Snapshot)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
+	}
 	var p Page
-	if err := json.Unmarshal(v.Snapshot, &p); err != nil {
+	if err := json.Unmarshal(doc, &p); err != nil {
 		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
 	}
 	return v, &p, nil
