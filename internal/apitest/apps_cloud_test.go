@@ -220,6 +220,29 @@ func TestCloudCode(t *testing.T) {
 			}
 		})
 
+		t.Run("the worker runs what is queued", func(t *testing.T) {
+			do := mk(t)
+			wctx, stop := context.WithCancel(ctx)
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				env.Server.Apps.RunWorker(wctx, 10*time.Millisecond)
+			}()
+			defer func() { stop(); <-done }()
+			jid := str(do("POST", "/jobs/welcome", obj{"email": "worker@example.com"}, 202).JSON, "jid")
+			// A correctness deadline, not a speed check: the worker polls
+			// every 10 ms and is woken by the enqueue.
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				logs := do("GET", "/apps/shop/logs?job="+jid, nil, 200)
+				if strings.Contains(string(logs.Raw), "welcome worker@example.com") {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("the worker did not run job %s: %s", jid, logs.Raw)
+				}
+			}
+		})
+
 		t.Run("a failing job is retried with backoff", func(t *testing.T) {
 			do := mk(t)
 			jid := str(do("POST", "/jobs/flaky", obj{}, 202).JSON, "jid")

@@ -86,23 +86,42 @@ func (s *Service) RunWorker(ctx context.Context, poll time.Duration) {
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
-		if _, err := s.FireSchedules(ctx); err != nil && ctx.Err() == nil {
-			slog.ErrorContext(ctx, "firing app schedules failed", slog.Any("err", err))
-		}
-		for ctx.Err() == nil {
-			ran, err := s.RunJob(ctx)
-			if err != nil && ctx.Err() == nil {
-				slog.ErrorContext(ctx, "running an app job failed", slog.Any("err", err))
-			}
-			if !ran || err != nil {
-				break
-			}
+		if s.due(ctx) {
+			s.work(ctx)
 		}
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
 		case <-s.wake:
+		}
+	}
+}
+
+// due reports whether a job or a schedule is due, in a read transaction:
+// an idle worker takes no write lock (SQLite has one) and makes no write.
+// An error counts as due, so that the write path reports it.
+func (s *Service) due(ctx context.Context) bool {
+	var due bool
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		due, err = tx.AppQueue().Due(tx.Now())
+		return err
+	})
+	return due || err != nil
+}
+
+// work fires the due schedules, then runs due jobs until none is left.
+func (s *Service) work(ctx context.Context) {
+	if _, err := s.FireSchedules(ctx); err != nil && ctx.Err() == nil {
+		slog.ErrorContext(ctx, "firing app schedules failed", slog.Any("err", err))
+	}
+	for ctx.Err() == nil {
+		ran, err := s.RunJob(ctx)
+		if err != nil && ctx.Err() == nil {
+			slog.ErrorContext(ctx, "running an app job failed", slog.Any("err", err))
+		}
+		if !ran || err != nil {
+			return
 		}
 	}
 }

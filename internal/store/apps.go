@@ -145,4 +145,7 @@ type AppQueue interface {
 	DueSchedules(now time.Time, n int) ([]*AppSchedule, error)
 	// SetNext moves a schedule's NextAt (zero: done).
 	SetNext(s *AppSchedule) error
+	// Due reports whether a queued job or a schedule is due at now: a
+	// worker asks it in a read transaction before it claims in a write one.
+	Due(now time.Time) (bool, error)
 }

@@ -154,3 +154,14 @@ func (x appQueue) SetNext(s *store.AppSchedule) error {
 	}
 	return x.mustAffect(res, "move schedule "+s.Key)
 }
+
+func (x appQueue) Due(now time.Time) (bool, error) {
+	var due bool
+	err := x.queryRow(`SELECT EXISTS (SELECT 1 FROM app_jobs WHERE state = ? AND run_at <= ? AND lease_until <= ?)
+		OR EXISTS (SELECT 1 FROM app_schedules WHERE next_at IS NOT NULL AND next_at <= ?)`,
+		store.JobQueued, x.time(now), x.time(now), x.time(now)).Scan(&due)
+	if err != nil {
+		return false, x.fail(err, "look for due jobs", "")
+	}
+	return due, nil
+}

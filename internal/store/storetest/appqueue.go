@@ -47,12 +47,27 @@ func testAppQueue(t *testing.T, e *env) {
 		})
 		return got
 	}
+	isDue := func(at time.Time) bool {
+		t.Helper()
+		var d bool
+		e.view(t, func(tx store.Tx) (err error) {
+			d, err = tx.AppQueue().Due(at)
+			return err
+		})
+		return d
+	}
+	if !isDue(now) || isDue(now.Add(-time.Second)) {
+		t.Errorf("Due: a job due now is not, or one not yet due is")
+	}
 	got := claim(now)
 	if len(got) != 1 || got[0].ID != due.ID || got[0].Attempts != 1 || string(got[0].Params) != `{"n":1}` {
 		t.Fatalf("first claim: %+v, want the due job with one attempt", got)
 	}
 	if again := claim(now.Add(time.Second)); len(again) != 0 {
 		t.Errorf("claim within the lease: %d jobs, want none", len(again))
+	}
+	if isDue(now.Add(time.Second)) {
+		t.Errorf("Due: a job within its lease is due")
 	}
 	// The lease ran out (its process died): the job is claimed again.
 	retaken := claim(now.Add(2 * time.Minute))
@@ -155,6 +170,14 @@ func testAppSchedules(t *testing.T, e *env) {
 			return err
 		})
 		return got
+	}
+	var dueNow bool
+	e.view(t, func(tx store.Tx) (err error) {
+		dueNow, err = tx.AppQueue().Due(now)
+		return err
+	})
+	if !dueNow {
+		t.Errorf("Due: a schedule due now is not")
 	}
 	if got := due(now); len(got) != 1 || got[0].Key != "nightly" || got[0].Every != "0 3 * * *" || !got[0].NextAt.Equal(now) {
 		t.Fatalf("due now: %+v", got)
