@@ -2,60 +2,23 @@ package auth_test
 
 import (
 	"context"
-	"crypto/rand"
-	"os"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/redistest"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/postgres"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
-func redisURL() string {
-	if u := os.Getenv("TESSERA_TEST_REDIS_URL"); u != "" {
-		return u
-	}
-	return "redis://127.0.0.1:6379/15"
-}
-
-// redisClient returns a client of its own (as another process would have),
-// skipping the test when Redis is unreachable (failing it with
-// TESSERA_REQUIRE_REDIS=1).
-func redisClient(tb testing.TB, prefix string) *redis.Client {
-	tb.Helper()
-	opt, err := redis.ParseURL(redisURL())
-	if err != nil {
-		tb.Fatal(err)
-	}
-	opt.DialerRetries, opt.MaxRetries = 1, -1
-	c := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
-		if os.Getenv("TESSERA_REQUIRE_REDIS") == "1" {
-			tb.Fatalf("redis at %s: %v", redisURL(), err)
-		}
-		tb.Skipf("redis at %s unreachable: %v", redisURL(), err)
-	}
-	tb.Cleanup(func() {
-		c.Del(context.Background(), prefix+"changes:n")
-		c.Close()
-	})
-	return c
-}
-
 // twoProcesses opens two stores on one PostgreSQL schema, each with its
 // own cache shared through its own Redis client: two processes.
 func twoProcesses(t *testing.T, ttl time.Duration) (a, b *proc, prefix string) {
 	t.Helper()
-	prefix = "tessera-test:" + rand.Text() + ":"
+	prefix = redistest.Prefix()
 	dsn := storetest.PostgresDSN(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
@@ -67,7 +30,7 @@ func twoProcesses(t *testing.T, ttl time.Duration) (a, b *proc, prefix string) {
 		}
 		t.Cleanup(func() { st.Close() })
 		cache := &auth.Cache{TTL: ttl, OnError: func(err error) { t.Errorf("publish: %v", err) }}
-		auth.ShareRedis(ctx, cache, redisClient(t, prefix), prefix)
+		auth.ShareRedis(ctx, cache, redistest.Client(t, prefix), prefix)
 		ps = append(ps, newProc(st, cache))
 	}
 	// Wait for both subscriptions: until then the caches are bypassed.
@@ -170,7 +133,7 @@ func TestRedisSharedLostMessage(t *testing.T) {
 	steady(t, b, secret, "", 1)
 
 	// A number taken with no message sent: the message was lost.
-	rc := redisClient(t, prefix)
+	rc := redistest.Client(t, prefix)
 	if err := rc.Incr(ctx, prefix+"changes:n").Err(); err != nil {
 		t.Fatal(err)
 	}

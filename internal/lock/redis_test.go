@@ -2,62 +2,16 @@ package lock_test
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"net/url"
-	"os"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/redis/go-redis/v9"
-
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/lock/locktest"
+	"github.com/tessera-cms/tessera/internal/redistest"
 )
-
-// redisURL is the Redis the tests use; its keys are all under one prefix
-// per test, removed when the test ends.
-func redisURL() string {
-	if u := os.Getenv("TESSERA_TEST_REDIS_URL"); u != "" {
-		return u
-	}
-	return "redis://127.0.0.1:6379/15"
-}
-
-// mustRedisClient returns a plain client on the test Redis, skipping the test
-// when Redis is unreachable (failing it if TESSERA_REQUIRE_REDIS=1). It
-// deletes the keys under prefix when the test ends.
-func mustRedisClient(tb testing.TB, prefix string) *redis.Client {
-	tb.Helper()
-	opt, err := redis.ParseURL(redisURL())
-	if err != nil {
-		tb.Fatalf("TESSERA_TEST_REDIS_URL: %v", err)
-	}
-	opt.DialerRetries, opt.MaxRetries = 1, -1 // a down Redis skips at once
-	c := redis.NewClient(opt)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := c.Ping(ctx).Err(); err != nil {
-		c.Close()
-		if os.Getenv("TESSERA_REQUIRE_REDIS") == "1" {
-			tb.Fatalf("redis at %s: %v", redisURL(), err)
-		}
-		tb.Skipf("redis at %s unreachable: %v", redisURL(), err)
-	}
-	tb.Cleanup(func() {
-		ctx := context.Background()
-		iter := c.Scan(ctx, 0, prefix+"*", 100).Iterator()
-		for iter.Next(ctx) {
-			c.Del(ctx, iter.Val())
-		}
-		c.Close()
-	})
-	return c
-}
-
-// testPrefix returns a key prefix no other test or test run uses.
-func testPrefix() string { return "tessera-test:" + rand.Text() + ":" }
 
 // mustOpenRedis returns a Redis locker on its own client (as a separate
 // process would have), closed when the test ends.
@@ -73,17 +27,17 @@ func mustOpenRedis(tb testing.TB, rawURL string, opt lock.RedisOptions) *lock.Re
 
 func TestRedis(t *testing.T) {
 	t.Parallel()
-	prefix := testPrefix()
-	mustRedisClient(t, prefix)
-	testLocker(t, mustOpenRedis(t, redisURL(), lock.RedisOptions{Timeout: time.Second, Prefix: prefix}))
+	prefix := redistest.Prefix()
+	redistest.Client(t, prefix)
+	testLocker(t, mustOpenRedis(t, redistest.URL(), lock.RedisOptions{Timeout: time.Second, Prefix: prefix}))
 }
 
 func TestRedisProcessesExclude(t *testing.T) {
 	t.Parallel()
-	prefix := testPrefix()
-	mustRedisClient(t, prefix)
+	prefix := redistest.Prefix()
+	redistest.Client(t, prefix)
 	opt := lock.RedisOptions{Timeout: 2 * time.Second, Prefix: prefix}
-	lockers := []*lock.Redis{mustOpenRedis(t, redisURL(), opt), mustOpenRedis(t, redisURL(), opt)}
+	lockers := []*lock.Redis{mustOpenRedis(t, redistest.URL(), opt), mustOpenRedis(t, redistest.URL(), opt)}
 	ctx := context.Background()
 
 	t.Run("HeldElsewhere", func(t *testing.T) {
@@ -91,7 +45,7 @@ func TestRedisProcessesExclude(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		short := mustOpenRedis(t, redisURL(), lock.RedisOptions{Timeout: 100 * time.Millisecond, Prefix: prefix})
+		short := mustOpenRedis(t, redistest.URL(), lock.RedisOptions{Timeout: 100 * time.Millisecond, Prefix: prefix})
 		if _, err := short.Lock(ctx, "page:p"); !errors.Is(err, lock.ErrTimeout) {
 			t.Errorf("lock held by another process: got %v, want ErrTimeout", err)
 		}
@@ -137,11 +91,11 @@ func TestRedisProcessesExclude(t *testing.T) {
 // A holder whose lease is gone must not delete the lock its successor took.
 func TestRedisReleaseChecksToken(t *testing.T) {
 	t.Parallel()
-	prefix := testPrefix()
-	raw := mustRedisClient(t, prefix)
+	prefix := redistest.Prefix()
+	raw := redistest.Client(t, prefix)
 	opt := lock.RedisOptions{Timeout: 100 * time.Millisecond, Prefix: prefix}
-	first := mustOpenRedis(t, redisURL(), opt)
-	second := mustOpenRedis(t, redisURL(), opt)
+	first := mustOpenRedis(t, redistest.URL(), opt)
+	second := mustOpenRedis(t, redistest.URL(), opt)
 	ctx := context.Background()
 
 	unlockFirst, err := first.Lock(ctx, "page:r")
@@ -170,13 +124,13 @@ func TestRedisReleaseChecksToken(t *testing.T) {
 
 func TestRedisRenewsLease(t *testing.T) {
 	t.Parallel()
-	prefix := testPrefix()
-	mustRedisClient(t, prefix)
+	prefix := redistest.Prefix()
+	redistest.Client(t, prefix)
 	// The lease is short, but not so short that a loaded test machine (Redis
 	// round trips of 200ms have been seen under -race) misses a renewal.
 	const ttl = 500 * time.Millisecond
-	holder := mustOpenRedis(t, redisURL(), lock.RedisOptions{TTL: ttl, Prefix: prefix})
-	waiter := mustOpenRedis(t, redisURL(), lock.RedisOptions{Timeout: 3 * ttl, Prefix: prefix})
+	holder := mustOpenRedis(t, redistest.URL(), lock.RedisOptions{TTL: ttl, Prefix: prefix})
+	waiter := mustOpenRedis(t, redistest.URL(), lock.RedisOptions{Timeout: 3 * ttl, Prefix: prefix})
 	ctx := context.Background()
 
 	unlock, err := holder.Lock(ctx, "page:n")
@@ -200,9 +154,9 @@ func TestRedisRenewsLease(t *testing.T) {
 // A holder that dies without unlocking blocks the key for one lease at most.
 func TestRedisLeaseExpires(t *testing.T) {
 	t.Parallel()
-	prefix := testPrefix()
-	mustRedisClient(t, prefix)
-	crashed, err := lock.OpenRedis(redisURL(), lock.RedisOptions{TTL: time.Second, Prefix: prefix})
+	prefix := redistest.Prefix()
+	redistest.Client(t, prefix)
+	crashed, err := lock.OpenRedis(redistest.URL(), lock.RedisOptions{TTL: time.Second, Prefix: prefix})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,11 +166,11 @@ func TestRedisLeaseExpires(t *testing.T) {
 	}
 	crashed.Close() // stops renewing; the unlock function is never called
 
-	impatient := mustOpenRedis(t, redisURL(), lock.RedisOptions{Timeout: 10 * time.Millisecond, Prefix: prefix})
+	impatient := mustOpenRedis(t, redistest.URL(), lock.RedisOptions{Timeout: 10 * time.Millisecond, Prefix: prefix})
 	if _, err := impatient.Lock(ctx, "page:e"); !errors.Is(err, lock.ErrTimeout) {
 		t.Errorf("right after the crash: got %v, want ErrTimeout", err)
 	}
-	patient := mustOpenRedis(t, redisURL(), lock.RedisOptions{Timeout: 5 * time.Second, Prefix: prefix})
+	patient := mustOpenRedis(t, redistest.URL(), lock.RedisOptions{Timeout: 5 * time.Second, Prefix: prefix})
 	unlock, err := patient.Lock(ctx, "page:e")
 	if err != nil {
 		t.Fatalf("after the lease: got %v, want nil", err)
@@ -247,9 +201,9 @@ func TestRedisUnavailable(t *testing.T) {
 // Once Redis is back, locking works again without a new locker.
 func TestRedisRecovers(t *testing.T) {
 	t.Parallel()
-	prefix := testPrefix()
-	mustRedisClient(t, prefix)
-	u, err := url.Parse(redisURL())
+	prefix := redistest.Prefix()
+	redistest.Client(t, prefix)
+	u, err := url.Parse(redistest.URL())
 	if err != nil {
 		t.Fatal(err)
 	}
