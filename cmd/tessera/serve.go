@@ -15,7 +15,6 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
@@ -120,17 +119,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
 		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow)})
 	if redisURL != "" {
-		// Every process's auth cache hears of every other's writes before
-		// they are acknowledged (docs/caching.md).
-		svc.AuthCache.OnError = func(err error) {
-			logger.Warn("announcing an auth change failed; other processes see it within the cache TTL", slog.Any("err", err))
-		}
 		rc, err := redisClient(redisURL)
 		if err != nil {
 			return err
 		}
 		defer rc.Close()
-		auth.ShareRedis(ctx, svc.AuthCache, rc, "tessera:auth:")
+		// Every process's caches hear of every other's writes before they
+		// are acknowledged (docs/caching.md).
+		svc.ShareRedis(ctx, rc, services.RedisPrefix, func(err error) {
+			logger.Warn("announcing a write failed; other processes see it within the cache bound", slog.Any("err", err))
+		})
 	}
 
 	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,

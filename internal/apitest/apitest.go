@@ -38,6 +38,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/mail"
@@ -70,6 +71,10 @@ type Env struct {
 	// Uploads is the file-values service (uploads, FileRef copies).
 	Uploads *files.Service
 	Server  *httpapi.Server
+	// Fresh is what the read caches check before they skip the store
+	// (package fresh); tests freeze its counter to stand for another
+	// process's writes.
+	Fresh *fresh.Source
 
 	Site *store.Site
 	// Tokens by role: "admin" and "editor" are user tokens (send the site
@@ -129,6 +134,7 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 		Mailer: env.Mail})
 	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
 	env.Files, env.Uploads, env.Customers, env.Events = blobs, svc.Files, svc.Customers, svc.Events
+	env.Fresh = svc.Fresh
 	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}

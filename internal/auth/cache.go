@@ -153,7 +153,9 @@ func (c *Cache) flush() { c.invalidate([]string{keyAll}) }
 // drop them here, then tell the other processes, before the write is
 // acknowledged.
 func (c *Cache) changed(ctx context.Context, keys []string) {
-	c.invalidate(keys)
+	if len(keys) > 0 {
+		c.invalidate(keys)
+	}
 	if c.Shared == nil {
 		return
 	}
@@ -230,8 +232,11 @@ func (s *cachedStore) Update(ctx context.Context, fn func(store.Tx) error) error
 		mu.Unlock()
 	}
 	err := s.Store.Update(ctx, func(tx store.Tx) error { return fn(noteTx{Tx: tx, note: note}) })
-	// Invalidate even on error: a failed commit may still have landed.
-	if len(keys) > 0 {
+	// Invalidate even on error: a failed commit may still have landed. With
+	// other processes, every write is announced, also one that changed no
+	// principal: the change count is what their read caches check (package
+	// fresh), so it must move with each acknowledged write.
+	if len(keys) > 0 || s.c.Shared != nil {
 		s.c.changed(ctx, keys)
 	}
 	return err

@@ -75,6 +75,21 @@ func (r *RedisShared) count(ctx context.Context) (int64, error) {
 	return n, err
 }
 
+// Count returns the number of changes announced so far by every process,
+// read from Redis, and false when it cannot be read. Every write through a
+// wrapped store is announced (see Cache.Wrap), so the number moves with
+// each acknowledged write anywhere: the read caches of package fresh use it
+// as their shared mark.
+func (r *RedisShared) Count(ctx context.Context) (int64, bool) {
+	if r.applied.Load() < 0 {
+		// Not subscribed: the auth cache is bypassed, and so are the others,
+		// so that all of them come back together.
+		return 0, false
+	}
+	n, err := r.count(ctx)
+	return n, err == nil
+}
+
 // Publish announces keys to every process.
 func (r *RedisShared) Publish(ctx context.Context, keys []string) error {
 	return publishScript.Run(ctx, r.client, []string{r.counter, r.channel}, strings.Join(keys, " ")).Err()
@@ -123,7 +138,9 @@ func (r *RedisShared) subscribe(ctx context.Context) {
 		case n <= a:
 			continue // announced before the subscription was synced
 		case n == a+1:
-			r.cache.invalidate(strings.Fields(keys))
+			if keys != "" { // a write that changed nothing cached here
+				r.cache.invalidate(strings.Fields(keys))
+			}
 		default:
 			r.cache.flush() // a message was lost
 		}

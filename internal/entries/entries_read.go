@@ -25,9 +25,33 @@ func (s *Service) reader(site *store.Site, opt ReadOptions) *reader {
 	}}
 }
 
+// entryReadKey is what a default entry read is answered by: the site as
+// the request has it, the channel and entry as named, and the file shape.
+type entryReadKey struct {
+	site           string
+	siteAt         time.Time
+	channel, entry string
+	full           bool
+}
+
+// rendered is an entry's read shape, as the fast path keeps it.
+type rendered []byte
+
+// Size reports the bytes b holds.
+func (b rendered) Size() int { return len(b) }
+
 // Entry returns an entry's read shape.
 func (s *Service) Entry(ctx context.Context, site *store.Site, ref, entryRef string, opt ReadOptions) ([]byte, error) {
+	key := entryReadKey{site: site.ID, siteAt: site.UpdatedAt, channel: ref, entry: entryRef, full: opt.ClientVersion}
+	mark, markAt, current := s.Fresh.Mark(ctx)
+	current = current && opt.cacheable()
+	if current {
+		if b, ok := s.reads.Get(s.Fresh, key, mark, markAt); ok {
+			return b, nil
+		}
+	}
 	var out []byte
+	keep := false
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		ch, rec, err := s.lookupEntry(tx, site, ref, entryRef)
 		if err != nil {
@@ -41,8 +65,15 @@ func (s *Service) Entry(ctx context.Context, site *store.Site, ref, entryRef str
 			return err
 		}
 		out = bodies[0]
+		// A body the render cache took is one that does not expire (no
+		// signed URL in it): the fast path may keep it too.
+		keep = current && s.cache.get(renderKey{entry: rec.ID, updatedAt: rec.UpdatedAt, channelAt: ch.UpdatedAt,
+			siteAt: site.UpdatedAt, full: opt.ClientVersion}) != nil
 		return nil
 	})
+	if err == nil && keep {
+		s.reads.Put(key, out, mark, markAt)
+	}
 	return out, err
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -26,8 +27,15 @@ type Service struct {
 	// Events announces entry creates, updates and deletes; nil announces
 	// nothing.
 	Events *events.Bus
+	// Fresh, when set, lets an entry read that was checked against the
+	// store since the last write anywhere be answered from memory, with no
+	// transaction (see package fresh); nil checks every read.
+	Fresh *fresh.Source
 
-	cache     renderCache
+	cache renderCache
+	// reads answers repeated default reads while Fresh's mark holds, by
+	// what the request named.
+	reads     fresh.Memo[entryReadKey, rendered]
 	channels  decodedChannels
 	locations sync.Map // timezone name -> *time.Location
 }

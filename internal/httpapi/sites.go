@@ -3,6 +3,7 @@ package httpapi
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/sites"
@@ -97,7 +98,14 @@ func (s *Server) handleSiteCount(w http.ResponseWriter, r *http.Request) error {
 // id) if the caller may act on it. An unknown site and a forbidden one are
 // both 403, so that probing does not reveal which sites exist.
 func (s *Server) siteFromPath(r *http.Request) (*store.Site, string, error) {
-	site, err := s.Sites.Get(r.Context(), r.PathValue("site"))
+	ref := r.PathValue("site")
+	// The site the request authenticated for (X-Service-Site, or a site
+	// token's own) was resolved with the caller's role already, from the
+	// auth cache: naming it again in the path needs no other look-up.
+	if p := principal(r); p != nil && p.Site != nil && (strings.EqualFold(ref, p.Site.ID) || strings.EqualFold(ref, p.Site.ShortID)) {
+		return p.Site, p.Role, nil
+	}
+	site, err := s.Sites.Get(r.Context(), ref)
 	if cms.IsCode(err, cms.ENotFound) {
 		return nil, "", cms.Errorf(cms.EForbidden, "This token has no access to that site.")
 	} else if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -30,8 +31,25 @@ type Service struct {
 	// Entries resolves references from page items to channel entries; nil
 	// shows none.
 	Entries EntryTargets
+	// Fresh, when set, lets a read that was checked against the store
+	// since the last write anywhere be answered from memory, with no
+	// transaction at all (see package fresh); nil checks every read.
+	Fresh *fresh.Source
 
 	cache renderCache
+	// reads answers repeated reads while Fresh's mark holds, by what the
+	// request named (the ref before it is resolved).
+	reads fresh.Memo[readKey, *Rendered]
+}
+
+// readKey is what a page read is answered by: the site as the request has
+// it (a changed site may change every page's paths and URLs), the ref as
+// sent, and the read options.
+type readKey struct {
+	site   string
+	siteAt time.Time
+	ref    string
+	view   string
 }
 
 // EntryTargets resolves references from page items to the entries of a
@@ -84,6 +102,9 @@ type Rendered struct {
 	ETag string
 }
 
+// Size reports the bytes r holds.
+func (r *Rendered) Size() int { return len(r.Body) + len(r.ETag) }
+
 // errDryRun rolls back the transaction of a dry run that validated.
 var errDryRun = errors.New("dry run")
 
@@ -94,6 +115,14 @@ func lockKey(siteID, pageID string) string { return "page:" + siteID + ":" + pag
 func (s *Service) Read(ctx context.Context, site *store.Site, ref string, opt ReadOptions) (*Rendered, error) {
 	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
+	}
+	key := readKey{site: site.ID, siteAt: site.UpdatedAt, ref: ref, view: opt.key()}
+	mark, markAt, current := s.Fresh.Mark(ctx)
+	if current {
+		if out, ok := s.reads.Get(s.Fresh, key, mark, markAt); ok {
+			s.cache.hits.Add(1)
+			return out, nil
+		}
 	}
 	var out *Rendered
 	err := s.Store.View(ctx, func(tx store.Tx) error {
@@ -108,6 +137,9 @@ func (s *Service) Read(ctx context.Context, site *store.Site, ref string, opt Re
 		out, err = s.render(tx, site, id, stamp, nil, opt)
 		return err
 	})
+	if err == nil && current {
+		s.reads.Put(key, out, mark, markAt)
+	}
 	return out, err
 }
 

@@ -29,6 +29,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -38,18 +39,13 @@ type Service struct {
 	Store   store.Store
 	Pages   *pages.Service
 	Entries *entries.Service
-	// Writes, when set, counts this process's writes to the store (see
-	// store.WriteCounter). A cached render checked against the store since
-	// the last write of this process is served without asking the store
-	// again for up to StaleBound: writes of this process are seen at once,
-	// writes of other processes (another `tessera serve` on the same
-	// database, a command line run against it) within StaleBound.
-	Writes func() uint64
-	// StaleBound bounds how long a cached render is served without a
-	// check, when no write of this process happened (DefaultStaleBound).
-	StaleBound time.Duration
-	// Now is the clock of StaleBound; nil is time.Now.
-	Now func() time.Time
+	// Fresh, when set, lets a cached render that was checked against the
+	// store since the last write anywhere be served without asking the
+	// store again: writes of this process, and with a shared change count
+	// those of every process, show at once; writes nobody announces (a
+	// command line run against the same database) within fresh's bound.
+	// Nil checks every visit.
+	Fresh *fresh.Source
 
 	mu     sync.Mutex
 	themes map[string]*theme
@@ -57,23 +53,6 @@ type Service struct {
 	hosts  map[string]*store.Site
 
 	hits, misses atomic.Int64
-}
-
-// DefaultStaleBound is the default StaleBound.
-const DefaultStaleBound = time.Second
-
-func (s *Service) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
-
-func (s *Service) staleBound() time.Duration {
-	if s.StaleBound > 0 {
-		return s.StaleBound
-	}
-	return DefaultStaleBound
 }
 
 // Bounds of the in-memory caches; when one is full it starts over.
@@ -140,14 +119,14 @@ type cached struct {
 	siteAt     time.Time
 	themeStamp store.Stamp
 	deps       *deps
-	// checked is when the render was last found current, and this
-	// process's write count then.
+	// checked is when the render was last found current, and the mark of
+	// package fresh then.
 	checked atomic.Pointer[check]
 }
 
 type check struct {
-	writes uint64
-	at     time.Time
+	mark fresh.Mark
+	at   time.Time
 }
 
 // Page renders the page a visit names. Errors: ENotFound (no such page, or
@@ -169,8 +148,8 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 	// The write count and time before the render reads anything: the
 	// render is current as of them.
 	var before *check
-	if s.Writes != nil {
-		before = &check{writes: s.Writes(), at: s.now()}
+	if m, at, ok := s.Fresh.Mark(ctx); ok {
+		before = &check{mark: m, at: at}
 	}
 	var p *pages.Page
 	mode := ""
@@ -246,12 +225,10 @@ func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (
 	s.mu.Lock()
 	c := s.cache[key]
 	s.mu.Unlock()
-	var writes uint64
-	checkedAt := s.now()
-	if s.Writes != nil {
-		writes = s.Writes()
+	mark, markAt, current := s.Fresh.Mark(ctx)
+	if current {
 		if c != nil && c.siteAt.Equal(site.UpdatedAt) {
-			if ck := c.checked.Load(); ck != nil && ck.writes == writes && checkedAt.Sub(ck.at) < s.staleBound() {
+			if ck := c.checked.Load(); ck != nil && s.Fresh.Valid(ck.mark, ck.at, mark, markAt) {
 				return s.hit(c), nil
 			}
 		}
@@ -304,9 +281,11 @@ func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (
 	case !fresh:
 		return nil, nil
 	}
-	// Current as of the write count read before the check: a write that
-	// committed during it moves the count, and the next visit checks again.
-	c.checked.Store(&check{writes: writes, at: checkedAt})
+	// Current as of the mark read before the check: a write that committed
+	// during it moves the mark, and the next visit checks again.
+	if current {
+		c.checked.Store(&check{mark: mark, at: markAt})
+	}
 	return s.hit(c), nil
 }
 

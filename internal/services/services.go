@@ -5,7 +5,10 @@
 package services
 
 import (
+	"context"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/auth"
@@ -13,6 +16,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/pages"
@@ -60,11 +64,15 @@ type Set struct {
 	// AuthCache keeps authenticated principals in memory; nil with
 	// NoAuthCache. Share it across processes with auth.ShareRedis.
 	AuthCache *auth.Cache
-	Sites     *sites.Service
-	Auth      *auth.Service
-	Themes    *themes.Service
-	Pages     *pages.Service
-	Entries   *entries.Service
+	// Fresh tells the read caches whether anything was written since they
+	// checked a value; with several processes, set its Shared to the
+	// shared change counter (auth.RedisShared.Count).
+	Fresh   *fresh.Source
+	Sites   *sites.Service
+	Auth    *auth.Service
+	Themes  *themes.Service
+	Pages   *pages.Service
+	Entries *entries.Service
 	// Files stores file values and keeps the uploads resource.
 	Files *files.Service
 	// Customers keeps the sites' customers and their sessions.
@@ -78,6 +86,26 @@ type Set struct {
 	Apps *apps.Service
 }
 
+// ShareRedis makes the caches of this process coherent with those of every
+// process that shares client, prefix and the store, until ctx ends: the auth cache
+// hears of the others' writes, and the read caches check the count of
+// writes announced by all of them (docs/caching.md). onError receives the
+// errors of announcing a write (which committed all the same).
+func (s *Set) ShareRedis(ctx context.Context, client redis.UniversalClient, prefix string, onError func(error)) {
+	if s.AuthCache == nil {
+		return // without the wrapped store no write is announced
+	}
+	s.AuthCache.OnError = onError
+	shared := auth.ShareRedis(ctx, s.AuthCache, client, prefix)
+	if s.Fresh != nil {
+		s.Fresh.Shared = shared.Count
+	}
+}
+
+// RedisPrefix is the prefix of the Redis keys the caches of `tessera
+// serve` share.
+const RedisPrefix = "tessera:auth:"
+
 // New builds the services on st and wires them together.
 func New(st store.Store, opt Options) *Set {
 	locker := opt.Locker
@@ -86,8 +114,10 @@ func New(st store.Store, opt Options) *Set {
 	}
 	siteURL := opt.URLs.Base
 	var writes func() uint64
+	var src *fresh.Source // nil, so every read checks, when writes go uncounted
 	if wc, ok := st.(store.WriteCounter); ok {
 		writes = wc.Writes
+		src = &fresh.Source{Writes: writes}
 	}
 	var cache *auth.Cache
 	if !opt.NoAuthCache {
@@ -97,6 +127,7 @@ func New(st store.Store, opt Options) *Set {
 	s := &Set{
 		Store:     st,
 		AuthCache: cache,
+		Fresh:     src,
 		Sites:     &sites.Service{Store: st},
 		Auth:      &auth.Service{Store: st, Cache: cache},
 		Themes:    &themes.Service{Store: st},
@@ -105,10 +136,11 @@ func New(st store.Store, opt Options) *Set {
 	s.Events = &events.Bus{}
 	s.Customers = &customers.Service{Events: s.Events, Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost,
 		Mailer: opt.Mailer}
-	s.Entries = &entries.Service{Events: s.Events, Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL}
+	s.Entries = &entries.Service{Events: s.Events, Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL, Fresh: src}
 	s.Customers.Entries, s.Customers.Files = s.Entries, s.Files
-	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries}
-	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Writes: writes}
+	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries,
+		Fresh: s.Fresh}
+	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src}
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}}
 	s.Apps.Attach(s.Events)

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# bench/run.sh: Tessera's read paths against the ceiling, side by side.
+#
+# Builds tessera, the benchmark fixture (bench/fixture: a ~95 KB page of 40
+# items in two canvases and two locales, and a 25-field entry) and the
+# ceiling server (bench/cmd/ceiling: the same answer's bytes from memory),
+# then loads each endpoint and its ceiling with wrk in alternating rounds
+# and prints requests per second and their ratio. Servers run on one core
+# and wrk on the other (taskset), as on a 2-core machine.
+#
+#   bash bench/run.sh                  # SQLite, 3 rounds of 5 s, 32 connections
+#   ROUNDS=5 DURATION=10s CONNS=32 bash bench/run.sh
+#   DATABASE=postgres://postgres@127.0.0.1:5432/bench?sslmode=disable bash bench/run.sh
+#
+# Needs wrk (Debian package wrk) and, for pinning, taskset (util-linux).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+ROUNDS=${ROUNDS:-3}
+DURATION=${DURATION:-5s}
+CONNS=${CONNS:-32}
+DATABASE=${DATABASE:-}
+command -v wrk >/dev/null || { echo "bench/run.sh needs wrk (apt-get install wrk)" >&2; exit 2; }
+
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+srv_cpu="" load_cpu=""
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+  srv_cpu="taskset -c 0" load_cpu="taskset -c 1"
+fi
+
+go build -o "$tmp/tessera" ./cmd/tessera
+go build -o "$tmp/fixture" ./bench/cmd/fixture
+go build -o "$tmp/ceiling" ./bench/cmd/ceiling
+
+store=(--data "$tmp/data")
+[ -n "$DATABASE" ] && store=(--database "$DATABASE")
+"$tmp/fixture" "${store[@]}" > "$tmp/fixture.json"
+field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" "$tmp/fixture.json"; }
+token=$(field token) short=$(field short_id) page=$(field page_id) entry=$(field entry_id) channel=$(field channel)
+
+port=18080
+GOMAXPROCS=1 $srv_cpu "$tmp/tessera" serve "${store[@]}" --addr "127.0.0.1:$port" >"$tmp/serve.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+
+auth=(-H "Authorization: Bearer $token" -H "X-Service-Site: $short")
+endpoints=(
+  "page|/api/pages/$page"
+  "page-compact|/api/pages/$page?compact=1"
+  "entry|/api/channels/$channel/entries/$entry"
+  "settings|/api/sites/$short/settings"
+)
+
+rps() { # wrk's Requests/sec for URL
+  $load_cpu wrk -t1 -c"$CONNS" -d"$DURATION" "${auth[@]}" "$1" | awk '/Requests\/sec/ {print $2}'
+}
+
+printf '%-14s %9s %12s %12s %7s\n' endpoint bytes ceiling tessera ratio
+n=0
+for e in "${endpoints[@]}"; do
+  name=${e%%|*} path=${e#*|}
+  url="http://127.0.0.1:$port$path"
+  bytes=$(curl -fs "${auth[@]}" "$url" | wc -c)
+  cport=$((19090 + n)); n=$((n + 1))
+  GOMAXPROCS=1 $srv_cpu "$tmp/ceiling" --addr "127.0.0.1:$cport" --from "$url" "${auth[@]}" 2>>"$tmp/ceiling.log" &
+  pids+=($!)
+  for _ in $(seq 1 100); do curl -fs "${auth[@]}" "http://127.0.0.1:$cport$path" >/dev/null && break; sleep 0.1; done
+  tc=0 tt=0
+  for _ in $(seq 1 "$ROUNDS"); do
+    tc=$(echo "$tc + $(rps "http://127.0.0.1:$cport$path")" | bc -l)
+    tt=$(echo "$tt + $(rps "$url")" | bc -l)
+  done
+  printf '%-14s %9d %12.0f %12.0f %7.2f\n' "$name" "$bytes" "$(echo "$tc / $ROUNDS" | bc -l)" \
+    "$(echo "$tt / $ROUNDS" | bc -l)" "$(echo "$tt / $tc" | bc -l)"
+done
