@@ -93,8 +93,17 @@ func tokenID(t *testing.T, p *proc, siteID string) string {
 	return toks[len(toks)-1].ID
 }
 
-// steady authenticates n times and returns how many store reads that took.
+// steady authenticates n times once p is caught up with every announced
+// change, and returns how many store reads that took.
 func steady(t *testing.T, p *proc, secret, site string, n int) int64 {
+	t.Helper()
+	caughtUp(t, p)
+	return storeReads(t, p, secret, site, n)
+}
+
+// storeReads authenticates n times at once and returns the store reads
+// that cost.
+func storeReads(t *testing.T, p *proc, secret, site string, n int) int64 {
 	t.Helper()
 	before := p.raw.views.Load()
 	for range n {
@@ -103,6 +112,23 @@ func steady(t *testing.T, p *proc, secret, site string, n int) int64 {
 		}
 	}
 	return p.raw.views.Load() - before
+}
+
+// caughtUp waits until p's cache has applied every change announced so
+// far: every write is announced, and a read while an announcement is still
+// on its way reads the store (and does not fill the cache), as it must.
+func caughtUp(t *testing.T, p *proc) {
+	t.Helper()
+	if p.cache.Shared == nil {
+		return
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for !p.cache.Shared.Current(context.Background()) {
+		if time.Now().After(deadline) {
+			t.Fatal("the cache did not catch up with the announced changes within 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 func TestCacheServesFromMemory(t *testing.T) {
