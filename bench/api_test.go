@@ -54,6 +54,16 @@ func BenchmarkAPIEntryGet(b *testing.B) {
 	sideBySide(b, env.URL+"/api/channels/"+res.Channel+"/entries/"+res.EntryID, hdr)
 }
 
+// BenchmarkAPIEntryList reads the benchmark channel's first page of
+// entries through `GET /api/channels/{slug}/entries`, side by side with a
+// bare handler.
+//
+//	go test ./bench -run '^$' -bench APIEntryList -benchtime 20000x
+func BenchmarkAPIEntryList(b *testing.B) {
+	env, res, hdr := benchSite(b)
+	sideBySide(b, env.URL+"/api/channels/"+res.Channel+"/entries?per_page=20", hdr)
+}
+
 // sideBySide loads target and a bare handler serving target's answer in
 // alternating rounds and reports both rates and their ratio.
 func sideBySide(b *testing.B, target string, hdr http.Header) {

@@ -52,6 +52,7 @@ endpoints=(
   "page|/api/pages/$page"
   "page-compact|/api/pages/$page?compact=1"
   "entry|/api/channels/$channel/entries/$entry"
+  "entry-list|/api/channels/$channel/entries?per_page=20"
   "settings|/api/sites/$short/settings"
 )
 

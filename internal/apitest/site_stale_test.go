@@ -11,7 +11,7 @@ import (
 )
 
 // TestReadCachesStaleBound: the public site, API page reads and API entry
-// reads are answered from memory while nothing was written, a write of
+// reads and lists are answered from memory while nothing was written, a write of
 // this process shows at once, and a write nobody announced (another
 // process's without a shared change count, simulated here by a write
 // counter that does not move) shows within fresh.DefaultBound, never later.
@@ -43,6 +43,11 @@ func TestReadCachesStaleBound(t *testing.T) {
 				func(title string) { api(t, env, site, "PUT", "/pages/blog", obj{"title": title}, 200) }},
 			{"Entry", func() *apitest.Response {
 				return api(t, env, site, "GET", "/channels/articles/entries/"+entry, nil, 200)
+			}, func(title string) {
+				api(t, env, site, "PUT", "/channels/articles/entries/"+entry, obj{"title": title}, 200)
+			}},
+			{"EntryList", func() *apitest.Response {
+				return api(t, env, site, "GET", "/channels/articles/entries?per_page=100", nil, 200)
 			}, func(title string) {
 				api(t, env, site, "PUT", "/channels/articles/entries/"+entry, obj{"title": title}, 200)
 			}},

@@ -5,6 +5,7 @@ package entries
 
 import (
 	"context"
+	"encoding/json"
 	"slices"
 	"time"
 
@@ -186,9 +187,73 @@ func (s *Service) loadTargets(tx store.Tx, site *store.Site, ch *Channel, es []*
 	return nil
 }
 
+// listKey is what a list or a count is answered by: the site as the
+// request has it, the channel as named, and the query, options and window
+// encoded.
+type listKey struct {
+	site    string
+	siteAt  time.Time
+	channel string
+	what    string
+}
+
+// listed is a list's answer as the fast path keeps it.
+type listed struct {
+	bodies [][]byte
+	total  int
+	size   int
+}
+
+// Size reports the bytes l holds.
+func (l *listed) Size() int { return l.size }
+
+// memoList answers a list or count read from the memo while Fresh's mark
+// holds, and otherwise runs read and keeps its answer. Unlike the render
+// cache, the memo may keep bodies with signed URLs of private files: an
+// answer is served for at most Fresh's bound after it was made, far within
+// a signed URL's lifetime.
+func (s *Service) memoList(ctx context.Context, site *store.Site, ref, what string, read func() ([][]byte, int, error)) ([][]byte, int, error) {
+	key := listKey{site: site.ID, siteAt: site.UpdatedAt, channel: ref, what: what}
+	mark, markAt, current := s.Fresh.Mark(ctx)
+	if current {
+		if l, ok := s.lists.Get(s.Fresh, key, mark, markAt); ok {
+			return l.bodies, l.total, nil
+		}
+	}
+	bodies, total, err := read()
+	if err == nil && current {
+		l := &listed{bodies: bodies, total: total, size: len(what)}
+		for _, b := range bodies {
+			l.size += len(b)
+		}
+		s.lists.Put(key, l, mark, markAt)
+	}
+	return bodies, total, err
+}
+
+// listWhat encodes what a list or count read depends on besides the site
+// and the channel.
+func listWhat(kind string, q Query, opt ReadOptions, lo store.ListOptions) string {
+	b, err := json.Marshal(struct {
+		Q Query
+		O ReadOptions
+		L store.ListOptions
+	}{q, opt, lo})
+	if err != nil { // plain strings, bools and ints: cannot fail
+		panic(err)
+	}
+	return kind + string(b)
+}
+
 // List returns one page of the channel's entries matching q, in their
 // read shape, and the number that match.
 func (s *Service) List(ctx context.Context, site *store.Site, ref string, q Query, opt ReadOptions, lo store.ListOptions) ([][]byte, int, error) {
+	return s.memoList(ctx, site, ref, listWhat("list", q, opt, lo), func() ([][]byte, int, error) {
+		return s.list(ctx, site, ref, q, opt, lo)
+	})
+}
+
+func (s *Service) list(ctx context.Context, site *store.Site, ref string, q Query, opt ReadOptions, lo store.ListOptions) ([][]byte, int, error) {
 	var out [][]byte
 	var total int
 	err := s.Store.View(ctx, func(tx store.Tx) error {
@@ -216,18 +281,21 @@ func (s *Service) List(ctx context.Context, site *store.Site, ref string, q Quer
 
 // Count returns the number of the channel's entries matching q.
 func (s *Service) Count(ctx context.Context, site *store.Site, ref string, q Query) (int, error) {
-	var total int
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		ch, err := findChannel(tx, site, ref, &s.channels)
-		if err != nil {
+	_, total, err := s.memoList(ctx, site, ref, listWhat("count", q, ReadOptions{}, store.ListOptions{}), func() ([][]byte, int, error) {
+		var total int
+		err := s.Store.View(ctx, func(tx store.Tx) error {
+			ch, err := findChannel(tx, site, ref, &s.channels)
+			if err != nil {
+				return err
+			}
+			sq, err := s.storeQuery(site, ch, q)
+			if err != nil {
+				return err
+			}
+			_, total, err = tx.Entries().List(site.ID, ch.ID, sq, store.ListOptions{Limit: 1})
 			return err
-		}
-		sq, err := s.storeQuery(site, ch, q)
-		if err != nil {
-			return err
-		}
-		_, total, err = tx.Entries().List(site.ID, ch.ID, sq, store.ListOptions{Limit: 1})
-		return err
+		})
+		return nil, total, err
 	})
 	return total, err
 }

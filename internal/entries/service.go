@@ -36,6 +36,7 @@ type Service struct {
 	// reads answers repeated default reads while Fresh's mark holds, by
 	// what the request named.
 	reads     fresh.Memo[entryReadKey, rendered]
+	lists     fresh.Memo[listKey, *listed]
 	channels  decodedChannels
 	locations sync.Map // timezone name -> *time.Location
 }
