@@ -67,10 +67,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return err
 	}
-	logger, err := newLogger(stderr, logFormat)
+	logOut := newBufferedLog(stderr)
+	defer logOut.Close()
+	logger, err := newLogger(logOut, logFormat)
 	if err != nil {
 		return err
 	}
+	logger = slog.New(flushOnWarn{logger.Handler(), logOut})
 	st, err := c.openStore(ctx)
 	if err != nil {
 		return err
