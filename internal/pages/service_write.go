@@ -118,12 +118,14 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt
 		}
 		p := res.Page
 		if _, hasPos := doc["position"]; !hasPos {
-			siblings, err := tx.Pages().Children(site.ID, p.ParentID)
+			// After the last sibling, from the index alone: no sibling
+			// is read or renumbered, however many there are.
+			last, ok, err := tx.Pages().MaxChildPosition(site.ID, p.ParentID)
 			if err != nil {
 				return err
 			}
-			for _, sib := range siblings {
-				p.Position = max(p.Position, sib.Position+1)
+			if ok {
+				p.Position = max(p.Position, last+1)
 			}
 		}
 		if err := s.save(tx, site, nil, p, true, p.Homepage); err != nil {
@@ -198,9 +200,10 @@ func (s *Service) checkNotDescendant(tx store.Tx, site *store.Site, pageID strin
 }
 
 // clearHomepage takes the homepage flag from every page but keep: a site
-// has one homepage, and making a page the homepage is how it changes.
+// has one homepage, and making a page the homepage is how it changes. The
+// store finds the flagged pages from an index, reading no other page.
 func (s *Service) clearHomepage(tx store.Tx, site *store.Site, keep string) error {
-	recs, _, err := tx.Pages().List(site.ID, store.PageFilter{}, store.ListOptions{})
+	recs, _, err := tx.Pages().List(site.ID, store.PageFilter{Homepage: true}, store.ListOptions{})
 	if err != nil {
 		return err
 	}
@@ -344,17 +347,13 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string, opt 
 				return err
 			}
 		}
-		ids := []string{id}
-		for i := 0; i < len(ids); i++ {
-			children, err := tx.Pages().Children(site.ID, ids[i])
-			if err != nil {
-				return err
-			}
-			for _, c := range children {
-				ids = append(ids, c.ID)
-			}
+		// The subtree's ids only: the cost is the subtree's, whatever
+		// the number of the page's siblings.
+		ids, err := tx.Pages().Descendants(site.ID, id)
+		if err != nil {
+			return err
 		}
-		return tx.Pages().Delete(site.ID, ids)
+		return tx.Pages().Delete(site.ID, append(ids, id))
 	})
 }
 

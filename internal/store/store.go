@@ -308,7 +308,10 @@ type PageRecord struct {
 // and looked up in Locale.
 type PageFilter struct {
 	// Template, when not "", keeps the pages on that template.
-	Template       string
+	Template string
+	// Homepage keeps only pages flagged as the homepage (a site has at
+	// most one; a writer that sets the flag looks for the others here).
+	Homepage       bool
 	Locale         string
 	Fullpath       string // exact match, when not ""
 	FullpathPrefix string // the fullpath starts with this, when not ""
@@ -334,6 +337,14 @@ type Pages interface {
 	// Children returns the direct children of a page ("" for top-level
 	// pages), ordered by position then id.
 	Children(siteID, parentID string) ([]*PageRecord, error)
+	// MaxChildPosition returns the highest position among the direct
+	// children of a page ("" for top-level pages), read from an index
+	// whatever the number of children; ok is false when it has none.
+	MaxChildPosition(siteID, parentID string) (pos int, ok bool, err error)
+	// Descendants returns the ids of the pages below page id (its
+	// children, their children, and so on), in no particular order,
+	// without loading them.
+	Descendants(siteID, id string) ([]string, error)
 	// List returns the site's pages matching f, in SortKey order, and the
 	// number that match.
 	List(siteID string, f PageFilter, opt ListOptions) ([]*PageRecord, int, error)

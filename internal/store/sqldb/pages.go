@@ -145,6 +145,40 @@ func (x pages) Children(siteID, parentID string) ([]*store.PageRecord, error) {
 	return list, nil
 }
 
+// MaxChildPosition reads the last entry of the children's range of
+// pages_children (site_id, parent_id, position, id).
+func (x pages) MaxChildPosition(siteID, parentID string) (int, bool, error) {
+	query, args := `SELECT position FROM pages WHERE site_id = ? AND parent_id IS NULL
+		ORDER BY position DESC LIMIT 1`, []any{siteID}
+	if parentID != "" {
+		query, args = `SELECT position FROM pages WHERE site_id = ? AND parent_id = ?
+			ORDER BY position DESC LIMIT 1`, []any{siteID, parentID}
+	}
+	var pos int
+	switch err := x.queryRow(query, args...).Scan(&pos); {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, nil
+	case err != nil:
+		return 0, false, x.fail(err, "max child position of page "+parentID+" of site "+siteID, "")
+	}
+	return pos, true, nil
+}
+
+// Descendants walks the tree down from id in one recursive query over
+// pages_children, reading ids only. UNION (not UNION ALL) ends the walk
+// even on a cycle, which the service never writes.
+func (x pages) Descendants(siteID, id string) ([]string, error) {
+	ids, err := scanAll(x.tx, scanID, `WITH RECURSIVE sub (id) AS (
+			SELECT id FROM pages WHERE site_id = ? AND parent_id = ?
+			UNION
+			SELECT p.id FROM pages p JOIN sub ON p.site_id = ? AND p.parent_id = sub.id
+		) SELECT id FROM sub`, siteID, id, siteID)
+	if err != nil {
+		return nil, x.fail(err, "list descendants of page "+id+" of site "+siteID, "")
+	}
+	return ids, nil
+}
+
 // List filters on fullpaths with a subquery on page_paths, which holds at
 // most one path per page and locale. A prefix is matched as the range of
 // strings that start with it, so no character of it is a wildcard, and the
@@ -154,6 +188,10 @@ func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([
 	if f.Template != "" {
 		where += ` AND template = ?`
 		args = append(args, f.Template)
+	}
+	if f.Homepage {
+		where += ` AND homepage = ?` // served by pages_homepage (site_id, homepage)
+		args = append(args, true)
 	}
 	if f.Fullpath != "" || f.FullpathPrefix != "" {
 		if !storable(f.Locale) || !storable(f.Fullpath) || !storable(f.FullpathPrefix) {

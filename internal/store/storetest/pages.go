@@ -452,7 +452,7 @@ func testPagesListFilters(t *testing.T, e *env) {
 			if err != nil {
 				t.Fatalf("List(%s): %v", c.name, err)
 			}
-			checkDiff(t, fmt.Sprintf("List(%s %+q) ids", c.name, c.f), ids(got, pageID), c.want)
+			checkDiff(t, fmt.Sprintf("List(%s %#v) ids", c.name, c.f), ids(got, pageID), c.want)
 			if total != len(c.want) {
 				t.Errorf("List(%s): got total %d, want %d", c.name, total, len(c.want))
 			}

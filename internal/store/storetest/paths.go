@@ -104,7 +104,7 @@ func testPagesUnstorablePaths(t *testing.T, e *env) {
 			for _, f := range []store.PageFilter{{Locale: "en", Fullpath: bad}, {Locale: "en", FullpathPrefix: bad}} {
 				got, total, err := tx.Pages().List(s.ID, f, store.ListOptions{})
 				if err != nil || len(got) != 0 || total != 0 {
-					t.Errorf("List(%+q): got %v (total %d), %v; want none", f, ids(got, pageID), total, err)
+					t.Errorf("List(%#v): got %v (total %d), %v; want none", f, ids(got, pageID), total, err)
 				}
 			}
 			return nil
