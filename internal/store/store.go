@@ -387,20 +387,41 @@ type Version struct {
 	PageID       string
 	SourceAction string // live_save, draft_publish, restore_publish
 	CreatedAt    time.Time
-	Snapshot     []byte
+	// Snapshot is stored and read back byte for byte; the store does not
+	// interpret it.
+	Snapshot []byte
+	// BaseID names the version of the same page that Snapshot is stored
+	// against (a delta); empty when Snapshot stands on its own. The store
+	// keeps a version's base, and the base's base, for as long as the
+	// version itself.
+	BaseID string
 }
 
 // Versions stores page versions. A page's versions are removed with the page.
+//
+// A version that Prune removes but that a remaining version is stored
+// against (through its BaseID, directly or by way of other bases) stays
+// in the store, out of Get and List, and is reached only through Chain;
+// it is deleted once nothing remaining builds on it.
 type Versions interface {
-	// Create stores a version. ENotFound when the page does not exist.
+	// Create stores a version. ENotFound when the page does not exist, or
+	// when BaseID is set and is not one of the page's versions.
 	Create(v *Version) error
 	// Get returns one version of a page. ENotFound.
 	Get(siteID, pageID, id string) (*Version, error)
+	// Chain returns a version of a page with its snapshot, then its base,
+	// its base's base, and so on to the first without a base: what it
+	// takes to read the version's snapshot. ENotFound when id is not one
+	// of the page's versions.
+	Chain(siteID, pageID, id string) ([]*Version, error)
+	// LatestChain is Chain for the page's newest version (as List orders
+	// them); empty when the page has no versions.
+	LatestChain(siteID, pageID string) ([]*Version, error)
 	// List returns a page's versions newest first (created_at, then id,
 	// descending), without their snapshots, and their total.
 	List(siteID, pageID string, opt ListOptions) ([]*Version, int, error)
-	// Prune deletes the page's versions that are neither among its newest
-	// keep nor created at or after since, and returns how many it deleted.
+	// Prune removes the page's versions that are neither among its newest
+	// keep nor created at or after since, and returns how many it removed.
 	Prune(siteID, pageID string, keep int, since time.Time) (int, error)
 }
 

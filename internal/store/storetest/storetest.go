@@ -87,6 +87,8 @@ func Run(t *testing.T, b Backend) {
 		{"Versions/Prune", testVersionsPrune},
 		{"Versions/PruneTies", testVersionsPruneTies},
 		{"Versions/SiteScoping", testVersionsSiteScoping},
+		{"Versions/Chain", testVersionsChain},
+		{"Versions/PruneKeepsBases", testVersionsPruneKeepsBases},
 		{"Uploads/CreateGetDelete", testUploadsCreateGetDelete},
 		{"Uploads/List", testUploadsList},
 		{"Uploads/SiteScoping", testUploadsSiteScoping},

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,9 @@ import (
 )
 
 const sourceLiveSave = "live_save"
+
+// errRollback undoes a write a case makes only to see whether it succeeds.
+var errRollback = errors.New("rolled back on purpose")
 
 func newVersion(now time.Time, siteID, pageID string, snapshot string) *store.Version {
 	return &store.Version{
@@ -299,4 +303,203 @@ func testVersionsSiteScoping(t *testing.T, e *env) {
 		checkDiff(t, "A's version after B's writes", got, va)
 		return nil
 	})
+}
+
+// chainIDs returns the ids of a chain, and checks that each version in it
+// is stored against the next.
+func chainIDs(t *testing.T, chain []*store.Version) []string {
+	t.Helper()
+	for i, v := range chain {
+		want := ""
+		if i+1 < len(chain) {
+			want = chain[i+1].ID
+		}
+		if v.BaseID != want {
+			t.Errorf("chain: version %d (%s) has base %q, want %q", i, v.ID, v.BaseID, want)
+		}
+	}
+	return ids(chain, versionID)
+}
+
+// versionChain stores versions created a millisecond apart from start,
+// each stored against the one before, the first on its own.
+func (e *env) versionChain(t *testing.T, start time.Time, siteID, pageID string, n int) []*store.Version {
+	t.Helper()
+	var vs []*store.Version
+	for i := range n {
+		v := newVersion(start.Add(time.Duration(i)*time.Millisecond), siteID, pageID, fmt.Sprintf("delta %d", i))
+		if i > 0 {
+			v.BaseID = vs[i-1].ID
+		}
+		vs = append(vs, v)
+	}
+	e.createVersions(t, vs...)
+	return vs
+}
+
+// testVersionsChain checks Create, Get, List, Chain and LatestChain on
+// versions stored against others.
+func testVersionsChain(t *testing.T, e *env) {
+	s := e.createSite(t, "acme")
+	other := e.createSite(t, "other")
+	p := e.createPage(t, s.ID, "Home")
+	q := e.createPage(t, s.ID, "Other")
+	now := t0.Truncate(time.Millisecond)
+	first := e.versionChain(t, now, s.ID, p.ID, 3)
+	second := e.versionChain(t, now.Add(time.Second), s.ID, p.ID, 2)
+	a, b, c := first[0], first[1], first[2]
+
+	e.view(t, func(tx store.Tx) error {
+		got, err := tx.Versions().Get(s.ID, p.ID, b.ID)
+		if err != nil {
+			t.Fatalf("Get: %v", err)
+		}
+		checkDiff(t, "Get of a delta", got, b)
+		list, _, err := tx.Versions().List(s.ID, p.ID, store.ListOptions{})
+		if err != nil {
+			t.Fatalf("List: %v", err)
+		}
+		checkDiff(t, "List", list, []*store.Version{listItem(second[1]), listItem(second[0]), listItem(c), listItem(b), listItem(a)})
+
+		chain, err := tx.Versions().Chain(s.ID, p.ID, c.ID)
+		if err != nil {
+			t.Fatalf("Chain: %v", err)
+		}
+		checkDiff(t, "Chain(c)", chain, []*store.Version{c, b, a})
+		chain, err = tx.Versions().Chain(s.ID, p.ID, a.ID)
+		if err != nil {
+			t.Fatalf("Chain: %v", err)
+		}
+		checkDiff(t, "Chain(a)", chainIDs(t, chain), []string{a.ID})
+		chain, err = tx.Versions().LatestChain(s.ID, p.ID)
+		if err != nil {
+			t.Fatalf("LatestChain: %v", err)
+		}
+		checkDiff(t, "LatestChain", chainIDs(t, chain), []string{second[1].ID, second[0].ID})
+		chain, err = tx.Versions().LatestChain(s.ID, q.ID)
+		if err != nil || len(chain) != 0 {
+			t.Errorf("LatestChain(page without versions): got %v, %v; want none", ids(chain, versionID), err)
+		}
+		chain, err = tx.Versions().LatestChain(other.ID, p.ID)
+		if err != nil || len(chain) != 0 {
+			t.Errorf("LatestChain(another site): got %v, %v; want none", ids(chain, versionID), err)
+		}
+		for name, args := range map[string][3]string{
+			"Missing":     {s.ID, p.ID, cms.NewID(now)},
+			"AnotherPage": {s.ID, q.ID, c.ID},
+			"AnotherSite": {other.ID, p.ID, c.ID},
+		} {
+			_, err := tx.Versions().Chain(args[0], args[1], args[2])
+			checkCode(t, "Chain("+name+")", err, cms.ENotFound)
+		}
+		return nil
+	})
+
+	for name, base := range map[string]string{"MissingBase": cms.NewID(now), "AnotherPagesBase": c.ID} {
+		err := e.tryUpdate(func(tx store.Tx) error {
+			v := newVersion(tx.Now(), s.ID, q.ID, `{}`)
+			v.BaseID = base
+			return tx.Versions().Create(v)
+		})
+		checkCode(t, "Create("+name+")", err, cms.ENotFound)
+	}
+}
+
+// testVersionsPruneKeepsBases checks that Prune keeps, out of sight, the
+// versions a kept version is stored against, and deletes them once no
+// kept version needs them; and that a page's versions go with it however
+// they are chained.
+func testVersionsPruneKeepsBases(t *testing.T, e *env) {
+	s := e.createSite(t, "acme")
+	p := e.createPage(t, s.ID, "Home")
+	probePage := e.createPage(t, s.ID, "Probe")
+	old := t0.Truncate(time.Millisecond).Add(-30 * 24 * time.Hour)
+	since := old.Add(time.Hour)
+	vs := e.versionChain(t, old, s.ID, p.ID, 4) // a <- b <- c <- d
+	a, b, c, d := vs[0], vs[1], vs[2], vs[3]
+
+	prune := func(keep, want int) {
+		t.Helper()
+		e.update(t, func(tx store.Tx) error {
+			n, err := tx.Versions().Prune(s.ID, p.ID, keep, since)
+			if err == nil && n != want {
+				t.Errorf("Prune(keep %d): got %d removed, want %d", keep, n, want)
+			}
+			return err
+		})
+	}
+	// stored reports whether a version with v's id is still stored, seen or
+	// not: another version with that id is refused as taken.
+	stored := func(v *store.Version) bool {
+		t.Helper()
+		err := e.tryUpdate(func(tx store.Tx) error {
+			probe := newVersion(tx.Now(), s.ID, probePage.ID, `{}`)
+			probe.ID = v.ID
+			if err := tx.Versions().Create(probe); err != nil {
+				return err
+			}
+			return errRollback
+		})
+		return cms.IsCode(err, cms.EConflict)
+	}
+
+	prune(2, 2)
+	e.view(t, func(tx store.Tx) error {
+		got, total, err := tx.Versions().List(s.ID, p.ID, store.ListOptions{})
+		if err != nil || total != 2 {
+			t.Fatalf("List after Prune: got %d, %v; want 2", total, err)
+		}
+		checkDiff(t, "List after Prune", ids(got, versionID), []string{d.ID, c.ID})
+		for _, v := range []*store.Version{a, b} {
+			_, err := tx.Versions().Get(s.ID, p.ID, v.ID)
+			checkCode(t, "Get(pruned base)", err, cms.ENotFound)
+			_, err = tx.Versions().Chain(s.ID, p.ID, v.ID)
+			checkCode(t, "Chain(pruned base)", err, cms.ENotFound)
+		}
+		chain, err := tx.Versions().Chain(s.ID, p.ID, c.ID)
+		if err != nil {
+			t.Fatalf("Chain of a kept version through pruned bases: %v", err)
+		}
+		checkDiff(t, "Chain(c) after Prune", chain, []*store.Version{c, b, a})
+		return nil
+	})
+	if !stored(a) || !stored(b) {
+		t.Errorf("the pruned bases of a kept version were deleted")
+	}
+	err := e.tryUpdate(func(tx store.Tx) error {
+		v := newVersion(tx.Now(), s.ID, p.ID, `{}`)
+		v.BaseID = b.ID
+		return tx.Versions().Create(v)
+	})
+	checkCode(t, "Create on a pruned base", err, cms.ENotFound)
+
+	// A new chain makes the old one unneeded once its last version goes.
+	fresh := e.versionChain(t, old.Add(time.Minute), s.ID, p.ID, 2)
+	prune(2, 2)
+	for _, v := range vs {
+		if stored(v) {
+			t.Errorf("version %s is still stored after nothing kept builds on it", v.ID)
+		}
+	}
+	e.view(t, func(tx store.Tx) error {
+		chain, err := tx.Versions().LatestChain(s.ID, p.ID)
+		if err != nil {
+			t.Fatalf("LatestChain: %v", err)
+		}
+		checkDiff(t, "LatestChain after the second Prune", chainIDs(t, chain), []string{fresh[1].ID, fresh[0].ID})
+		return nil
+	})
+
+	// A page whose versions are chained, some pruned, is deleted with them.
+	third := e.versionChain(t, old.Add(2*time.Minute), s.ID, p.ID, 3)
+	prune(1, 4)
+	if !stored(third[0]) || !stored(third[1]) {
+		t.Errorf("the pruned bases of the newest version were deleted")
+	}
+	e.update(t, func(tx store.Tx) error { return tx.Pages().Delete(s.ID, []string{p.ID}) })
+	for _, v := range third {
+		if stored(v) {
+			t.Errorf("version %s outlived its page", v.ID)
+		}
+	}
 }
