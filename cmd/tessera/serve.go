@@ -41,11 +41,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow string
 	var urls sites.URLs
 	var redisURL, blobURL, smtpURL, mailFrom string
-	var lockTimeout, sessionTTL time.Duration
+	var lockTimeout, lockLease, sessionTTL time.Duration
 	fs := newFlags("serve", &c)
 	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for the write lock, the login-attempt counters and the auth cache's invalidations several processes share; empty keeps all three in-process [TESSERA_REDIS_URL]")
 	fs.StringVar(&blobURL, "blob", env("TESSERA_BLOB_URL", ""), "where file bytes live: file:///dir or s3://bucket?endpoint=...&region=...; empty uses <data>/files [TESSERA_BLOB_URL]")
 	fs.DurationVar(&lockTimeout, "lock-timeout", envDuration("TESSERA_LOCK_TIMEOUT", lock.DefaultTimeout), "how long a write waits for a page's lock [TESSERA_LOCK_TIMEOUT]")
+	fs.DurationVar(&lockLease, "lock-lease", envDuration("TESSERA_LOCK_LEASE", lock.DefaultTTL), "with --redis, the lease of a write lock: renewed while held, it frees the lock of a process that died within this time [TESSERA_LOCK_LEASE]")
 	fs.DurationVar(&sessionTTL, "session-ttl", envDuration("TESSERA_SESSION_TTL", customers.DefaultSessionTTL), "how long an unused customer session lasts [TESSERA_SESSION_TTL]")
 	fs.StringVar(&smtpURL, "smtp", env("TESSERA_SMTP_URL", ""), "SMTP server for outgoing mail: smtp://user:pass@host:587 (STARTTLS) or smtps://...:465; empty logs mail instead [TESSERA_SMTP_URL]")
 	fs.StringVar(&mailFrom, "mail-from", env("TESSERA_MAIL_FROM", ""), "sender address of outgoing mail, required with --smtp [TESSERA_MAIL_FROM]")
@@ -66,6 +67,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return nil
 		}
 		return err
+	}
+	if lockLease < 100*time.Millisecond {
+		// A renewal every third of a shorter lease would race Redis round trips.
+		return fmt.Errorf("--lock-lease %v: want at least 100ms", lockLease)
 	}
 	logOut := newBufferedLog(stderr)
 	defer logOut.Close()
@@ -97,7 +102,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		rc := redis.NewClient(opt)
 		defer rc.Close()
 		limiter = &ratelimit.Redis{Client: rc, Prefix: "tessera:limit:"}
-		rl, err := lock.OpenRedis(redisURL, lock.RedisOptions{Timeout: lockTimeout})
+		rl, err := lock.OpenRedis(redisURL, lock.RedisOptions{Timeout: lockTimeout, TTL: lockLease})
 		if err != nil {
 			return fmt.Errorf("--redis: %w", err)
 		}

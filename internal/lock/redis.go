@@ -13,9 +13,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// Defaults of RedisOptions.
+// Defaults of RedisOptions. The lease is short so that a lock left behind by
+// a process that died (kill -9, a lost host) frees itself within seconds:
+// writers of that page answer 409 for at most DefaultTTL, not half a minute.
+// A live holder renews it every DefaultTTL/3, so a write that takes longer
+// than the lease keeps its lock.
 const (
-	DefaultTTL         = 30 * time.Second
+	DefaultTTL         = 3 * time.Second
 	DefaultRedisPrefix = "tessera:lock:"
 )
 
@@ -64,7 +68,8 @@ type RedisOptions struct {
 	Timeout time.Duration
 	// TTL is the lease of a lock: the holder extends it every TTL/3 while it
 	// holds the lock, so a holder that crashes blocks the key for at most
-	// TTL. Zero means DefaultTTL; it is rounded up to whole milliseconds.
+	// TTL, and one that is alive keeps it however long it holds it. Zero
+	// means DefaultTTL; it is rounded up to whole milliseconds.
 	TTL time.Duration
 	// Prefix is put before every lock name to form the Redis key; empty
 	// means DefaultRedisPrefix.
@@ -227,13 +232,15 @@ func (r *Redis) hold(k, token string, leased time.Time) (func(), error) {
 	}, nil
 }
 
-// renew extends the lease of the lock k (last extended at leased) a third
-// of the way through it, until ctx is done or the lock turns out to be no
-// longer this holder's. A failed renewal is retried soon, and waits for
-// Redis as long as the lease may still be alive: on a slow Redis that beats
-// giving up on a lease that has time left.
+// renew extends the lease of the lock k (last extended by a call made at
+// leased) a third of the way through it, until ctx is done or the lock turns
+// out to be no longer this holder's. Each renewal is timed from the start of
+// the last one that succeeded, not from its reply, so slow round trips do
+// not push renewals towards the end of the lease. A failed renewal is
+// retried soon, and waits for Redis as long as the lease may still be alive:
+// on a slow Redis that beats giving up on a lease that has time left.
 func (r *Redis) renew(ctx context.Context, k, token string, leased time.Time) {
-	t := time.NewTimer(r.ttl / 3)
+	t := time.NewTimer(time.Until(leased.Add(r.ttl / 3)))
 	defer t.Stop()
 	for {
 		select {
@@ -254,7 +261,7 @@ func (r *Redis) renew(ctx context.Context, k, token string, leased time.Time) {
 			return // the lease expired; somebody else may hold the lock now
 		case err == nil:
 			leased = start
-			t.Reset(r.ttl / 3)
+			t.Reset(time.Until(leased.Add(r.ttl / 3)))
 		default:
 			// Keep trying: the lease may outlive a short outage.
 			t.Reset(min(r.ttl/10, time.Second))

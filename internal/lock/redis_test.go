@@ -3,6 +3,7 @@ package lock_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/url"
 	"sync"
 	"testing"
@@ -176,6 +177,75 @@ func TestRedisLeaseExpires(t *testing.T) {
 		t.Fatalf("after the lease: got %v, want nil", err)
 	}
 	unlock()
+}
+
+// A process killed while it holds a lock (kill -9: no unlock, no more
+// renewals) blocks the page for one default lease, a few seconds, not the
+// half minute the lease used to be. The waiter's timeout is twice the lease:
+// a generous bound, not a measure of speed.
+func TestRedisAbandonedLockDefaultLease(t *testing.T) {
+	t.Parallel()
+	prefix := redistest.Prefix()
+	redistest.Client(t, prefix)
+	killed, err := lock.OpenRedis(redistest.URL(), lock.RedisOptions{Prefix: prefix})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := killed.Lock(ctx, "page:k"); err != nil {
+		t.Fatal(err)
+	}
+	killed.Close() // its renewals stop; its unlock is never called
+
+	other := mustOpenRedis(t, redistest.URL(), lock.RedisOptions{Timeout: 2 * lock.DefaultTTL, Prefix: prefix})
+	start := time.Now()
+	unlock, err := other.Lock(ctx, "page:k")
+	if err != nil {
+		t.Fatalf("waiting twice the default lease (%v) for an abandoned lock: got %v, want nil", lock.DefaultTTL, err)
+	}
+	unlock()
+	t.Logf("abandoned lock taken by another process after %v (lease %v)", time.Since(start).Round(time.Millisecond), lock.DefaultTTL)
+}
+
+// A holder that keeps a lock for many leases (a slow write) keeps it: its
+// renewals, timed from the start of the last one, stay ahead of the lease,
+// for every lock it holds at once (a batch holds one per page).
+func TestRedisSlowHolderKeepsLeases(t *testing.T) {
+	t.Parallel()
+	prefix := redistest.Prefix()
+	raw := redistest.Client(t, prefix)
+	const ttl = 300 * time.Millisecond
+	holder := mustOpenRedis(t, redistest.URL(), lock.RedisOptions{TTL: ttl, Prefix: prefix})
+	other := mustOpenRedis(t, redistest.URL(), lock.RedisOptions{Timeout: 10 * time.Millisecond, Prefix: prefix})
+	ctx := context.Background()
+
+	const keys = 20
+	var unlocks []func()
+	for i := range keys {
+		unlock, err := holder.Lock(ctx, fmt.Sprintf("page:s%d", i))
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlocks = append(unlocks, unlock)
+	}
+	// Hold for six leases, trying every lock from another process as we go.
+	deadline := time.Now().Add(6 * ttl)
+	for tries := 0; time.Now().Before(deadline) || tries == 0; tries++ {
+		key := fmt.Sprintf("page:s%d", tries%keys)
+		if u, err := other.Lock(ctx, key); !errors.Is(err, lock.ErrTimeout) {
+			if err == nil {
+				u()
+			}
+			t.Fatalf("%s held by a live holder for %d leases: got %v, want ErrTimeout", key, 6, err)
+		}
+		time.Sleep(ttl / 10)
+	}
+	for i, unlock := range unlocks {
+		unlock()
+		if n, err := raw.Exists(ctx, fmt.Sprintf("%spage:s%d", prefix, i)).Result(); err != nil || n != 0 {
+			t.Errorf("page:s%d after unlock: exists=%d err=%v, want gone", i, n, err)
+		}
+	}
 }
 
 func TestRedisUnavailable(t *testing.T) {
