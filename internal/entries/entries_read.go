@@ -7,6 +7,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -290,6 +291,12 @@ func (s *Service) Count(ctx context.Context, site *store.Site, ref string, q Que
 			}
 			sq, err := s.storeQuery(site, ch, q)
 			if err != nil {
+				return err
+			}
+			if len(sq.Where) == 0 && len(strings.Fields(sq.Search)) == 0 {
+				// The store's kept count: no list, whatever the channel's
+				// sort order costs.
+				total, err = tx.Entries().Count(site.ID, ch.ID)
 				return err
 			}
 			_, total, err = tx.Entries().List(site.ID, ch.ID, sq, store.ListOptions{Limit: 1})

@@ -372,7 +372,7 @@ func (s *Service) List(ctx context.Context, site *store.Site, f ListFilter, opt 
 // Count returns the number of pages of the site.
 func (s *Service) Count(ctx context.Context, site *store.Site) (n int, err error) {
 	err = s.Store.View(ctx, func(tx store.Tx) error {
-		_, n, err = tx.Pages().List(site.ID, store.PageFilter{}, store.ListOptions{Limit: 1})
+		n, err = tx.Pages().Count(site.ID)
 		return err
 	})
 	return n, err

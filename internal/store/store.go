@@ -346,8 +346,12 @@ type Pages interface {
 	// without loading them.
 	Descendants(siteID, id string) ([]string, error)
 	// List returns the site's pages matching f, in SortKey order, and the
-	// number that match.
+	// number that match. Unfiltered, the number is Count's.
 	List(siteID string, f PageFilter, opt ListOptions) ([]*PageRecord, int, error)
+	// Count returns the number of the site's pages: exact, and read from a
+	// count the store keeps with every Create and Delete, so its cost does
+	// not grow with the number of pages.
+	Count(siteID string) (int, error)
 	// IDByPath returns the id of the page whose fullpath in locale is
 	// fullpath. ENotFound.
 	IDByPath(siteID, locale, fullpath string) (string, error)
@@ -601,7 +605,13 @@ type Entries interface {
 	// List returns the channel's entries ("" = every channel of the site)
 	// matching q, in q's order then by id (by default created_at, then id),
 	// without their Values, Refs and Search, and the number that match.
+	// With no condition and no search, the number is Count's.
 	List(siteID, channelID string, q EntryQuery, opt ListOptions) ([]*Entry, int, error)
+	// Count returns the number of the channel's entries ("" = every
+	// channel of the site): exact, and read from counts the store keeps
+	// with every Create and Delete, so its cost does not grow with the
+	// number of entries.
+	Count(siteID, channelID string) (int, error)
 	// ReferencedBy returns the ids, sorted, of the site's entries that
 	// reference targetID.
 	ReferencedBy(siteID, targetID string) ([]string, error)

@@ -42,7 +42,27 @@ func (x entries) Create(e *store.Entry) error {
 	if err != nil {
 		return x.fail(err, op, entryConflict(e))
 	}
+	_, err = x.exec(`INSERT INTO entry_counts (site_id, channel_id, n) VALUES (?, ?, 1)
+		ON CONFLICT (site_id, channel_id) DO UPDATE SET n = entry_counts.n + 1`, e.SiteID, e.ChannelID)
+	if err != nil {
+		return x.fail(err, op, "")
+	}
 	return x.putDerived(e, op)
+}
+
+// Count reads entry_counts: one row, or for the whole site one per
+// channel.
+func (x entries) Count(siteID, channelID string) (int, error) {
+	query, args := `SELECT COALESCE(SUM(n), 0) FROM entry_counts WHERE site_id = ?`, []any{siteID}
+	if channelID != "" {
+		query, args = `SELECT COALESCE(SUM(n), 0) FROM entry_counts WHERE site_id = ? AND channel_id = ?`,
+			[]any{siteID, channelID}
+	}
+	var n int
+	if err := x.queryRow(query, args...).Scan(&n); err != nil {
+		return 0, x.fail(err, "count entries of site "+siteID, "")
+	}
+	return n, nil
 }
 
 // putDerived inserts the entry's values, references and search text.
@@ -117,6 +137,13 @@ func (x entries) Delete(siteID, id string) error {
 	if err := x.deleteDerived(op, `e.site_id = ? AND e.id = ?`, siteID, id); err != nil {
 		return err
 	}
+	// Before the row goes, while its channel can be read; a missing entry
+	// changes no count, and the delete then fails.
+	_, err := x.exec(`UPDATE entry_counts SET n = n - 1 WHERE site_id = ? AND channel_id =
+		(SELECT channel_id FROM entries WHERE site_id = ? AND id = ?)`, siteID, siteID, id)
+	if err != nil {
+		return x.fail(err, op, "")
+	}
 	res, err := x.exec(`DELETE FROM entries WHERE site_id = ? AND id = ?`, siteID, id)
 	if err != nil {
 		return x.fail(err, op, "")
@@ -143,6 +170,7 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 		where += ` AND ` + cond
 		args = append(args, cargs...)
 	}
+	searched := false
 	if words := strings.Fields(q.Search); len(words) > 0 {
 		if !storable(q.Search) || !storable(q.Locale) {
 			return nil, 0, nil
@@ -154,6 +182,7 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 			args = append(args, q.Locale)
 		}
 		where += ` AND e.id IN (SELECT entry_id FROM entry_search WHERE ` + cond + `)`
+		searched = true
 	}
 
 	// A value field sorts through a join with its values aggregated per
@@ -189,7 +218,14 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	order = append(order, `e.id`)
 
 	var total int
-	if err := x.queryRow(`SELECT COUNT(*) FROM entries e`+where, args...).Scan(&total); err != nil {
+	if len(q.Where) == 0 && !searched {
+		// No condition and no search: the kept count, not a count of rows.
+		n, err := x.Count(siteID, channelID)
+		if err != nil {
+			return nil, 0, err
+		}
+		total = n
+	} else if err := x.queryRow(`SELECT COUNT(*) FROM entries e`+where, args...).Scan(&total); err != nil {
 		return nil, 0, x.fail(err, op, "")
 	}
 	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))

@@ -53,7 +53,49 @@ func (x pages) Create(p *store.PageRecord) error {
 		return x.fail(err, "create page "+p.ID+" of site "+p.SiteID,
 			fmt.Sprintf("A page with id %q already exists.", p.ID))
 	}
+	return x.addCount(p.SiteID, 1)
+}
+
+// addCount moves the site's row of page_counts by delta, creating it.
+func (x pages) addCount(siteID string, delta int64) error {
+	_, err := x.exec(`INSERT INTO page_counts (site_id, n) VALUES (?, ?)
+		ON CONFLICT (site_id) DO UPDATE SET n = page_counts.n + excluded.n`, siteID, delta)
+	if err != nil {
+		return x.fail(err, "count pages of site "+siteID, "")
+	}
 	return nil
+}
+
+func (x pages) Count(siteID string) (int, error) {
+	var n int
+	err := x.queryRow(`SELECT n FROM page_counts WHERE site_id = ?`, siteID).Scan(&n)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return 0, x.fail(err, "count pages of site "+siteID, "")
+	}
+	return n, nil
+}
+
+// getMany reads pages by id in chunks, each one statement, in no
+// particular order.
+func (x pages) getMany(siteID string, ids []string) ([]*store.PageRecord, error) {
+	const chunk = 500
+	out := make([]*store.PageRecord, 0, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), chunk)
+		args := make([]any, 0, n+1)
+		args = append(args, siteID)
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		recs, err := scanAll(x.tx, scanPage, `SELECT `+pageColumns+` FROM pages WHERE site_id = ? AND id IN (?`+
+			strings.Repeat(", ?", n-1)+`)`, args...)
+		if err != nil {
+			return nil, x.fail(err, "get pages of site "+siteID, "")
+		}
+		out = append(out, recs...)
+		ids = ids[n:]
+	}
+	return out, nil
 }
 
 func (x pages) Get(siteID, id string) (*store.PageRecord, error) {
@@ -122,10 +164,19 @@ func (x pages) Delete(siteID string, ids []string) error {
 			args = append(args, id)
 		}
 		ids = ids[n:]
-		_, err := x.exec(`DELETE FROM pages WHERE site_id = ? AND id IN (?`+strings.Repeat(", ?", n-1)+`)`,
+		res, err := x.exec(`DELETE FROM pages WHERE site_id = ? AND id IN (?`+strings.Repeat(", ?", n-1)+`)`,
 			args...)
 		if err != nil {
 			return x.fail(err, "delete pages of site "+siteID, "")
+		}
+		deleted, err := res.RowsAffected()
+		if err != nil {
+			return fmt.Errorf("sqldb: delete pages of site %s: %w", siteID, err)
+		}
+		if deleted > 0 {
+			if err := x.addCount(siteID, -deleted); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -183,6 +234,11 @@ func (x pages) Descendants(siteID, id string) ([]string, error) {
 // most one path per page and locale. A prefix is matched as the range of
 // strings that start with it, so no character of it is a wildcard, and the
 // primary key of page_paths serves the look-up.
+//
+// The window is chosen over ids alone, from pages_sort (site_id, sort_key,
+// id) without reading a row, and only its pages are then read: skipping
+// to a deep page passes over index entries, not documents. Unfiltered,
+// the total is the kept count rather than a count of the rows.
 func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([]*store.PageRecord, int, error) {
 	where, args := ` WHERE site_id = ?`, []any{siteID}
 	if f.Template != "" {
@@ -213,14 +269,36 @@ func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([
 		}
 		where += ` AND id IN (SELECT page_id FROM page_paths WHERE ` + cond + `)`
 	}
-	items, total, err := list(x.tx, scanPage, opt,
-		`SELECT COUNT(*) FROM pages`+where,
-		`SELECT `+pageColumns+` FROM pages`+where+` ORDER BY sort_key, id`,
-		args...)
-	if err != nil {
-		return nil, 0, x.fail(err, "list pages of site "+siteID, "")
+	op := "list pages of site " + siteID
+	var total int
+	if f == (store.PageFilter{Locale: f.Locale}) {
+		n, err := x.Count(siteID)
+		if err != nil {
+			return nil, 0, err
+		}
+		total = n
+	} else if err := x.queryRow(`SELECT COUNT(*) FROM pages`+where, args...).Scan(&total); err != nil {
+		return nil, 0, x.fail(err, op, "")
 	}
-	return items, total, nil
+	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
+	if limit <= 0 {
+		limit = 1<<63 - 1 // see list
+	}
+	ids, err := scanAll(x.tx, scanID, `SELECT id FROM pages`+where+` ORDER BY sort_key, id LIMIT ? OFFSET ?`,
+		append(slices.Clip(args), limit, offset)...)
+	if err != nil {
+		return nil, 0, x.fail(err, op, "")
+	}
+	recs, err := x.getMany(siteID, ids)
+	if err != nil {
+		return nil, 0, err
+	}
+	pos := make(map[string]int, len(ids))
+	for i, id := range ids {
+		pos[id] = i
+	}
+	slices.SortFunc(recs, func(a, b *store.PageRecord) int { return pos[a.ID] - pos[b.ID] })
+	return recs, total, nil
 }
 
 func (x pages) IDByPath(siteID, locale, fullpath string) (string, error) {

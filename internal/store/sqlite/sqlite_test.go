@@ -126,3 +126,71 @@ func TestTwoProcesses(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// TestCountsBackfill runs migration 0013 on a database that already has
+// pages and entries: the counts it creates start from the rows there.
+func TestCountsBackfill(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tessera.db")
+	db := MustOpen(t, path)
+	var siteID, channelID string
+	err := db.Update(ctx, func(tx store.Tx) error {
+		now := tx.Now()
+		siteID = cms.NewID(now)
+		if err := tx.Sites().Create(&store.Site{ID: siteID, ShortID: "acme", Name: "Acme", DefaultLocale: "en",
+			Locales: []string{"en"}, Timezone: "UTC", CreatedAt: now, UpdatedAt: now}); err != nil {
+			return err
+		}
+		for i := range 3 {
+			err := tx.Pages().Create(&store.PageRecord{ID: cms.NewID(now), SiteID: siteID, Position: i,
+				SortKey: fmt.Sprint(i), CreatedAt: now, UpdatedAt: now, Doc: []byte(`{}`)})
+			if err != nil {
+				return err
+			}
+		}
+		channelID = cms.NewID(now)
+		if err := tx.Channels().Create(&store.Channel{ID: channelID, SiteID: siteID, Slug: "posts",
+			Doc: []byte(`{}`), CreatedAt: now, UpdatedAt: now}); err != nil {
+			return err
+		}
+		for i := range 2 {
+			err := tx.Entries().Create(&store.Entry{ID: cms.NewID(now), SiteID: siteID, ChannelID: channelID,
+				Slug: fmt.Sprint("e", i), Doc: []byte(`{}`), CreatedAt: now, UpdatedAt: now})
+			if err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	db.Close()
+
+	// Back to before 0013.
+	conn, err := sql.Open("sqlite", sqlite.DSN(path, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TABLE page_counts`, `DROP TABLE entry_counts`,
+		`DELETE FROM schema_migrations WHERE version = 13`} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	conn.Close()
+
+	db = MustOpen(t, path)
+	err = db.View(ctx, func(tx store.Tx) error {
+		if n, err := tx.Pages().Count(siteID); err != nil || n != 3 {
+			t.Errorf("pages after the backfill: got %d, %v; want 3", n, err)
+		}
+		if n, err := tx.Entries().Count(siteID, channelID); err != nil || n != 2 {
+			t.Errorf("entries after the backfill: got %d, %v; want 2", n, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}

@@ -1,0 +1,145 @@
+package storetest
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/store"
+)
+
+// The counts the store keeps with every create and delete: Pages.Count,
+// Entries.Count, and the totals of unfiltered lists that read them.
+
+func testPagesCount(t *testing.T, e *env) {
+	s, other := e.createSite(t, "acme"), e.createSite(t, "other")
+	now := t0.Truncate(time.Millisecond)
+	check := func(what string, siteID string, want int) {
+		t.Helper()
+		e.view(t, func(tx store.Tx) error {
+			n, err := tx.Pages().Count(siteID)
+			if err != nil || n != want {
+				t.Errorf("%s: Count: got %d, %v; want %d", what, n, err, want)
+			}
+			_, total, err := tx.Pages().List(siteID, store.PageFilter{}, store.ListOptions{Limit: 1})
+			if err != nil || total != want {
+				t.Errorf("%s: List total: got %d, %v; want %d", what, total, err, want)
+			}
+			return nil
+		})
+	}
+	check("no pages yet", s.ID, 0)
+	check("a missing site", cms.NewID(now), 0)
+	var ps []*store.PageRecord
+	for i := range 6 {
+		ps = append(ps, newPage(now, s.ID, "", i, fmt.Sprintf("p%d", i)))
+	}
+	e.createPages(t, ps...)
+	e.createPages(t, newPage(now, other.ID, "", 1, "o"))
+	check("six pages", s.ID, 6)
+	check("the other site", other.ID, 1)
+
+	// A failed write and a rolled back one change nothing.
+	err := e.tryUpdate(func(tx store.Tx) error {
+		dup := newPage(now, s.ID, "", 9, "dup")
+		dup.ID = ps[0].ID
+		return tx.Pages().Create(dup)
+	})
+	checkCode(t, "Create with a taken id", err, cms.EConflict)
+	rollback := errors.New("roll back")
+	err = e.tryUpdate(func(tx store.Tx) error {
+		if err := tx.Pages().Create(newPage(now, s.ID, "", 9, "gone")); err != nil {
+			return err
+		}
+		if err := tx.Pages().Delete(s.ID, []string{ps[1].ID}); err != nil {
+			return err
+		}
+		// Within the transaction the count has moved both ways.
+		if n, err := tx.Pages().Count(s.ID); err != nil || n != 6 {
+			t.Errorf("Count inside the transaction: got %d, %v; want 6", n, err)
+		}
+		return rollback
+	})
+	if !errors.Is(err, rollback) {
+		t.Fatalf("rolled back Update: got %v", err)
+	}
+	check("after a failed and a rolled back write", s.ID, 6)
+
+	// Deleting counts the pages deleted: not the missing ids, not another
+	// site's pages, not an id twice.
+	e.update(t, func(tx store.Tx) error {
+		return tx.Pages().Delete(s.ID, []string{ps[0].ID, ps[0].ID, ps[2].ID, cms.NewID(now)})
+	})
+	e.update(t, func(tx store.Tx) error { return tx.Pages().Delete(other.ID, []string{ps[3].ID}) })
+	check("after deleting two", s.ID, 4)
+	check("the other site after deletes", other.ID, 1)
+
+	e.update(t, func(tx store.Tx) error { return tx.Sites().Delete(s.ID) })
+	check("a deleted site", s.ID, 0)
+}
+
+func testEntriesCount(t *testing.T, e *env) {
+	s, other := e.createSite(t, "acme"), e.createSite(t, "other")
+	now := t0.Truncate(time.Millisecond)
+	posts, news := newChannel(now, s.ID, "posts"), newChannel(now, s.ID, "news")
+	foreign := newChannel(now, other.ID, "posts")
+	e.createChannels(t, posts, news, foreign)
+	check := func(what string, want map[string]int) {
+		t.Helper()
+		e.view(t, func(tx store.Tx) error {
+			for _, c := range []struct{ name, siteID, channelID string }{
+				{"posts", s.ID, posts.ID}, {"news", s.ID, news.ID}, {"site", s.ID, ""}, {"foreign", other.ID, foreign.ID},
+			} {
+				n, err := tx.Entries().Count(c.siteID, c.channelID)
+				if err != nil || n != want[c.name] {
+					t.Errorf("%s: Count(%s): got %d, %v; want %d", what, c.name, n, err, want[c.name])
+				}
+				_, total, err := tx.Entries().List(c.siteID, c.channelID, store.EntryQuery{}, store.ListOptions{Limit: 1})
+				if err != nil || total != want[c.name] {
+					t.Errorf("%s: List(%s) total: got %d, %v; want %d", what, c.name, total, err, want[c.name])
+				}
+			}
+			// Another site's channel counts nothing here.
+			if n, err := tx.Entries().Count(s.ID, foreign.ID); err != nil || n != 0 {
+				t.Errorf("%s: Count(acme, foreign channel): got %d, %v; want 0", what, n, err)
+			}
+			return nil
+		})
+	}
+	check("no entries", nil)
+	var es []*store.Entry
+	for i := range 4 {
+		es = append(es, newEntry(now, posts, fmt.Sprintf("post-%d", i)))
+	}
+	es = append(es, newEntry(now, news, "news-0"), newEntry(now, foreign, "foreign-0"))
+	e.createEntries(t, es...)
+	check("created", map[string]int{"posts": 4, "news": 1, "site": 5, "foreign": 1})
+
+	err := e.tryUpdate(func(tx store.Tx) error { return tx.Entries().Create(newEntry(now, posts, "post-0")) })
+	checkCode(t, "Create(slug taken)", err, cms.EConflict)
+	err = e.tryUpdate(func(tx store.Tx) error { return tx.Entries().Delete(s.ID, cms.NewID(now)) })
+	checkCode(t, "Delete(missing)", err, cms.ENotFound)
+	err = e.tryUpdate(func(tx store.Tx) error { return tx.Entries().Delete(s.ID, es[5].ID) })
+	checkCode(t, "Delete(another site's entry)", err, cms.ENotFound)
+	check("after failed writes", map[string]int{"posts": 4, "news": 1, "site": 5, "foreign": 1})
+
+	// A filtered list still counts what matches.
+	e.view(t, func(tx store.Tx) error {
+		q := store.EntryQuery{Where: []store.EntryCond{{Field: store.EntrySlug, Value: "post-1"}}}
+		if _, total, err := tx.Entries().List(s.ID, posts.ID, q, store.ListOptions{}); err != nil || total != 1 {
+			t.Errorf("List(slug post-1) total: got %d, %v; want 1", total, err)
+		}
+		return nil
+	})
+
+	e.update(t, func(tx store.Tx) error { return tx.Entries().Delete(s.ID, es[0].ID) })
+	check("after a delete", map[string]int{"posts": 3, "news": 1, "site": 4, "foreign": 1})
+	e.update(t, func(tx store.Tx) error { return tx.Channels().Delete(s.ID, posts.ID) })
+	check("after deleting a channel", map[string]int{"news": 1, "site": 1, "foreign": 1})
+	// A channel made again under the same id starts from zero.
+	e.createChannels(t, posts)
+	e.createEntries(t, newEntry(now, posts, "again"))
+	check("a channel made again", map[string]int{"posts": 1, "news": 1, "site": 2, "foreign": 1})
+}
