@@ -243,11 +243,12 @@ const maxBody = 64 << 20
 // alone before trying it again.
 const downFor = time.Second
 
-// ServeHTTP is the round-robin proxy. A process that refuses the connection
-// (it died, so nothing was sent to it) is skipped and the request goes to
-// the next one, as a load balancer's health check would arrange; a process
-// that dies while it answers costs that request a 502, as it would behind
-// any proxy.
+// ServeHTTP is the round-robin proxy. A killed process is out of the
+// rotation from the moment it is dead, as a load balancer's health check
+// would take it out; one that refuses a connection (nothing was sent to it)
+// is skipped for a second and the request goes to the next. A process that
+// dies while it answers costs that request a 502, as it would behind any
+// proxy: the request was not acknowledged.
 func (c *Cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var body []byte
 	if r.Body != nil {
@@ -263,7 +264,7 @@ func (c *Cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var last error
 	for i := range n {
 		p := c.Procs[(start+i)%n]
-		if time.Now().UnixNano() < p.downUntil.Load() && i+1 < n {
+		if p.Killed() || time.Now().UnixNano() < p.downUntil.Load() && i+1 < n {
 			continue
 		}
 		served, err := c.forward(w, r, p, body)
@@ -273,6 +274,9 @@ func (c *Cluster) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		p.downUntil.Store(time.Now().Add(downFor).UnixNano())
 		last = err
+	}
+	if last == nil {
+		last = errors.New("every process was killed")
 	}
 	http.Error(w, fmt.Sprintf("cluster proxy: no process answered: %v", last), http.StatusBadGateway)
 }
