@@ -40,10 +40,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var connsPerClient int
 	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow string
 	var urls sites.URLs
-	var redisURL, blobURL, smtpURL, mailFrom string
+	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom string
 	var lockTimeout, lockLease, sessionTTL time.Duration
 	fs := newFlags("serve", &c)
 	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for the write lock, the login-attempt counters and the auth cache's invalidations several processes share; empty keeps all three in-process [TESSERA_REDIS_URL]")
+	fs.StringVar(&redisPrefix, "redis-prefix", env("TESSERA_REDIS_PREFIX", "tessera:"), "prefix of every Redis key this deployment uses, so that several share one Redis [TESSERA_REDIS_PREFIX]")
 	fs.StringVar(&blobURL, "blob", env("TESSERA_BLOB_URL", ""), "where file bytes live: file:///dir or s3://bucket?endpoint=...&region=...; empty uses <data>/files [TESSERA_BLOB_URL]")
 	fs.DurationVar(&lockTimeout, "lock-timeout", envDuration("TESSERA_LOCK_TIMEOUT", lock.DefaultTimeout), "how long a write waits for a page's lock [TESSERA_LOCK_TIMEOUT]")
 	fs.DurationVar(&lockLease, "lock-lease", envDuration("TESSERA_LOCK_LEASE", lock.DefaultTTL), "with --redis, the lease of a write lock: renewed while held, it frees the lock of a process that died within this time [TESSERA_LOCK_LEASE]")
@@ -101,8 +102,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		rc := redis.NewClient(opt)
 		defer rc.Close()
-		limiter = &ratelimit.Redis{Client: rc, Prefix: "tessera:limit:"}
-		rl, err := lock.OpenRedis(redisURL, lock.RedisOptions{Timeout: lockTimeout, TTL: lockLease})
+		limiter = &ratelimit.Redis{Client: rc, Prefix: redisPrefix + "limit:"}
+		rl, err := lock.OpenRedis(redisURL, lock.RedisOptions{Timeout: lockTimeout, TTL: lockLease, Prefix: redisPrefix + "lock:"})
 		if err != nil {
 			return fmt.Errorf("--redis: %w", err)
 		}
@@ -134,7 +135,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer rc.Close()
 		// Every process's caches hear of every other's writes before they
 		// are acknowledged (docs/caching.md).
-		svc.ShareRedis(ctx, rc, services.RedisPrefix, func(err error) {
+		svc.ShareRedis(ctx, rc, redisPrefix+"auth:", func(err error) {
 			logger.Warn("announcing a write failed; other processes see it within the cache bound", slog.Any("err", err))
 		})
 	}

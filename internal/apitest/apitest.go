@@ -20,18 +20,17 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/johannesboyne/gofakes3"
-	"github.com/johannesboyne/gofakes3/backend/s3mem"
+	"github.com/redis/go-redis/v9"
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/cluster"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/demo"
@@ -46,6 +45,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/store/postgres"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -92,21 +92,7 @@ type options struct{ blobURL func(testing.TB) string }
 // local directory, so the S3 path of the file store is covered without a
 // network.
 func WithFakeS3() Option {
-	return func(o *options) { o.blobURL = fakeS3 }
-}
-
-// fakeS3 starts an in-process S3 server with one bucket and returns the
-// blob URL of that bucket.
-func fakeS3(tb testing.TB) string {
-	mem := s3mem.New()
-	if err := mem.CreateBucket("tessera"); err != nil {
-		tb.Fatal(err)
-	}
-	srv := httptest.NewServer(gofakes3.New(mem, gofakes3.WithLogger(gofakes3.DiscardLog())).Server())
-	tb.Cleanup(srv.Close)
-	q := url.Values{"endpoint": {srv.URL}, "region": {"us-east-1"}, "use_path_style": {"true"},
-		"anonymous": {"true"}, "request_checksum_calculation": {"when_required"}}
-	return "s3://tessera?" + q.Encode()
+	return func(o *options) { o.blobURL = cluster.FakeS3 }
 }
 
 // New starts a server on a fresh store of the given backend.
@@ -132,16 +118,86 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	// not what they test.
 	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs, HashCost: bcrypt.MinCost,
 		Mailer: env.Mail})
-	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
-	env.Files, env.Uploads, env.Customers, env.Events = blobs, svc.Files, svc.Customers, svc.Events
-	env.Fresh = svc.Fresh
-	env.Server = &httpapi.Server{Store: st, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
-		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
-		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	env.use(svc, blobs)
 	hs := httptest.NewServer(env.Server.Handler())
 	tb.Cleanup(hs.Close)
 	env.URL = hs.URL
+	env.setup(tb)
+	return env
+}
 
+// Remote is a running deployment an Env can send its requests to instead
+// of a server of its own: several `tessera serve` behind a proxy, say.
+type Remote struct {
+	// URL is the deployment's base URL, without /api.
+	URL string
+	// DatabaseURL is the PostgreSQL database the deployment uses.
+	DatabaseURL string
+	// RedisURL and RedisPrefix are the Redis the deployment shares and the
+	// prefix of its keys (serve's --redis and --redis-prefix).
+	RedisURL, RedisPrefix string
+	// BlobURL and FilesSecret are where the deployment keeps file bytes and
+	// the secret it signs their private URLs with.
+	BlobURL, FilesSecret string
+}
+
+// Attach returns an Env whose requests go to r. Its services run in this
+// process on r's database, Redis and bucket, as one more process of the
+// deployment (taking the same write locks, announcing writes to the same
+// caches): they make the demo site and the tokens, and serve the scenarios
+// that look into the store. The deployment keeps real time, so Clock drives
+// nothing, and hooks on Events or mail in Mail are this process's only:
+// scenarios that need those cannot run through Attach.
+func Attach(tb testing.TB, r Remote) *Env {
+	tb.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	tb.Cleanup(cancel)
+	st, err := postgres.Open(ctx, r.DatabaseURL, cms.SystemClock{})
+	if err != nil {
+		tb.Fatalf("open the deployment's database: %v", err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	blobs, err := files.Open(ctx, r.BlobURL, files.Options{Secret: []byte(r.FilesSecret)})
+	if err != nil {
+		tb.Fatalf("open the deployment's file store: %v", err)
+	}
+	tb.Cleanup(func() { blobs.Close() })
+	locker, err := lock.OpenRedis(r.RedisURL, lock.RedisOptions{Timeout: 2 * time.Second, Prefix: r.RedisPrefix + "lock:"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { locker.Close() })
+	env := &Env{URL: r.URL, Store: st, Clock: cms.NewFixedClock(time.Now()), Tokens: map[string]string{}, Mail: &mail.Recorder{}}
+	svc := services.New(st, services.Options{Locker: locker, Blobs: blobs, HashCost: bcrypt.MinCost, Mailer: env.Mail})
+	opt, err := redis.ParseURL(r.RedisURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rc := redis.NewClient(opt)
+	tb.Cleanup(func() { rc.Close() })
+	svc.ShareRedis(ctx, rc, r.RedisPrefix+"auth:", func(err error) { tb.Errorf("announce a write: %v", err) })
+	env.use(svc, blobs)
+	env.Store = svc.Store
+	// Not served: it describes the API the scenarios' answers are checked
+	// against (the deployment runs the same code).
+	env.Server.Handler()
+	env.setup(tb)
+	return env
+}
+
+// use makes svc's services the Env's, and its Server one on them.
+func (env *Env) use(svc *services.Set, blobs *files.Store) {
+	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
+	env.Files, env.Uploads, env.Customers, env.Events = blobs, svc.Files, svc.Customers, svc.Events
+	env.Fresh = svc.Fresh
+	env.Server = &httpapi.Server{Store: env.Store, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
+		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
+}
+
+// setup makes the demo site, the other site and a token of every kind.
+func (env *Env) setup(tb testing.TB) {
+	tb.Helper()
 	ctx := context.Background()
 	res, err := demo.Create(ctx, demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth}, "demo")
 	if err != nil {
@@ -155,7 +211,6 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 		tb.Fatalf("create other site: %v", err)
 	}
 	env.Tokens["other"] = env.mustToken(tb, auth.TokenRequest{SiteID: env.OtherSite.ID, Email: "other@example.com", Role: store.RoleAdmin})
-	return env
 }
 
 func (env *Env) mustToken(tb testing.TB, req auth.TokenRequest) string {

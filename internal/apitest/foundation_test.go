@@ -13,8 +13,13 @@ import (
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
-// eachBackend runs fn against a fresh server on every store backend.
+// eachBackend runs fn against a fresh server on every store backend, or,
+// under TestCluster, against a fresh deployment of several processes.
 func eachBackend(t *testing.T, fn func(t *testing.T, env *apitest.Env)) {
+	if inCluster(t) {
+		fn(t, clusterEnv(t))
+		return
+	}
 	for _, b := range storetest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
 			fn(t, apitest.New(t, b))

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"strings"
+	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -18,17 +20,37 @@ var ErrSiteChanged = errors.New("render: the site changed since it was resolved"
 // maxHosts bounds the host cache.
 const maxHosts = 4096
 
+// host is a remembered resolution of a host name.
+type host struct {
+	site *store.Site
+	// fallback: the host names no site and shows the default site. A site
+	// that claims the host later (a domain, a short id) changes that
+	// without changing the default site, so such an entry holds only while
+	// nothing was written anywhere since it was resolved (mark, taken at
+	// at, as package fresh keeps it), and never without a fresh.Source.
+	fallback bool
+	mark     fresh.Mark
+	at       time.Time
+}
+
 // Site returns the site a host name (no port, lower case) shows:
 // <short_id>.localhost, a host of the public URL's {site} pattern, a
 // domain of a site, else the default site. Found sites are remembered by
-// host; with fresh set, a remembered site is checked against the store
+// host; with checkSite set, a remembered site is checked against the store
 // first (Page checks it itself, in the transaction that validates its
-// cache). ENotFound when no site is served there.
-func (s *Service) Site(ctx context.Context, host string, urls sites.URLs, fresh bool) (*store.Site, error) {
+// cache). A host that showed the default site is resolved again after any
+// write. ENotFound when no site is served there.
+func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkSite bool) (*store.Site, error) {
 	s.mu.Lock()
-	site := s.hosts[host]
+	h, ok := s.hosts[name]
 	s.mu.Unlock()
-	if site != nil && fresh {
+	site := h.site
+	if ok && h.fallback {
+		if mark, at, current := s.Fresh.Mark(ctx); !current || !s.Fresh.Valid(h.mark, h.at, mark, at) {
+			site = nil
+		}
+	}
+	if site != nil && checkSite {
 		var ts = site.UpdatedAt
 		err := s.Store.View(ctx, func(tx store.Tx) (err error) {
 			ts, err = tx.Sites().Stamp(site.ID)
@@ -45,15 +67,20 @@ func (s *Service) Site(ctx context.Context, host string, urls sites.URLs, fresh 
 	if site != nil {
 		return site, nil
 	}
+	// The mark is taken before the look-up: a site that claims the host
+	// while it runs moves it.
+	mark, at, current := s.Fresh.Mark(ctx)
+	fallback := false
 	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		if short, ok := strings.CutSuffix(host, ".localhost"); ok && !strings.Contains(short, ".") {
+		if short, ok := strings.CutSuffix(name, ".localhost"); ok && !strings.Contains(short, ".") {
 			site, err = tx.Sites().GetByShortID(short)
-		} else if short, ok := urls.ShortIDOfHost(host); ok {
+		} else if short, ok := urls.ShortIDOfHost(name); ok {
 			site, err = tx.Sites().GetByShortID(short)
 		} else {
-			site, err = tx.Sites().GetByDomain(host)
+			site, err = tx.Sites().GetByDomain(name)
 		}
 		if cms.IsCode(err, cms.ENotFound) && urls.DefaultSite != "" {
+			fallback = true
 			site, err = sites.Find(tx, urls.DefaultSite)
 		}
 		return err
@@ -61,8 +88,11 @@ func (s *Service) Site(ctx context.Context, host string, urls sites.URLs, fresh 
 	if err != nil {
 		return nil, err
 	}
+	if fallback && !current {
+		return site, nil
+	}
 	s.mu.Lock()
-	putBounded(&s.hosts, host, site, maxHosts)
+	putBounded(&s.hosts, name, host{site: site, fallback: fallback, mark: mark, at: at}, maxHosts)
 	s.mu.Unlock()
 	return site, nil
 }
@@ -70,9 +100,9 @@ func (s *Service) Site(ctx context.Context, host string, urls sites.URLs, fresh 
 // ForgetSite drops every host remembered for the site.
 func (s *Service) ForgetSite(id string) {
 	s.mu.Lock()
-	for h, site := range s.hosts {
-		if site.ID == id {
-			delete(s.hosts, h)
+	for name, h := range s.hosts {
+		if h.site.ID == id {
+			delete(s.hosts, name)
 		}
 	}
 	s.mu.Unlock()

@@ -50,7 +50,7 @@ type Service struct {
 	mu     sync.Mutex
 	themes map[string]*theme
 	cache  map[string]*cached
-	hosts  map[string]*store.Site
+	hosts  map[string]host
 
 	hits, misses atomic.Int64
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/redistest"
 	"github.com/tessera-cms/tessera/internal/services"
+	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/postgres"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
@@ -111,6 +112,49 @@ func TestSharedReadAfterWrite(t *testing.T) {
 		}
 		if got := readEntry(b); !strings.Contains(got, `"title":"`+title+`"`) {
 			t.Errorf("round %d: entry written on a, read on b: %s", round, got)
+		}
+	}
+}
+
+// A host that names no site shows the default site until a site claims it
+// (a domain, or a short id under the public URL's pattern): once that is
+// acknowledged on one process, the next visit on the other shows the new
+// site, although the default site itself did not change.
+func TestSharedHostClaimed(t *testing.T) {
+	ctx := context.Background()
+	a, b := twoProcesses(t)
+	_, err := a.Sites.Create(ctx, sites.CreateParams{Name: "Main", ShortID: "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls := sites.URLs{Public: "https://{site}.example.net", DefaultSite: "main"}
+	resolve := func(s *services.Set, host string) string {
+		t.Helper()
+		site, err := s.Render.Site(ctx, host, urls, true)
+		if err != nil {
+			t.Fatalf("%s: %v", host, err)
+		}
+		return site.ShortID
+	}
+	for round, claim := range []struct {
+		host   string
+		create sites.CreateParams
+	}{
+		{"shop.example.com", sites.CreateParams{Name: "Shop", ShortID: "shop", Domains: []string{"shop.example.com"}}},
+		{"blog.example.net", sites.CreateParams{Name: "Blog", ShortID: "blog"}},
+	} {
+		for _, s := range []*services.Set{a, b} {
+			if got := resolve(s, claim.host); got != "main" {
+				t.Fatalf("round %d: %s before any site claims it: got %s, want main", round, claim.host, got)
+			}
+		}
+		if _, err := a.Sites.Create(ctx, claim.create); err != nil {
+			t.Fatal(err)
+		}
+		for name, s := range map[string]*services.Set{"the writer": a, "the other process": b} {
+			if got := resolve(s, claim.host); got != claim.create.ShortID {
+				t.Errorf("round %d: %s on %s once %s claimed it: got %s", round, claim.host, name, claim.create.ShortID, got)
+			}
 		}
 	}
 }
