@@ -297,6 +297,19 @@ func record(p *Page, sortKey string) *store.PageRecord {
 	}
 }
 
+// NewRecord returns the stored form of p placed under a parent whose sort
+// key is parentSortKey ("" for a top-level page), as save would store it;
+// p.Fullpath must already be the parent's plus p's slug. It is for tools
+// that write many pages straight to the store (the benchmark generator):
+// the store's SetPaths must still be given p's fullpaths.
+func NewRecord(p *Page, parentSortKey string) *store.PageRecord {
+	sortKey := sortSegment(p.Position, p.ID)
+	if parentSortKey != "" {
+		sortKey = parentSortKey + "/" + sortKey
+	}
+	return record(p, sortKey)
+}
+
 // sortSegment is one level of a sort key: siblings order by position, then
 // id. Positions are offset so that negative ones sort first too.
 func sortSegment(position int, id string) string {

@@ -329,19 +329,16 @@ func (x pages) SetPaths(siteID, pageID string, paths map[string]string) error {
 				op, l, paths[l])
 		}
 	}
-	if len(locales) > 0 {
-		args := []any{siteID, pageID}
-		for _, l := range locales {
-			args = append(args, l, paths[l])
-		}
-		var locale, fullpath string
-		err := x.queryRow(`SELECT locale, fullpath FROM page_paths WHERE site_id = ? AND page_id <> ?
-			AND ((locale = ? AND fullpath = ?)`+strings.Repeat(` OR (locale = ? AND fullpath = ?)`, len(locales)-1)+`)
-			ORDER BY locale LIMIT 1`, args...).Scan(&locale, &fullpath)
+	// One primary-key look-up per locale: one statement ORing the
+	// locales made SQLite walk every path of the site.
+	for _, l := range locales {
+		var holder string
+		err := x.queryRow(`SELECT page_id FROM page_paths WHERE site_id = ? AND locale = ? AND fullpath = ?`,
+			siteID, l, paths[l]).Scan(&holder)
 		switch {
-		case err == nil:
-			return &cms.Error{Code: cms.EConflict, Message: pathTaken(locale, fullpath)}
-		case !errors.Is(err, sql.ErrNoRows):
+		case err == nil && holder != pageID:
+			return &cms.Error{Code: cms.EConflict, Message: pathTaken(l, paths[l])}
+		case err != nil && !errors.Is(err, sql.ErrNoRows):
 			return x.fail(err, op, "")
 		}
 	}

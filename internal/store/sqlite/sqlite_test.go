@@ -172,7 +172,7 @@ func TestCountsBackfill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, q := range []string{`DROP TABLE page_counts`, `DROP TABLE entry_counts`,
+	for _, q := range []string{`DROP TABLE page_counts`, `DROP TABLE entry_counts`, `DROP INDEX entries_site_id`,
 		`DELETE FROM schema_migrations WHERE version = 13`} {
 		if _, err := conn.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
