@@ -53,8 +53,12 @@ func (s *Service) archive(tx store.Tx, site *store.Site, p *Page, action string)
 	if err != nil {
 		return fmt.Errorf("pages: encode version of %s: %w", p.ID, err)
 	}
+	snapshot, baseID, err := nextVersion(tx, site.ID, p.ID, doc)
+	if err != nil {
+		return err
+	}
 	v := &store.Version{ID: cms.NewID(tx.Now()), SiteID: site.ID, PageID: p.ID, SourceAction: action, CreatedAt: tx.Now(),
-		Snapshot: encodeVersionDoc(doc)}
+		Snapshot: snapshot, BaseID: baseID}
 	if err := tx.Versions().Create(v); err != nil {
 		return err
 	}
@@ -436,11 +440,12 @@ func loadVersion(tx store.Tx, site *store.Site, pageID, versionID string) (*stor
 	if !cms.IsID(versionID) {
 		return nil, nil, cms.ErrNotFound()
 	}
-	v, err := tx.Versions().Get(site.ID, pageID, versionID)
+	chain, err := tx.Versions().Chain(site.ID, pageID, versionID)
 	if err != nil {
 		return nil, nil, err
 	}
-	doc, err := decodeVersionDoc(v.Snapshot)
+	v := chain[0]
+	doc, err := chainDoc(chain)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
 	}

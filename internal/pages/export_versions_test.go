@@ -2,6 +2,11 @@ package pages
 
 // The stored form of version snapshots, for tests of the format.
 var (
-	EncodeVersionDoc = encodeVersionDoc
-	DecodeVersionDoc = decodeVersionDoc
+	EncodeVersionDoc   = encodeVersionDoc
+	DecodeVersionDoc   = decodeVersionDoc
+	EncodeVersionDelta = encodeVersionDelta
+	ChainDoc           = chainDoc
 )
+
+// VersionChainMax is the most versions a chain holds.
+const VersionChainMax = versionChainMax
