@@ -157,7 +157,7 @@ func cmdSiteDelete(ctx context.Context, args []string, stdout io.Writer) error {
 	}
 	// The records are gone; the bytes follow (a failure here leaves only
 	// unreachable blobs, never records without their files).
-	blobs, err := openBlobs(ctx, os.Getenv("TESSERA_BLOB_URL"), c.data, slog.New(slog.DiscardHandler))
+	blobs, err := openBlobs(ctx, os.Getenv("TESSERA_BLOB_URL"), c.data, []byte(os.Getenv("TESSERA_FILES_SECRET")), slog.New(slog.DiscardHandler))
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom string
 	var lockTimeout, lockLease, sessionTTL time.Duration
 	fs := newFlags("serve", &c)
-	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for the write lock, the login-attempt counters and the auth cache's invalidations several processes share; empty keeps all three in-process [TESSERA_REDIS_URL]")
+	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for what several processes share: the write lock, the rate-limit counters, the caches' invalidations and, without TESSERA_FILES_SECRET, the secret signing private file URLs; empty keeps them in-process [TESSERA_REDIS_URL]")
 	fs.StringVar(&redisPrefix, "redis-prefix", env("TESSERA_REDIS_PREFIX", "tessera:"), "prefix of every Redis key this deployment uses, so that several share one Redis [TESSERA_REDIS_PREFIX]")
 	fs.StringVar(&blobURL, "blob", env("TESSERA_BLOB_URL", ""), "where file bytes live: file:///dir or s3://bucket?endpoint=...&region=...; empty uses <data>/files [TESSERA_BLOB_URL]")
 	fs.DurationVar(&lockTimeout, "lock-timeout", envDuration("TESSERA_LOCK_TIMEOUT", lock.DefaultTimeout), "how long a write waits for a page's lock [TESSERA_LOCK_TIMEOUT]")
@@ -120,7 +120,23 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return fmt.Errorf("--smtp: %w", err)
 		}
 	}
-	blobs, err := openBlobs(ctx, blobURL, c.data, logger)
+	secret := []byte(os.Getenv("TESSERA_FILES_SECRET"))
+	if len(secret) == 0 && redisURL != "" {
+		// Processes that share a Redis share one signing secret for
+		// private file URLs unless they were given one.
+		rc, err := redisClient(redisURL)
+		if err != nil {
+			return err
+		}
+		sctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		secret, err = files.SharedSecret(sctx, rc, redisPrefix+"files:secret")
+		cancel()
+		rc.Close()
+		if err != nil {
+			logger.Warn("no TESSERA_FILES_SECRET and none in Redis: private file URLs work only on the process that signed them", slog.Any("err", err))
+		}
+	}
+	blobs, err := openBlobs(ctx, blobURL, c.data, secret, logger)
 	if err != nil {
 		return err
 	}
@@ -232,9 +248,9 @@ func demoIfEmpty(ctx context.Context, svc *services.Set, addr string, stdout io.
 }
 
 // openBlobs opens the file store: the --blob URL, or a directory beside the
-// database. TESSERA_FILES_SECRET signs private file URLs; processes sharing
-// a bucket need the same one.
-func openBlobs(ctx context.Context, blobURL, data string, logger *slog.Logger) (*files.Store, error) {
+// database. secret signs private file URLs (empty: one of this process's
+// own); processes sharing a bucket need the same one.
+func openBlobs(ctx context.Context, blobURL, data string, secret []byte, logger *slog.Logger) (*files.Store, error) {
 	if blobURL == "" {
 		dir, err := filepath.Abs(filepath.Join(data, "files"))
 		if err != nil {
@@ -242,7 +258,7 @@ func openBlobs(ctx context.Context, blobURL, data string, logger *slog.Logger) (
 		}
 		blobURL = "file://" + filepath.ToSlash(dir)
 	}
-	st, err := files.Open(ctx, blobURL, files.Options{Secret: []byte(os.Getenv("TESSERA_FILES_SECRET")), Logger: logger})
+	st, err := files.Open(ctx, blobURL, files.Options{Secret: secret, Logger: logger})
 	if err != nil {
 		return nil, fmt.Errorf("--blob: %w", err)
 	}

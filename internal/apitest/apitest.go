@@ -137,7 +137,8 @@ type Remote struct {
 	// prefix of its keys (serve's --redis and --redis-prefix).
 	RedisURL, RedisPrefix string
 	// BlobURL and FilesSecret are where the deployment keeps file bytes and
-	// the secret it signs their private URLs with.
+	// the secret it signs their private URLs with (empty: the one its
+	// processes share in Redis, files.SharedSecret).
 	BlobURL, FilesSecret string
 }
 
@@ -157,7 +158,19 @@ func Attach(tb testing.TB, r Remote) *Env {
 		tb.Fatalf("open the deployment's database: %v", err)
 	}
 	tb.Cleanup(func() { st.Close() })
-	blobs, err := files.Open(ctx, r.BlobURL, files.Options{Secret: []byte(r.FilesSecret)})
+	opt, err := redis.ParseURL(r.RedisURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	rc := redis.NewClient(opt)
+	tb.Cleanup(func() { rc.Close() })
+	secret := []byte(r.FilesSecret)
+	if len(secret) == 0 {
+		if secret, err = files.SharedSecret(ctx, rc, r.RedisPrefix+"files:secret"); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	blobs, err := files.Open(ctx, r.BlobURL, files.Options{Secret: secret})
 	if err != nil {
 		tb.Fatalf("open the deployment's file store: %v", err)
 	}
@@ -169,12 +182,6 @@ func Attach(tb testing.TB, r Remote) *Env {
 	tb.Cleanup(func() { locker.Close() })
 	env := &Env{URL: r.URL, Store: st, Clock: cms.NewFixedClock(time.Now()), Tokens: map[string]string{}, Mail: &mail.Recorder{}}
 	svc := services.New(st, services.Options{Locker: locker, Blobs: blobs, HashCost: bcrypt.MinCost, Mailer: env.Mail})
-	opt, err := redis.ParseURL(r.RedisURL)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	rc := redis.NewClient(opt)
-	tb.Cleanup(func() { rc.Close() })
 	svc.ShareRedis(ctx, rc, r.RedisPrefix+"auth:", func(err error) { tb.Errorf("announce a write: %v", err) })
 	env.use(svc, blobs)
 	env.Store = svc.Store

@@ -85,5 +85,5 @@ func clusterEnv(t *testing.T) *apitest.Env {
 	c := cluster.Start(t, cluster.Config{DatabaseURL: dsn, RedisURL: redistest.URL(), RedisPrefix: prefix,
 		Args: []string{"--lock-timeout", "2s"}})
 	return apitest.Attach(t, apitest.Remote{URL: c.URL, DatabaseURL: dsn, RedisURL: redistest.URL(), RedisPrefix: prefix,
-		BlobURL: c.BlobURL, FilesSecret: cluster.FilesSecret})
+		BlobURL: c.BlobURL})
 }

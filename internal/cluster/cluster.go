@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -80,10 +81,6 @@ type Process struct {
 	downUntil atomic.Int64
 }
 
-// FilesSecret signs private file URLs (TESSERA_FILES_SECRET); the processes
-// share it, as processes sharing a bucket must.
-const FilesSecret = "cluster test secret"
-
 // Start builds the binary (once per test binary), starts the fake bucket,
 // the processes and the proxy, and waits until every process answers
 // /healthz. Everything stops when tb ends.
@@ -111,7 +108,8 @@ func Start(tb testing.TB, cfg Config) *Cluster {
 			// ones a server with no public URL and no port makes).
 			"--public-url", "http://{site}.localhost"}, cfg.Args...)
 		p.cmd = exec.Command(bin, args...)
-		p.cmd.Env = append(os.Environ(), "TESSERA_FILES_SECRET="+FilesSecret)
+		// No TESSERA_FILES_SECRET: the processes share the one in Redis.
+		p.cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TESSERA_FILES_SECRET=") })
 		logf, err := os.Create(p.logPath)
 		if err != nil {
 			tb.Fatal(err)

@@ -43,7 +43,7 @@ func TestScaleOut(t *testing.T) {
 	rdb := redistest.Client(t, prefix)
 	c := cluster.Start(t, cluster.Config{DatabaseURL: dsn, RedisURL: redistest.URL(), RedisPrefix: prefix})
 	env := apitest.Attach(t, apitest.Remote{URL: c.URL, DatabaseURL: dsn, RedisURL: redistest.URL(), RedisPrefix: prefix,
-		BlobURL: c.BlobURL, FilesSecret: cluster.FilesSecret})
+		BlobURL: c.BlobURL})
 	h := &harness{t: t, c: c, token: env.Tokens["site"], client: &http.Client{Timeout: 60 * time.Second,
 		Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
 	var out strings.Builder
