@@ -315,6 +315,16 @@ type PageFilter struct {
 	Locale         string
 	Fullpath       string // exact match, when not ""
 	FullpathPrefix string // the fullpath starts with this, when not ""
+	// After, when not zero, keeps the pages after it in list order: a
+	// seek point (see Seek) a deep window starts from, instead of
+	// stepping over every page before it. It does not narrow the total.
+	After PageCursor
+}
+
+// PageCursor is a place in the page list order: a page's sort key and id.
+type PageCursor struct {
+	SortKey string
+	ID      string
 }
 
 // Pages stores pages and the (site, locale, fullpath) table that resolves
@@ -348,6 +358,10 @@ type Pages interface {
 	// List returns the site's pages matching f, in SortKey order, and the
 	// number that match. Unfiltered, the number is Count's.
 	List(siteID string, f PageFilter, opt ListOptions) ([]*PageRecord, int, error)
+	// Seek returns the place of the n-th page (n >= 1) after from (zero:
+	// the start) in list order, reading the sort index only; ok is false
+	// when fewer than n pages follow.
+	Seek(siteID string, from PageCursor, n int) (at PageCursor, ok bool, err error)
 	// Count returns the number of the site's pages: exact, and read from a
 	// count the store keeps with every Create and Delete, so its cost does
 	// not grow with the number of pages.

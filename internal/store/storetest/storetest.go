@@ -68,6 +68,7 @@ func Run(t *testing.T, b Backend) {
 		{"Pages/Descendants", testPagesDescendants},
 		{"Pages/ListHomepage", testPagesListHomepage},
 		{"Pages/Count", testPagesCount},
+		{"Pages/Seek", testPagesSeek},
 		{"Pages/List", testPagesList},
 		{"Pages/ListFilters", testPagesListFilters},
 		{"Pages/SetPaths", testPagesSetPaths},
