@@ -35,7 +35,10 @@ type Service struct {
 	cache renderCache
 	// reads answers repeated default reads while Fresh's mark holds, by
 	// what the request named.
-	reads     fresh.Memo[entryReadKey, rendered]
+	reads fresh.Memo[entryReadKey, rendered]
+	// seeks are places in each channel's entry list that deep list
+	// windows start from (see seekWindow), valid while Fresh's mark holds.
+	seeks     fresh.Places[string, store.EntryCursor]
 	channels  decodedChannels
 	locations sync.Map // timezone name -> *time.Location
 }

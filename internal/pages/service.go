@@ -42,7 +42,7 @@ type Service struct {
 	reads fresh.Memo[readKey, *Rendered]
 	// seeks are places in each site's page list that deep list windows
 	// start from (see seekWindow), valid while Fresh's mark holds.
-	seeks fresh.Memo[string, *seekPoints]
+	seeks fresh.Places[string, store.PageCursor]
 }
 
 // readKey is what a page read is answered by: the site as the request has

@@ -569,6 +569,18 @@ type EntryQuery struct {
 	Search string
 	Locale string
 	Sort   []EntrySort
+	// After, when not zero, keeps the entries after it in the default
+	// order (created_at, then id; Sort must be empty): a seek point (see
+	// Seek) a deep window starts from, instead of stepping over every
+	// entry before it. It does not narrow the total.
+	After EntryCursor
+}
+
+// EntryCursor is a place in the default entry order: an entry's
+// created_at and id.
+type EntryCursor struct {
+	CreatedAt time.Time
+	ID        string
 }
 
 // Entries stores entries, always scoped to one site. An entry's values,
@@ -600,6 +612,10 @@ type Entries interface {
 	// without their Values, Refs and Search, and the number that match.
 	// With no condition and no search, the number is Count's.
 	List(siteID, channelID string, q EntryQuery, opt ListOptions) ([]*Entry, int, error)
+	// Seek returns the place of the n-th entry (n >= 1) of the channel
+	// after from (zero: the start) in the default order, reading an index
+	// only; ok is false when fewer than n entries follow.
+	Seek(siteID, channelID string, from EntryCursor, n int) (at EntryCursor, ok bool, err error)
 	// Count returns the number of the channel's entries ("" = every
 	// channel of the site): exact, and read from counts the store keeps
 	// with every Create and Delete, so its cost does not grow with the

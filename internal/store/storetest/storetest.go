@@ -100,6 +100,7 @@ func Run(t *testing.T, b Backend) {
 		{"Entries/ChannelStamp", testEntriesChannelStamp},
 		{"Entries/CRUD", testEntriesCRUD},
 		{"Entries/Count", testEntriesCount},
+		{"Entries/Seek", testEntriesSeek},
 		{"Entries/DeleteCascades", testEntriesDeleteCascades},
 		{"Entries/ListWhereAndSearch", testEntriesListWhereAndSearch},
 		{"Entries/ListSort", testEntriesListSort},
