@@ -257,6 +257,7 @@ func (s *Service) List(ctx context.Context, site *store.Site, ref string, q Quer
 func (s *Service) list(ctx context.Context, site *store.Site, ref string, q Query, opt ReadOptions, lo store.ListOptions) ([][]byte, int, error) {
 	var out [][]byte
 	var total int
+	mark, markAt, current := s.Fresh.Mark(ctx)
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		ch, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
@@ -269,7 +270,19 @@ func (s *Service) list(ctx context.Context, site *store.Site, ref string, q Quer
 		if err != nil {
 			return err
 		}
-		recs, n, err := tx.Entries().List(site.ID, ch.ID, sq, lo)
+		win := lo
+		if len(sq.Where) == 0 && len(strings.Fields(sq.Search)) == 0 && len(sq.Sort) == 0 {
+			// The default order, unfiltered: a deep window starts from a
+			// remembered place (as page lists do; see pages.seekWindow).
+			sq.After, win.Offset, err = s.seeks.Window(s.Fresh, site.ID+"/"+ch.ID, mark, markAt, current, lo.Offset, seekStep,
+				func(from store.EntryCursor, n int) (store.EntryCursor, bool, error) {
+					return tx.Entries().Seek(site.ID, ch.ID, from, n)
+				})
+			if err != nil {
+				return err
+			}
+		}
+		recs, n, err := tx.Entries().List(site.ID, ch.ID, sq, win)
 		if err != nil {
 			return err
 		}
@@ -279,6 +292,10 @@ func (s *Service) list(ctx context.Context, site *store.Site, ref string, q Quer
 	})
 	return out, total, err
 }
+
+// seekStep is the distance between two remembered places of an entry
+// list: the most a deep window skips once they are known.
+var seekStep = 500
 
 // Count returns the number of the channel's entries matching q.
 func (s *Service) Count(ctx context.Context, site *store.Site, ref string, q Query) (int, error) {

@@ -35,8 +35,11 @@ type Service struct {
 	cache renderCache
 	// reads answers repeated default reads while Fresh's mark holds, by
 	// what the request named.
-	reads     fresh.Memo[entryReadKey, rendered]
-	lists     fresh.Memo[listKey, *listed]
+	reads fresh.Memo[entryReadKey, rendered]
+	lists fresh.Memo[listKey, *listed]
+	// seeks are places in each channel's entry list that deep list
+	// windows start from (see seekWindow), valid while Fresh's mark holds.
+	seeks     fresh.Places[string, store.EntryCursor]
 	channels  decodedChannels
 	locations sync.Map // timezone name -> *time.Location
 }

@@ -40,6 +40,9 @@ type Service struct {
 	// reads answers repeated reads while Fresh's mark holds, by what the
 	// request named (the ref before it is resolved).
 	reads fresh.Memo[readKey, *Rendered]
+	// seeks are places in each site's page list that deep list windows
+	// start from (see seekWindow), valid while Fresh's mark holds.
+	seeks fresh.Places[string, store.PageCursor]
 }
 
 // readKey is what a page read is answered by: the site as the request has
@@ -350,7 +353,12 @@ func (s *Service) List(ctx context.Context, site *store.Site, f ListFilter, opt 
 	}
 	var out [][]byte
 	var total int
+	mark, markAt, current := s.Fresh.Mark(ctx)
 	err := s.Store.View(ctx, func(tx store.Tx) error {
+		filter, win, err := s.seekWindow(tx, site, filter, win, mark, markAt, current)
+		if err != nil {
+			return err
+		}
 		recs, n, err := tx.Pages().List(site.ID, filter, win)
 		if err != nil {
 			return err

@@ -315,6 +315,16 @@ type PageFilter struct {
 	Locale         string
 	Fullpath       string // exact match, when not ""
 	FullpathPrefix string // the fullpath starts with this, when not ""
+	// After, when not zero, keeps the pages after it in list order: a
+	// seek point (see Seek) a deep window starts from, instead of
+	// stepping over every page before it. It does not narrow the total.
+	After PageCursor
+}
+
+// PageCursor is a place in the page list order: a page's sort key and id.
+type PageCursor struct {
+	SortKey string
+	ID      string
 }
 
 // Pages stores pages and the (site, locale, fullpath) table that resolves
@@ -348,6 +358,10 @@ type Pages interface {
 	// List returns the site's pages matching f, in SortKey order, and the
 	// number that match. Unfiltered, the number is Count's.
 	List(siteID string, f PageFilter, opt ListOptions) ([]*PageRecord, int, error)
+	// Seek returns the place of the n-th page (n >= 1) after from (zero:
+	// the start) in list order, reading the sort index only; ok is false
+	// when fewer than n pages follow.
+	Seek(siteID string, from PageCursor, n int) (at PageCursor, ok bool, err error)
 	// Count returns the number of the site's pages: exact, and read from a
 	// count the store keeps with every Create and Delete, so its cost does
 	// not grow with the number of pages.
@@ -576,6 +590,18 @@ type EntryQuery struct {
 	Search string
 	Locale string
 	Sort   []EntrySort
+	// After, when not zero, keeps the entries after it in the default
+	// order (created_at, then id; Sort must be empty): a seek point (see
+	// Seek) a deep window starts from, instead of stepping over every
+	// entry before it. It does not narrow the total.
+	After EntryCursor
+}
+
+// EntryCursor is a place in the default entry order: an entry's
+// created_at and id.
+type EntryCursor struct {
+	CreatedAt time.Time
+	ID        string
 }
 
 // Entries stores entries, always scoped to one site. An entry's values,
@@ -607,6 +633,10 @@ type Entries interface {
 	// without their Values, Refs and Search, and the number that match.
 	// With no condition and no search, the number is Count's.
 	List(siteID, channelID string, q EntryQuery, opt ListOptions) ([]*Entry, int, error)
+	// Seek returns the place of the n-th entry (n >= 1) of the channel
+	// after from (zero: the start) in the default order, reading an index
+	// only; ok is false when fewer than n entries follow.
+	Seek(siteID, channelID string, from EntryCursor, n int) (at EntryCursor, ok bool, err error)
 	// Count returns the number of the channel's entries ("" = every
 	// channel of the site): exact, and read from counts the store keeps
 	// with every Create and Delete, so its cost does not grow with the

@@ -1,6 +1,8 @@
 package sqldb
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -228,6 +230,15 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	} else if err := x.queryRow(`SELECT COUNT(*) FROM entries e`+where, args...).Scan(&total); err != nil {
 		return nil, 0, x.fail(err, op, "")
 	}
+	if q.After != (store.EntryCursor{}) {
+		if len(q.Sort) > 0 {
+			return nil, 0, fmt.Errorf("sqldb: %s: a seek point needs the default order", op)
+		}
+		// Not counted in the total. A row value: both databases take it
+		// as a range of entries_list.
+		where += ` AND (e.created_at, e.id) > (?, ?)`
+		args = append(slices.Clip(args), x.time(q.After.CreatedAt), q.After.ID)
+	}
 	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
 	if limit <= 0 {
 		limit = 1<<63 - 1 // see list
@@ -255,6 +266,28 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	}
 	slices.SortFunc(recs, func(a, b *store.Entry) int { return pos[a.ID] - pos[b.ID] })
 	return recs, total, nil
+}
+
+func (x entries) Seek(siteID, channelID string, from store.EntryCursor, n int) (store.EntryCursor, bool, error) {
+	op := "seek entries of channel " + channelID + " of site " + siteID
+	if n < 1 {
+		return store.EntryCursor{}, false, fmt.Errorf("sqldb: %s: n must be at least 1, got %d", op, n)
+	}
+	where, args := ` WHERE site_id = ? AND channel_id = ?`, []any{siteID, channelID}
+	if from != (store.EntryCursor{}) {
+		where += ` AND (created_at, id) > (?, ?)`
+		args = append(args, x.time(from.CreatedAt), from.ID)
+	}
+	var at store.EntryCursor
+	err := x.queryRow(`SELECT created_at, id FROM entries`+where+` ORDER BY created_at, id LIMIT 1 OFFSET ?`,
+		append(args, n-1)...).Scan(timeCol{&at.CreatedAt}, &at.ID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return store.EntryCursor{}, false, nil
+	case err != nil:
+		return store.EntryCursor{}, false, x.fail(err, op, "")
+	}
+	return at, true, nil
 }
 
 func scanID(row scanner) (string, error) {

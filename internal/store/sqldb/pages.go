@@ -271,7 +271,7 @@ func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([
 	}
 	op := "list pages of site " + siteID
 	var total int
-	if f == (store.PageFilter{Locale: f.Locale}) {
+	if f == (store.PageFilter{Locale: f.Locale, After: f.After}) {
 		n, err := x.Count(siteID)
 		if err != nil {
 			return nil, 0, err
@@ -279,6 +279,12 @@ func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([
 		total = n
 	} else if err := x.queryRow(`SELECT COUNT(*) FROM pages`+where, args...).Scan(&total); err != nil {
 		return nil, 0, x.fail(err, op, "")
+	}
+	if f.After != (store.PageCursor{}) {
+		// Not counted in the total. A row value: both databases take it
+		// as a range of pages_sort.
+		where += ` AND (sort_key, id) > (?, ?)`
+		args = append(slices.Clip(args), f.After.SortKey, f.After.ID)
 	}
 	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
 	if limit <= 0 {
@@ -299,6 +305,27 @@ func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([
 	}
 	slices.SortFunc(recs, func(a, b *store.PageRecord) int { return pos[a.ID] - pos[b.ID] })
 	return recs, total, nil
+}
+
+func (x pages) Seek(siteID string, from store.PageCursor, n int) (store.PageCursor, bool, error) {
+	if n < 1 {
+		return store.PageCursor{}, false, fmt.Errorf("sqldb: seek pages of site %s: n must be at least 1, got %d", siteID, n)
+	}
+	where, args := ` WHERE site_id = ?`, []any{siteID}
+	if from != (store.PageCursor{}) {
+		where += ` AND (sort_key, id) > (?, ?)`
+		args = append(args, from.SortKey, from.ID)
+	}
+	var at store.PageCursor
+	err := x.queryRow(`SELECT sort_key, id FROM pages`+where+` ORDER BY sort_key, id LIMIT 1 OFFSET ?`,
+		append(args, n-1)...).Scan(&at.SortKey, &at.ID)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return store.PageCursor{}, false, nil
+	case err != nil:
+		return store.PageCursor{}, false, x.fail(err, "seek pages of site "+siteID, "")
+	}
+	return at, true, nil
 }
 
 func (x pages) IDByPath(siteID, locale, fullpath string) (string, error) {

@@ -143,3 +143,65 @@ func testEntriesCount(t *testing.T, e *env) {
 	e.createEntries(t, newEntry(now, posts, "again"))
 	check("a channel made again", map[string]int{"posts": 1, "news": 1, "site": 2, "foreign": 1})
 }
+
+func testEntriesSeek(t *testing.T, e *env) {
+	s, other := e.createSite(t, "acme"), e.createSite(t, "other")
+	now := t0.Truncate(time.Millisecond)
+	posts, news := newChannel(now, s.ID, "posts"), newChannel(now, s.ID, "news")
+	foreign := newChannel(now, other.ID, "posts")
+	e.createChannels(t, posts, news, foreign)
+	// Two entries share a created_at: the id breaks the tie.
+	var es []*store.Entry
+	for i, ms := range []int{5, 1, 3, 3, 9, 2} {
+		en := newEntry(now.Add(time.Duration(ms)*time.Millisecond), posts, fmt.Sprintf("post-%d", i))
+		es = append(es, en)
+	}
+	e.createEntries(t, es...)
+	e.createEntries(t, newEntry(now, news, "news-0"), newEntry(now, foreign, "foreign-0"))
+	var order []*store.Entry
+	e.view(t, func(tx store.Tx) error {
+		all, _, err := tx.Entries().List(s.ID, posts.ID, store.EntryQuery{}, store.ListOptions{})
+		order = all
+		return err
+	})
+	if len(order) != len(es) {
+		t.Fatalf("List: got %d entries, want %d", len(order), len(es))
+	}
+	cursor := func(en *store.Entry) store.EntryCursor { return store.EntryCursor{CreatedAt: en.CreatedAt, ID: en.ID} }
+	e.view(t, func(tx store.Tx) error {
+		for from := -1; from < len(order); from++ {
+			var start store.EntryCursor
+			if from >= 0 {
+				start = cursor(order[from])
+			}
+			for n := 1; n <= len(order)+1; n++ {
+				at, ok, err := tx.Entries().Seek(s.ID, posts.ID, start, n)
+				if err != nil {
+					t.Fatalf("Seek(%d, %d): %v", from, n, err)
+				}
+				if want := from + n; want < len(order) {
+					if !ok || !at.CreatedAt.Equal(order[want].CreatedAt) || at.ID != order[want].ID {
+						t.Errorf("Seek(after %d, %d): got %+v, %v; want %+v", from, n, at, ok, cursor(order[want]))
+					}
+				} else if ok {
+					t.Errorf("Seek(after %d, %d): got %+v; want past the end", from, n, at)
+				}
+			}
+			got, total, err := tx.Entries().List(s.ID, posts.ID, store.EntryQuery{After: start}, store.ListOptions{Offset: 1, Limit: 2})
+			if err != nil {
+				t.Fatalf("List(after %d): %v", from, err)
+			}
+			want := order[min(from+2, len(order)):min(from+4, len(order))]
+			checkDiff(t, fmt.Sprintf("List(after %d, 1+2) ids", from), ids(got, entryID), ids(want, entryID))
+			if total != len(order) {
+				t.Errorf("List(after %d) total: got %d, want %d", from, total, len(order))
+			}
+		}
+		_, _, err := tx.Entries().List(s.ID, posts.ID, store.EntryQuery{After: cursor(order[0]),
+			Sort: []store.EntrySort{{Field: store.EntrySlug}}}, store.ListOptions{})
+		if err == nil {
+			t.Errorf("List(after, sorted by slug): got no error")
+		}
+		return nil
+	})
+}

@@ -141,3 +141,64 @@ func testPagesListHomepage(t *testing.T, e *env) {
 	})
 	check("no homepage")
 }
+
+func testPagesSeek(t *testing.T, e *env) {
+	s, other := e.createSite(t, "acme"), e.createSite(t, "other")
+	now := t0.Truncate(time.Millisecond)
+	// Sort keys compare bytewise; "a" twice, so the id breaks the tie.
+	var ps []*store.PageRecord
+	for i, k := range []string{"é", "a_", "a", "B", "a", "c", "b"} {
+		ps = append(ps, newPage(now, s.ID, "", i, k))
+	}
+	ps[6].Template = "other"
+	e.createPages(t, ps...)
+	e.createPages(t, newPage(now, other.ID, "", 1, "a0"))
+	var order []*store.PageRecord
+	e.view(t, func(tx store.Tx) error {
+		all, _, err := tx.Pages().List(s.ID, store.PageFilter{}, store.ListOptions{})
+		order = all
+		return err
+	})
+	cursor := func(p *store.PageRecord) store.PageCursor { return store.PageCursor{SortKey: p.SortKey, ID: p.ID} }
+	e.view(t, func(tx store.Tx) error {
+		for from := -1; from < len(order); from++ {
+			var start store.PageCursor
+			if from >= 0 {
+				start = cursor(order[from])
+			}
+			for n := 1; n <= len(order)+1; n++ {
+				at, ok, err := tx.Pages().Seek(s.ID, start, n)
+				if err != nil {
+					t.Fatalf("Seek(%d, %d): %v", from, n, err)
+				}
+				if want := from + n; want < len(order) {
+					if !ok || at != cursor(order[want]) {
+						t.Errorf("Seek(after %d, %d): got %+v, %v; want %+v", from, n, at, ok, cursor(order[want]))
+					}
+				} else if ok {
+					t.Errorf("Seek(after %d, %d): got %+v; want past the end", from, n, at)
+				}
+			}
+			// List from the same place: the rest of the list, in order;
+			// the total is still the site's (or the filter's).
+			got, total, err := tx.Pages().List(s.ID, store.PageFilter{After: start}, store.ListOptions{Offset: 1, Limit: 2})
+			if err != nil {
+				t.Fatalf("List(after %d): %v", from, err)
+			}
+			want := order[min(from+2, len(order)):min(from+4, len(order))]
+			checkDiff(t, fmt.Sprintf("List(after %d, 1+2) ids", from), ids(got, pageID), ids(want, pageID))
+			if total != len(order) {
+				t.Errorf("List(after %d) total: got %d, want %d", from, total, len(order))
+			}
+			_, total, err = tx.Pages().List(s.ID, store.PageFilter{After: start, Template: "page"}, store.ListOptions{})
+			if err != nil || total != len(order)-1 {
+				t.Errorf("List(after %d, template page) total: got %d, %v; want %d", from, total, err, len(order)-1)
+			}
+		}
+		_, _, err := tx.Pages().Seek(s.ID, store.PageCursor{}, 0)
+		if err == nil {
+			t.Errorf("Seek(0): got no error")
+		}
+		return nil
+	})
+}

@@ -1,0 +1,100 @@
+package pages_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/services"
+	"github.com/tessera-cms/tessera/internal/sites"
+	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/store/sqlite"
+)
+
+// TestListSeekWindows reads every window of a site's page list, with a
+// seek step of 3 so that deep windows start from remembered places, and
+// checks each against the same window of the full list: before and after
+// writes that move every later page, which must not be answered from
+// places found before them.
+func TestListSeekWindows(t *testing.T) {
+	defer pages.SetSeekStep(3)()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tessera.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	svc := services.New(st, services.Options{})
+	if svc.Fresh == nil {
+		t.Fatal("services.New made no fresh.Source: the seek places would never be used")
+	}
+	site, err := svc.Sites.Create(ctx, sites.CreateParams{Name: "Acme", ShortID: "acme", Locales: []string{"en"}, Timezone: "UTC"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	create := func(body string) string {
+		t.Helper()
+		p, err := svc.Pages.Create(ctx, site, []byte(body), pages.WriteOptions{})
+		if err != nil {
+			t.Fatalf("create %s: %v", body, err)
+		}
+		return p.ID
+	}
+	var parents []string
+	for i := range 4 {
+		parents = append(parents, create(fmt.Sprintf(`{"title": "top %d", "slug": "top-%d"}`, i, i)))
+	}
+	for i := range 19 {
+		create(fmt.Sprintf(`{"title": "child %d", "slug": "child-%d", "parent": %q}`, i, i, parents[i%len(parents)]))
+	}
+	list := func(win store.ListOptions) ([]string, int) {
+		t.Helper()
+		docs, total, err := svc.Pages.List(ctx, site, pages.ListFilter{}, pages.ReadOptions{}, win)
+		if err != nil {
+			t.Fatalf("List(%+v): %v", win, err)
+		}
+		var ids []string
+		for _, d := range docs {
+			var p struct{ ID string }
+			if err := json.Unmarshal(d, &p); err != nil {
+				t.Fatal(err)
+			}
+			ids = append(ids, p.ID)
+		}
+		return ids, total
+	}
+	check := func(what string) {
+		t.Helper()
+		all, total := list(store.ListOptions{})
+		if total != len(all) {
+			t.Fatalf("%s: full list: %d pages, total %d", what, len(all), total)
+		}
+		for _, perPage := range []int{1, 2, 5} {
+			// Twice: the second pass starts from the remembered places.
+			for range 2 {
+				for off := 0; off <= len(all)+perPage; off += perPage {
+					got, n := list(store.ListOptions{Offset: off, Limit: perPage})
+					want := all[min(off, len(all)):min(off+perPage, len(all))]
+					if !slices.Equal(got, want) || n != total {
+						t.Errorf("%s: window %d+%d: got %v (total %d), want %v (total %d)", what, off, perPage, got, n, want, total)
+					}
+				}
+			}
+		}
+	}
+	check("as created")
+	create(`{"title": "first", "slug": "first", "position": -1}`) // before every other page
+	check("after a create at the start")
+	if err := svc.Pages.Delete(ctx, site, parents[0], pages.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check("after deleting a subtree")
+	if _, err := svc.Pages.Update(ctx, site, parents[3], []byte(`{"position": -2}`), pages.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	check("after moving a subtree to the start")
+}
