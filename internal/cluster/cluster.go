@@ -108,6 +108,7 @@ func Start(tb testing.TB, cfg Config) *Cluster {
 			// ones a server with no public URL and no port makes).
 			"--public-url", "http://{site}.localhost"}, cfg.Args...)
 		p.cmd = exec.Command(bin, args...)
+		dieWithParent(p.cmd)
 		// No TESSERA_FILES_SECRET: the processes share the one in Redis.
 		p.cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TESSERA_FILES_SECRET=") })
 		logf, err := os.Create(p.logPath)
