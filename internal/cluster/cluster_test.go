@@ -9,7 +9,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,9 +22,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cluster"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/redistest"
+	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
@@ -58,6 +62,7 @@ func TestScaleOut(t *testing.T) {
 	report("scale-out: %d tessera serve processes, PostgreSQL, Redis, an S3 bucket (in-process fake), a round-robin proxy", len(c.Procs))
 
 	t.Run("IfMatchNoLostUpdate", func(t *testing.T) { h.ifMatch(t, report) })
+	t.Run("Revocation", func(t *testing.T) { h.revocation(t, env, dsn, report) })
 	if t.Failed() {
 		return
 	}
@@ -220,6 +225,80 @@ func (h *harness) ifMatch(t *testing.T, report func(string, ...any)) {
 	if lost != 0 {
 		t.Errorf("lost updates: %d, want 0", lost)
 	}
+}
+
+// revocation revokes two tokens that every process has cached: one through
+// services that share the processes' Redis (as a revoke through the API of
+// any process is), which must stop working on the next request everywhere,
+// and one with `tessera token revoke`, a process of its own that announces
+// nothing, which must stop working everywhere within the caches' bound.
+func (h *harness) revocation(t *testing.T, env *apitest.Env, dsn string, report func(string, ...any)) {
+	ctx := context.Background()
+	var announced, silent string
+	ids := map[string]string{}
+	for _, email := range []string{"announced@example.com", "silent@example.com"} {
+		tok, err := env.Auth.CreateToken(ctx, auth.TokenRequest{SiteID: env.Site.ID, Email: email, Role: store.RoleEditor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[email] = tok
+	}
+	announced, silent = ids["announced@example.com"], ids["silent@example.com"]
+	infos, err := env.Auth.ListTokens(ctx, env.Site.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenID := map[string]string{}
+	for _, ti := range infos {
+		tokenID[ti.User] = ti.ID
+	}
+	status := func(p *cluster.Process, secret string) int {
+		st, _, raw, err := h.do("http://"+p.Addr, "GET", "/themes", nil,
+			map[string]string{"Authorization": "Bearer " + secret, "X-Service-Site": env.Site.ID})
+		if err != nil {
+			t.Fatalf("GET /themes on %s: %v", p.Addr, err)
+		}
+		if st != 200 && st != 401 {
+			t.Fatalf("GET /themes on %s: %d %.200s", p.Addr, st, raw)
+		}
+		return st
+	}
+	for range 2 { // the second round is answered from the caches
+		for _, p := range h.c.Procs {
+			for _, secret := range []string{announced, silent} {
+				if st := status(p, secret); st != 200 {
+					t.Fatalf("a live token on %s: %d", p.Addr, st)
+				}
+			}
+		}
+	}
+
+	if err := env.Auth.RevokeToken(ctx, env.Site.ID, tokenID["announced@example.com"]); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range h.c.Procs {
+		if st := status(p, announced); st != 401 {
+			t.Errorf("process %d, right after an announced revoke: %d, want 401", i, st)
+		}
+	}
+
+	out, err := exec.Command(cluster.Binary(t), "token", "revoke", tokenID["silent@example.com"], "--site", env.Site.ID,
+		"--database", dsn).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tessera token revoke: %v\n%s", err, out)
+	}
+	revoked := time.Now()
+	var stopped time.Duration
+	for pending := slices.Clone(h.c.Procs); len(pending) > 0; time.Sleep(10 * time.Millisecond) {
+		pending = slices.DeleteFunc(pending, func(p *cluster.Process) bool { return status(p, silent) == 401 })
+		stopped = time.Since(revoked)
+		if len(pending) > 0 && stopped > 10*auth.DefaultCacheTTL {
+			t.Fatalf("a token revoked with the command line still works on %d processes after %v", len(pending), stopped)
+		}
+	}
+	report("revocation: a token revoked through a process's services stops on the next request of every process; "+
+		"one revoked with `tessera token revoke` (announced to nobody) stopped on all %d within %v (bound %v)",
+		len(h.c.Procs), stopped.Round(time.Millisecond), auth.DefaultCacheTTL)
 }
 
 // killMidLoad runs writers and readers through the proxy, and writers of
