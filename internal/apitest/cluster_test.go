@@ -17,12 +17,13 @@ import (
 // it lands. Each test gets a deployment of its own (the scenarios expect
 // one demo site).
 //
-// The tests here are a representative subset (auth, sites, themes, page
-// and entry reads and writes, conditional writes, the write lock, batches,
-// drafts, files in the bucket, customers, concurrent writers) of those that
-// need nothing of the server's process; others move the server's clock
-// (customer sessions, previews, versions' retention), expect the fixed
-// clock's timestamps, change its limits (apps) or read the mail it sent.
+// The tests here are a representative subset of those that need nothing
+// of the server's process: auth, sites, themes, page and entry reads and
+// writes, conditional writes, the write lock, batches, drafts, files in the
+// bucket, customers and their login limit, concurrent writers. The others
+// move the server's clock (customer sessions, previews, versions'
+// retention), expect the fixed clock's timestamps, change its limits (apps)
+// or read the mail it sent.
 func TestCluster(t *testing.T) {
 	for _, tc := range []struct {
 		name string
@@ -62,6 +63,8 @@ func TestCluster(t *testing.T) {
 		{"EntriesConcurrentUnique", TestEntriesConcurrentUnique},
 		{"Customers", TestCustomers},
 		{"CustomersConcurrentCreate", TestCustomersConcurrentCreate},
+		// Ten failed logins spread over three processes use up the limit.
+		{"CustomerLoginRateLimit", TestCustomerLoginRateLimit},
 		{"EntriesConcurrentReferenceAndDelete", TestEntriesConcurrentReferenceAndDelete},
 		{"ThemeTools", TestThemeTools},
 	} {

@@ -108,6 +108,7 @@ func Start(tb testing.TB, cfg Config) *Cluster {
 			// ones a server with no public URL and no port makes).
 			"--public-url", "http://{site}.localhost"}, cfg.Args...)
 		p.cmd = exec.Command(bin, args...)
+		dieWithParent(p.cmd)
 		// No TESSERA_FILES_SECRET: the processes share the one in Redis.
 		p.cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "TESSERA_FILES_SECRET=") })
 		logf, err := os.Create(p.logPath)
@@ -344,13 +345,21 @@ func buildBinary() (string, error) {
 	if err != nil {
 		return "", err
 	}
-	dir, err := os.MkdirTemp("", "tessera-cluster-")
-	if err != nil {
+	// The binary must outlive every test of this test binary, which has no
+	// hook at its end; so builds share one directory, and each removes the
+	// binaries earlier runs left there more than an hour ago.
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("tessera-cluster-%d", os.Getuid()))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	// The directory outlives every test of this binary; the OS's temporary
-	// directory cleanup removes it.
-	bin := filepath.Join(dir, "tessera")
+	if old, err := os.ReadDir(dir); err == nil {
+		for _, e := range old {
+			if info, err := e.Info(); err == nil && time.Since(info.ModTime()) > time.Hour {
+				_ = os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	bin := filepath.Join(dir, "tessera-"+rand.Text())
 	gobin, err := exec.LookPath("go")
 	if err != nil {
 		return "", fmt.Errorf("the go command is needed to build the binary: %w", err)

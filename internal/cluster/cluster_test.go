@@ -9,7 +9,9 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,9 +22,11 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cluster"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/redistest"
+	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
@@ -45,7 +49,10 @@ func TestScaleOut(t *testing.T) {
 	env := apitest.Attach(t, apitest.Remote{URL: c.URL, DatabaseURL: dsn, RedisURL: redistest.URL(), RedisPrefix: prefix,
 		BlobURL: c.BlobURL})
 	h := &harness{t: t, c: c, token: env.Tokens["site"], client: &http.Client{Timeout: 60 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: 64}}}
+		Transport: &http.Transport{MaxIdleConnsPerHost: 64}}, lease: lock.DefaultTTL}
+	if d, err := time.ParseDuration(os.Getenv("TESSERA_LOCK_LEASE")); err == nil {
+		h.lease = d
+	}
 	var out strings.Builder
 	report := func(format string, args ...any) {
 		line := fmt.Sprintf(format, args...)
@@ -55,6 +62,7 @@ func TestScaleOut(t *testing.T) {
 	report("scale-out: %d tessera serve processes, PostgreSQL, Redis, an S3 bucket (in-process fake), a round-robin proxy", len(c.Procs))
 
 	t.Run("IfMatchNoLostUpdate", func(t *testing.T) { h.ifMatch(t, report) })
+	t.Run("Revocation", func(t *testing.T) { h.revocation(t, env, dsn, report) })
 	if t.Failed() {
 		return
 	}
@@ -84,6 +92,9 @@ type harness struct {
 	c      *cluster.Cluster
 	token  string
 	client *http.Client
+	// lease is the processes' lock lease: the default, or
+	// TESSERA_LOCK_LEASE, which they read too (to compare leases).
+	lease time.Duration
 }
 
 // do sends one API request to base (the proxy, or one process) with the
@@ -216,6 +227,80 @@ func (h *harness) ifMatch(t *testing.T, report func(string, ...any)) {
 	}
 }
 
+// revocation revokes two tokens that every process has cached: one through
+// services that share the processes' Redis (as a revoke through the API of
+// any process is), which must stop working on the next request everywhere,
+// and one with `tessera token revoke`, a process of its own that announces
+// nothing, which must stop working everywhere within the caches' bound.
+func (h *harness) revocation(t *testing.T, env *apitest.Env, dsn string, report func(string, ...any)) {
+	ctx := context.Background()
+	var announced, silent string
+	ids := map[string]string{}
+	for _, email := range []string{"announced@example.com", "silent@example.com"} {
+		tok, err := env.Auth.CreateToken(ctx, auth.TokenRequest{SiteID: env.Site.ID, Email: email, Role: store.RoleEditor})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[email] = tok
+	}
+	announced, silent = ids["announced@example.com"], ids["silent@example.com"]
+	infos, err := env.Auth.ListTokens(ctx, env.Site.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tokenID := map[string]string{}
+	for _, ti := range infos {
+		tokenID[ti.User] = ti.ID
+	}
+	status := func(p *cluster.Process, secret string) int {
+		st, _, raw, err := h.do("http://"+p.Addr, "GET", "/themes", nil,
+			map[string]string{"Authorization": "Bearer " + secret, "X-Service-Site": env.Site.ID})
+		if err != nil {
+			t.Fatalf("GET /themes on %s: %v", p.Addr, err)
+		}
+		if st != 200 && st != 401 {
+			t.Fatalf("GET /themes on %s: %d %.200s", p.Addr, st, raw)
+		}
+		return st
+	}
+	for range 2 { // the second round is answered from the caches
+		for _, p := range h.c.Procs {
+			for _, secret := range []string{announced, silent} {
+				if st := status(p, secret); st != 200 {
+					t.Fatalf("a live token on %s: %d", p.Addr, st)
+				}
+			}
+		}
+	}
+
+	if err := env.Auth.RevokeToken(ctx, env.Site.ID, tokenID["announced@example.com"]); err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range h.c.Procs {
+		if st := status(p, announced); st != 401 {
+			t.Errorf("process %d, right after an announced revoke: %d, want 401", i, st)
+		}
+	}
+
+	out, err := exec.Command(cluster.Binary(t), "token", "revoke", tokenID["silent@example.com"], "--site", env.Site.ID,
+		"--database", dsn).CombinedOutput()
+	if err != nil {
+		t.Fatalf("tessera token revoke: %v\n%s", err, out)
+	}
+	revoked := time.Now()
+	var stopped time.Duration
+	for pending := slices.Clone(h.c.Procs); len(pending) > 0; time.Sleep(10 * time.Millisecond) {
+		pending = slices.DeleteFunc(pending, func(p *cluster.Process) bool { return status(p, silent) == 401 })
+		stopped = time.Since(revoked)
+		if len(pending) > 0 && stopped > 10*auth.DefaultCacheTTL {
+			t.Fatalf("a token revoked with the command line still works on %d processes after %v", len(pending), stopped)
+		}
+	}
+	report("revocation: a token revoked through a process's services stops on the next request of every process; "+
+		"one revoked with `tessera token revoke` (announced to nobody) stopped on all %d within %v (bound %v)",
+		len(h.c.Procs), stopped.Round(time.Millisecond), auth.DefaultCacheTTL)
+}
+
 // killMidLoad runs writers and readers through the proxy, and writers of
 // one "hot" page straight to process 0, kills process 0 with SIGKILL while
 // it holds the hot page's lock, and keeps the load on for longer than a
@@ -345,33 +430,37 @@ func (h *harness) killMidLoad(t *testing.T, rdb *redis.Client, lockKeyPrefix str
 	killedAt.Store(kill.UnixNano())
 	close(victimStop)
 	victimWG.Wait()
-	orphaned := rdb.Get(ctx, hotKey).Val() == held
+	// Only process 0 wrote the hot page so far, so a lock on it now is one
+	// the dead process left (not necessarily the one seen above: it may
+	// have released that and taken the next).
+	orphan := rdb.Get(ctx, hotKey).Val()
+	orphaned := orphan != ""
 	ttl := rdb.PTTL(ctx, hotKey).Val()
 
 	// The hot page is now written through the proxy: the first write waits
 	// for the dead process's lease.
 	var hotRecovered time.Duration
-	for deadline := kill.Add(6 * lock.DefaultTTL); ; {
+	for deadline := kill.Add(6 * h.lease); ; {
 		if appendBlock(h.c.URL, hot, true) {
 			hotRecovered = time.Since(kill)
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("no write to the hot page succeeded within %v of the kill", 6*lock.DefaultTTL)
+			t.Fatalf("no write to the hot page succeeded within %v of the kill", 6*h.lease)
 		}
 	}
 	var keyFreed time.Duration
-	for deadline := kill.Add(6 * lock.DefaultTTL); ; time.Sleep(5 * time.Millisecond) {
-		if v, err := rdb.Get(ctx, hotKey).Result(); errors.Is(err, redis.Nil) || v != held {
+	for deadline := kill.Add(6 * h.lease); ; time.Sleep(5 * time.Millisecond) {
+		if v, err := rdb.Get(ctx, hotKey).Result(); errors.Is(err, redis.Nil) || v != orphan {
 			keyFreed = time.Since(kill)
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the dead process's lock on the hot page outlived %v", 6*lock.DefaultTTL)
+			t.Fatalf("the dead process's lock on the hot page outlived %v", 6*h.lease)
 		}
 	}
 	// Keep the load on for a lease after the recovery.
-	time.Sleep(lock.DefaultTTL)
+	time.Sleep(h.lease)
 	close(stop)
 	wg.Wait()
 	served := map[int]int64{}
@@ -417,14 +506,14 @@ func (h *harness) killMidLoad(t *testing.T, rdb *redis.Client, lockKeyPrefix str
 	// Every lock the test's writes took is gone once they stop: the dead
 	// process's ones by their lease.
 	var left []string
-	for deadline := time.Now().Add(2 * lock.DefaultTTL); ; time.Sleep(50 * time.Millisecond) {
+	for deadline := time.Now().Add(2 * h.lease); ; time.Sleep(50 * time.Millisecond) {
 		left = rdb.Keys(ctx, lockKeyPrefix+"*").Val()
 		if len(left) == 0 || time.Now().After(deadline) {
 			break
 		}
 	}
 	if len(left) > 0 {
-		t.Errorf("locks still held %v after the load stopped: %v", 2*lock.DefaultTTL, left)
+		t.Errorf("locks still held %v after the load stopped: %v", 2*h.lease, left)
 	}
 
 	report("kill -9 of process 0 under load (%d writers and %d readers through the proxy, %d writers straight to process 0): "+
@@ -433,7 +522,7 @@ func (h *harness) killMidLoad(t *testing.T, rdb *redis.Client, lockKeyPrefix str
 		writers, readers, hotWriters, ackedN, found, ackedN-found, extra, inFlightLost.Load(), afterKillFailures.Load(), reads.Load(), conflicts.Load())
 	if orphaned {
 		report("lock the killed process held (lease %v, %v left at the kill): freed after %v; first write to its page through the survivors after %v",
-			lock.DefaultTTL, ttl.Round(time.Millisecond), keyFreed.Round(time.Millisecond), hotRecovered.Round(time.Millisecond))
+			h.lease, ttl.Round(time.Millisecond), keyFreed.Round(time.Millisecond), hotRecovered.Round(time.Millisecond))
 	} else {
 		report("the killed process released the hot page's lock as it died (no orphan to recover); first write to the page after %v",
 			hotRecovered.Round(time.Millisecond))
