@@ -2,7 +2,6 @@ package bench
 
 import (
 	"context"
-	"encoding/json"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -113,41 +112,6 @@ func fetchAPI(b *testing.B, target string, hdr http.Header) (body []byte, etag s
 func loadAPI(b *testing.B, target string, hdr http.Header, n int) time.Duration {
 	b.Helper()
 	return loadWith(b, target, n, func(req *http.Request) { req.Header = hdr.Clone() })
-}
-
-// largestPage returns the id of the site's page with the largest document.
-func largestPage(b *testing.B, base string, hdr http.Header) string {
-	b.Helper()
-	list, _ := fetchAPI(b, base+"/api/pages?per_page=100", hdr)
-	var pages []struct {
-		ID string `json:"id"`
-	}
-	if err := json.Unmarshal(list, &pages); err != nil {
-		var wrapped struct {
-			Data []struct {
-				ID string `json:"id"`
-			} `json:"data"`
-		}
-		if err2 := json.Unmarshal(list, &wrapped); err2 != nil {
-			b.Fatalf("page list: %v", err)
-		}
-		for _, p := range wrapped.Data {
-			pages = append(pages, struct {
-				ID string `json:"id"`
-			}{p.ID})
-		}
-	}
-	best, size := "", -1
-	for _, p := range pages {
-		body, _ := fetchAPI(b, base+"/api/pages/"+p.ID, hdr)
-		if len(body) > size {
-			best, size = p.ID, len(body)
-		}
-	}
-	if best == "" {
-		b.Fatal("the demo site has no pages")
-	}
-	return best
 }
 
 // BenchmarkAPISettings reads `GET /api/sites/{site}/settings`, a 40-byte
