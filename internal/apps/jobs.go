@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/dop251/goja"
@@ -26,6 +27,13 @@ import (
 
 // maxJobAttempts bounds how often a failing job runs.
 const maxJobAttempts = 5
+
+// JobLease is how long a claim on a job lasts unless renewed. The process
+// running a job renews its claim every third of it, so a job keeps its
+// claim however long it runs, and a job whose process died (kill -9, a
+// lost host) is claimed again within JobLease. Processes' clocks may
+// disagree by up to two thirds of it before a live claim looks expired.
+const JobLease = 15 * time.Second
 
 // jobBackoff is the wait before a failed job's next attempt: 2s, 8s, 32s, ….
 func jobBackoff(attempts int) time.Duration {
@@ -131,9 +139,8 @@ func (s *Service) RunJob(ctx context.Context) (bool, error) {
 	var j *store.AppJob
 	var site *store.Site
 	var l *loaded
-	lease := s.limits().Timeout + 30*time.Second
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		jobs, err := tx.AppQueue().Claim(tx.Now(), tx.Now().Add(lease), 1)
+		jobs, err := tx.AppQueue().Claim(tx.Now(), tx.Now().Add(s.jobLease()), 1)
 		if err != nil || len(jobs) == 0 {
 			return err
 		}
@@ -147,7 +154,7 @@ func (s *Service) RunJob(ctx context.Context) (bool, error) {
 	if err != nil || j == nil {
 		return false, err
 	}
-	claimed := j.LeaseUntil
+	renewal := s.renewClaim(ctx, j)
 	var outcomeErr string
 	switch {
 	case l == nil || !l.doc.Registry.hasJob(j.Name):
@@ -163,6 +170,7 @@ func (s *Service) RunJob(ctx context.Context) (bool, error) {
 			outcomeErr = err.Error()
 		}
 	}
+	claimed := renewal.stop()
 	err = s.Store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
 		j.UpdatedAt, j.LeaseUntil, j.LastError = tx.Now(), time.Time{}, outcomeErr
 		switch {
@@ -181,6 +189,74 @@ func (s *Service) RunJob(ctx context.Context) (bool, error) {
 		err = nil
 	}
 	return true, err
+}
+
+func (s *Service) jobLease() time.Duration {
+	if s.JobLease > 0 {
+		return s.JobLease
+	}
+	return JobLease
+}
+
+// claimRenewal renews the claim on a running job.
+type claimRenewal struct {
+	mu      sync.Mutex
+	claimed time.Time // the lease the store holds for the job
+	quit    chan struct{}
+	done    chan struct{}
+}
+
+// renewClaim renews the claim on j (claimed until j.LeaseUntil) every third
+// of the lease until stop. Each renewal stores the job as claimed with a
+// later lease, if the stored lease is still this claim's (Finish compares
+// it); a claim another process took over (this one lapsed) is left alone.
+func (s *Service) renewClaim(ctx context.Context, j *store.AppJob) *claimRenewal {
+	r := &claimRenewal{claimed: j.LeaseUntil, quit: make(chan struct{}), done: make(chan struct{})}
+	claim := *j // the job as claimed; j itself is the caller's
+	lease := s.jobLease()
+	go func() {
+		defer close(r.done)
+		t := time.NewTicker(lease / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.quit:
+				return
+			case <-t.C:
+			}
+			r.mu.Lock()
+			prev := r.claimed
+			r.mu.Unlock()
+			var next time.Time
+			err := s.Store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
+				c := claim
+				c.UpdatedAt, c.LeaseUntil = tx.Now(), tx.Now().Add(lease)
+				next = c.LeaseUntil
+				return tx.AppQueue().Finish(&c, prev)
+			})
+			switch {
+			case err == nil:
+				r.mu.Lock()
+				r.claimed = next
+				r.mu.Unlock()
+			case errors.Is(err, store.ErrStale) || cms.IsCode(err, cms.ENotFound):
+				return // taken over, or gone with its app: nothing to renew
+			default:
+				// Try again at the next tick: the lease may outlive the error.
+				slog.WarnContext(ctx, "renewing the claim on an app job failed", slog.String("job", j.ID), slog.Any("err", err))
+			}
+		}
+	}()
+	return r
+}
+
+// stop ends the renewals and returns the lease the store holds for the job.
+func (r *claimRenewal) stop() time.Time {
+	close(r.quit)
+	<-r.done
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.claimed
 }
 
 // appByID returns the site's app with the id and its code; nil when it is

@@ -28,6 +28,9 @@ type Service struct {
 	SiteURL func(*store.Site) string
 	// Limits bound each invocation; zero fields take the defaults.
 	Limits Limits
+	// JobLease is how long a claim on a queued job lasts unless the
+	// process running it renews it; zero means the package's JobLease.
+	JobLease time.Duration
 
 	mu    sync.Mutex
 	pools map[string]*pool

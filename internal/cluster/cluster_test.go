@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cluster"
 	"github.com/tessera-cms/tessera/internal/lock"
@@ -66,7 +67,7 @@ func TestScaleOut(t *testing.T) {
 	if t.Failed() {
 		return
 	}
-	t.Run("KillMidLoad", func(t *testing.T) { h.killMidLoad(t, rdb, prefix+"lock:page:"+env.Site.ID+":", report) })
+	t.Run("KillMidLoad", func(t *testing.T) { h.killMidLoad(t, env, rdb, prefix+"lock:page:"+env.Site.ID+":", report) })
 
 	var per []string
 	for i, p := range c.Procs {
@@ -301,13 +302,36 @@ func (h *harness) revocation(t *testing.T, env *apitest.Env, dsn string, report 
 		len(h.c.Procs), stopped.Round(time.Millisecond), auth.DefaultCacheTTL)
 }
 
+// slowJob is cloud code with a job that runs for six seconds.
+const slowJob = `Service.Cloud.job('slow', () => { const end = Date.now() + 6000; while (Date.now() < end) {} })`
+
 // killMidLoad runs writers and readers through the proxy, and writers of
 // one "hot" page straight to process 0, kills process 0 with SIGKILL while
-// it holds the hot page's lock, and keeps the load on for longer than a
-// lease. lockKeyPrefix is the Redis key of the site's page locks, less the
-// page id.
-func (h *harness) killMidLoad(t *testing.T, rdb *redis.Client, lockKeyPrefix string, report func(string, ...any)) {
+// it holds the hot page's lock and runs a cloud job, and keeps the load on
+// for longer than a lease. lockKeyPrefix is the Redis key of the site's
+// page locks, less the page id.
+func (h *harness) killMidLoad(t *testing.T, env *apitest.Env, rdb *redis.Client, lockKeyPrefix string, report func(string, ...any)) {
 	ctx := context.Background()
+	for _, step := range []struct {
+		path string
+		body any
+		want int
+	}{{"/apps", map[string]any{"name": "Slow"}, 201}, {"/apps/slow/code", map[string]any{"name": "jobs.js", "code": slowJob}, 200}} {
+		if status, _, raw, err := h.do(h.c.URL, "POST", step.path, step.body, nil); err != nil || status != step.want {
+			t.Fatalf("POST %s: %d %v %s", step.path, status, err, raw)
+		}
+	}
+	job := func(jid string) *store.AppJob {
+		var j *store.AppJob
+		err := env.Store.View(ctx, func(tx store.Tx) (err error) {
+			j, err = tx.AppQueue().GetJob(env.Site.ID, jid)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("job %s: %v", jid, err)
+		}
+		return j
+	}
 	const pages, writers, readers, hotWriters = 6, 8, 4, 8
 	ids := make([]string, pages)
 	for i := range ids {
@@ -409,9 +433,21 @@ func (h *harness) killMidLoad(t *testing.T, rdb *redis.Client, lockKeyPrefix str
 		})
 	}
 
-	// Let the load run, then kill process 0 at a moment it holds the hot
-	// page's lock (only it writes that page).
+	// Let the load run, have process 0 run a job (a process runs the jobs
+	// it queues at once; the others look every second), then kill it at a
+	// moment it holds the hot page's lock (only it writes that page).
 	time.Sleep(2 * time.Second)
+	status, _, raw, err := h.do("http://"+victim.Addr, "POST", "/jobs/slow", map[string]any{}, nil)
+	if err != nil || status != 202 {
+		t.Fatalf("POST /jobs/slow: %d %v %s", status, err, raw)
+	}
+	var queued struct{ Jid string }
+	_ = json.Unmarshal(raw, &queued)
+	for deadline := time.Now().Add(10 * time.Second); job(queued.Jid).LeaseUntil.IsZero(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the slow job was not claimed within 10s")
+		}
+	}
 	hotKey := lockKeyPrefix + hot
 	var held string
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); {
@@ -515,6 +551,22 @@ func (h *harness) killMidLoad(t *testing.T, rdb *redis.Client, lockKeyPrefix str
 	if len(left) > 0 {
 		t.Errorf("locks still held %v after the load stopped: %v", 2*h.lease, left)
 	}
+	// The job the dead process was running is claimed again once its claim
+	// lapses, and runs to the end on a survivor.
+	var jobDone time.Duration
+	var j *store.AppJob
+	for deadline := kill.Add(2*apps.JobLease + time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		if j = job(queued.Jid); j.State != store.JobQueued {
+			jobDone = time.Since(kill)
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the job of the killed process is still %s (%d claims) %v after the kill", j.State, j.Attempts, time.Since(kill))
+		}
+	}
+	if j.State != store.JobDone {
+		t.Errorf("the job of the killed process: %s (%s), want done", j.State, j.LastError)
+	}
 
 	report("kill -9 of process 0 under load (%d writers and %d readers through the proxy, %d writers straight to process 0): "+
 		"writes acknowledged %d, writes found %d, lost updates %d; %d more blocks stored whose answers were lost with the process; "+
@@ -527,6 +579,8 @@ func (h *harness) killMidLoad(t *testing.T, rdb *redis.Client, lockKeyPrefix str
 		report("the killed process released the hot page's lock as it died (no orphan to recover); first write to the page after %v",
 			hotRecovered.Round(time.Millisecond))
 	}
+	report("cloud job running on the killed process (6 s of work, claim lease %v): done by a survivor %v after the kill, %d claims",
+		apps.JobLease, jobDone.Round(time.Millisecond), j.Attempts)
 	for i, n := range served {
 		if i != 0 && n == 0 {
 			t.Errorf("process %d served nothing", i)
