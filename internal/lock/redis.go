@@ -165,6 +165,7 @@ func (r *Redis) Lock(ctx context.Context, key string) (func(), error) {
 	token := newToken()
 	deadline := time.Now().Add(r.timeout)
 	backoff := minBackoff
+	answered := false // Redis answered an attempt of this call
 	for {
 		start := time.Now()
 		ok, err := r.acquire(ctx, k, token, deadline)
@@ -175,8 +176,15 @@ func (r *Redis) Lock(ctx context.Context, key string) (func(), error) {
 			if ctx.Err() != nil {
 				return nil, ctx.Err()
 			}
+			if answered && errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(deadline) {
+				// Redis answered this wait before, and the last attempt
+				// ran into the wait's end on a slow round trip: the lock
+				// was busy until the end, not Redis gone.
+				return nil, ErrTimeout
+			}
 			return nil, unavailable(err)
 		}
+		answered = true
 		if ok {
 			return r.hold(k, token, start)
 		}
