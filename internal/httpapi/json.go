@@ -9,6 +9,7 @@ import (
 	"io"
 	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -28,9 +29,14 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeRawJSON(w, status, buf.Bytes())
 }
 
-// writeRawJSON writes an already encoded JSON body.
+// writeRawJSON writes an already encoded JSON body, with its length: a
+// client can size its buffer, and the body goes out without chunk framing.
 func writeRawJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	if status != http.StatusNoContent && status != http.StatusNotModified {
+		h.Set("Content-Length", strconv.Itoa(len(body)))
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
 }

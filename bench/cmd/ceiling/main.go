@@ -49,11 +49,12 @@ func main() {
 	if err != nil || res.StatusCode != http.StatusOK {
 		log.Fatalf("ceiling: GET %s: status %d, %v", *from, res.StatusCode, err)
 	}
-	// The answer's own headers, minus those net/http sets per response.
+	// The answer's own headers (Content-Length too, when it sent one), minus
+	// those net/http sets per response.
 	keep := http.Header{}
 	for k, v := range res.Header {
 		switch k {
-		case "Date", "Content-Length", "Connection":
+		case "Date", "Connection", "Transfer-Encoding":
 		default:
 			keep[k] = v
 		}
