@@ -148,39 +148,48 @@ func FuzzDecodeVersionDoc(f *testing.F) {
 	})
 }
 
+// demoPage makes the demo site "www" on backend and returns it with the id
+// of its first page.
+func demoPage(t *testing.T, backend storetest.Backend) (*apitest.Env, *store.Site, string) {
+	t.Helper()
+	env := apitest.New(t, backend)
+	ctx := context.Background()
+	_, err := demo.Create(ctx, demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth,
+		Pages: env.Pages, Entries: env.Entries, Customers: env.Customers}, "www")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var site *store.Site
+	var pageID string
+	err = env.Store.View(ctx, func(tx store.Tx) error {
+		if site, err = tx.Sites().GetByShortID("www"); err != nil {
+			return err
+		}
+		list, _, err := tx.Pages().List(site.ID, store.PageFilter{}, store.ListOptions{Limit: 1})
+		if err == nil && len(list) > 0 {
+			pageID = list[0].ID
+		}
+		return err
+	})
+	if err != nil || pageID == "" {
+		t.Fatalf("demo page: %q, %v", pageID, err)
+	}
+	return env, site, pageID
+}
+
 // TestVersionOldRows checks, on every store, that a version row stored
 // before snapshots were compressed reads and restores exactly as the same
 // version stored compressed does.
 func TestVersionOldRows(t *testing.T) {
 	for _, backend := range storetest.Backends(t) {
 		t.Run(backend.Name, func(t *testing.T) {
-			env := apitest.New(t, backend)
+			env, site, pageID := demoPage(t, backend)
 			ctx := context.Background()
-			_, err := demo.Create(ctx, demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth,
-				Pages: env.Pages, Entries: env.Entries, Customers: env.Customers}, "www")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var site *store.Site
-			var pageID string
-			err = env.Store.View(ctx, func(tx store.Tx) error {
-				if site, err = tx.Sites().GetByShortID("www"); err != nil {
-					return err
-				}
-				list, _, err := tx.Pages().List(site.ID, store.PageFilter{}, store.ListOptions{Limit: 1})
-				if err == nil && len(list) > 0 {
-					pageID = list[0].ID
-				}
-				return err
-			})
-			if err != nil || pageID == "" {
-				t.Fatalf("demo page: %q, %v", pageID, err)
-			}
 			if _, err := env.Pages.Update(ctx, site, pageID, []byte(`{"title":"Saved once"}`), pages.WriteOptions{Locale: site.DefaultLocale}); err != nil {
 				t.Fatal(err)
 			}
 			var newID, oldID string
-			err = env.Store.Update(ctx, func(tx store.Tx) error {
+			err := env.Store.Update(ctx, func(tx store.Tx) error {
 				list, _, err := tx.Versions().List(site.ID, pageID, store.ListOptions{Limit: 1})
 				if err != nil || len(list) != 1 {
 					t.Fatalf("versions: %d, %v", len(list), err)
@@ -270,28 +279,8 @@ func TestVersionOldRows(t *testing.T) {
 func TestVersionChains(t *testing.T) {
 	for _, backend := range storetest.Backends(t) {
 		t.Run(backend.Name, func(t *testing.T) {
-			env := apitest.New(t, backend)
+			env, site, pageID := demoPage(t, backend)
 			ctx := context.Background()
-			_, err := demo.Create(ctx, demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth,
-				Pages: env.Pages, Entries: env.Entries, Customers: env.Customers}, "www")
-			if err != nil {
-				t.Fatal(err)
-			}
-			var site *store.Site
-			var pageID string
-			err = env.Store.View(ctx, func(tx store.Tx) error {
-				if site, err = tx.Sites().GetByShortID("www"); err != nil {
-					return err
-				}
-				list, _, err := tx.Pages().List(site.ID, store.PageFilter{}, store.ListOptions{Limit: 1})
-				if err == nil && len(list) > 0 {
-					pageID = list[0].ID
-				}
-				return err
-			})
-			if err != nil || pageID == "" {
-				t.Fatalf("demo page: %q, %v", pageID, err)
-			}
 			archived := map[string][]byte{}
 			var order []string // oldest first
 			save := func(i int) {
