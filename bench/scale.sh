@@ -44,6 +44,7 @@ fi
 go build -o "$tmp/tessera" ./cmd/tessera
 go build -o "$tmp/generate" ./bench/cmd/generate
 go build -o "$tmp/scaleload" ./bench/cmd/scaleload
+go build -o "$tmp/ceiling" ./bench/cmd/ceiling
 
 store_a=(--data "$tmp/a") store_b=(--data "$tmp/b")
 if [ -n "$POSTGRES" ]; then
@@ -86,8 +87,16 @@ median() { printf '%s\n' "$@" | sort -n | sed -n 2p; }
 
 start a 18101 "${store_a[@]}" >/dev/null
 start b 18102 "${store_b[@]}" >/dev/null
+# The ceiling: A's page read, its bytes served from memory by a bare
+# net/http handler on the servers' core, for the tail latency's yardstick.
+field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" "$tmp/a.json"; }
+GOMAXPROCS=1 $srv_cpu "$tmp/ceiling" --addr 127.0.0.1:18103 --from "http://127.0.0.1:18101/api/pages/$(field page_id)" \
+  -H "Authorization: Bearer $(field token)" -H "X-Service-Site: $(field short_id)" 2>"$tmp/ceiling.log" &
+pids+=($!)
+until curl -fs http://127.0.0.1:18103/ >/dev/null; do sleep 0.01; done
 $load_cpu "$tmp/scaleload" --a http://127.0.0.1:18101 --a-site "$tmp/a.json" --b http://127.0.0.1:18102 \
-  --b-site "$tmp/b.json" --conns "$CONNS" --duration "$DURATION" --rounds "$ROUNDS" --writes "$WRITES"
+  --b-site "$tmp/b.json" --ceiling http://127.0.0.1:18103 --conns "$CONNS" --duration "$DURATION" \
+  --rounds "$ROUNDS" --writes "$WRITES"
 
 rss() { awk -v k="$2:" '$1 == k {printf "%.0f MB", $2 / 1024}' "/proc/$(cat "$tmp/$1.pid")/status"; }
 echo
