@@ -49,12 +49,15 @@ func VisitTx(tx store.Tx, site *store.Site, locale, path string) (*Page, error) 
 
 // Each calls fn with every page of the site in tree order, a batch at a
 // time, for listings that cover the whole site (sitemap.xml, llms.txt).
+// Each batch starts after the last page of the one before, not at an
+// offset: an offset would step over every page before it again.
 func (s *Service) Each(ctx context.Context, site *store.Site, fn func(*Page) error) error {
 	const batch = 500
-	for offset := 0; ; offset += batch {
+	var after store.PageCursor
+	for {
 		var recs []*store.PageRecord
 		err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-			recs, _, err = tx.Pages().List(site.ID, store.PageFilter{}, store.ListOptions{Offset: offset, Limit: batch})
+			recs, _, err = tx.Pages().List(site.ID, store.PageFilter{After: after}, store.ListOptions{Limit: batch})
 			return err
 		})
 		if err != nil {
@@ -72,6 +75,8 @@ func (s *Service) Each(ctx context.Context, site *store.Site, fn func(*Page) err
 		if len(recs) < batch {
 			return nil
 		}
+		last := recs[len(recs)-1]
+		after = store.PageCursor{SortKey: last.SortKey, ID: last.ID}
 	}
 }
 

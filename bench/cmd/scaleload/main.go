@@ -4,7 +4,10 @@
 // per endpoint, the rate and latency percentiles on each and their
 // ratios; then the time of page creates, moves and deletes under a parent
 // with many children against one with few, interleaved one by one on the
-// larger server. bench/scale.sh runs it.
+// larger server. With --ceiling (command ceiling serving A's page read)
+// the page read row is followed by the ceiling's figures under the same
+// load: the yardstick for tail latency on the machine. bench/scale.sh runs
+// it.
 //
 //	scaleload --a http://127.0.0.1:18101 --a-site 1k.json --b http://127.0.0.1:18102 --b-site 100k.json
 package main
@@ -45,6 +48,7 @@ func main() {
 	aSite := flag.String("a-site", "", "command generate's output for the smaller site")
 	bURL := flag.String("b", "", "base URL of the larger site's server")
 	bSite := flag.String("b-site", "", "command generate's output for the larger site")
+	ceil := flag.String("ceiling", "", "base URL of a bare server answering A's page read (command ceiling)")
 	conns := flag.Int("conns", 8, "concurrent connections of the read load")
 	dur := flag.Duration("duration", 2*time.Second, "length of one read round on one server")
 	rounds := flag.Int("rounds", 3, "read rounds per server, alternating")
@@ -54,7 +58,7 @@ func main() {
 	if err == nil {
 		var b *site
 		if b, err = load(*bURL, *bSite); err == nil {
-			err = run(a, b, *conns, *dur, *rounds, *writes)
+			err = run(a, b, strings.TrimSuffix(*ceil, "/"), *conns, *dur, *rounds, *writes)
 		}
 	}
 	if err != nil {
@@ -75,44 +79,67 @@ func load(url, file string) (*site, error) {
 	return s, nil
 }
 
-// lastPage is the number of the last list page of n records, 25 a page.
-func lastPage(n int) int { return (n + 24) / 25 }
+func pageGet(s *site) string    { return "/api/pages/" + s.PageID }
+func compactGet(s *site) string { return "/api/pages/" + s.PageID + "?compact=1" }
+func entryGet(s *site) string   { return "/api/channels/" + s.Channel + "/entries/" + s.EntryID }
+func fixed(path string) func(*site) string {
+	return func(*site) string { return path }
+}
 
-func run(a, b *site, conns int, dur time.Duration, rounds, writes int) error {
+func run(a, b *site, ceiling string, conns int, dur time.Duration, rounds, writes int) error {
 	fmt.Printf("Reads: %d connections, %d alternating rounds of %s per server; site A %d pages / %d entries, site B %d pages / %d entries.\n\n",
 		conns, rounds, dur, a.Pages, a.Entries, b.Pages, b.Entries)
 	fmt.Println("| Request | A req/s | A p50 | A p99 | B req/s | B p50 | B p99 | B/A p50 | B/A p99 | B p99/p50 |")
 	fmt.Println("|---|---|---|---|---|---|---|---|---|---|")
 	entries := func(s *site) string { return "/api/channels/" + s.Channel + "/entries" }
+	page := func(n int) func(*site) string {
+		return func(*site) string { return fmt.Sprintf("/api/pages?page=%d", n) }
+	}
+	entryPage := func(n int) func(*site) string {
+		return func(s *site) string { return fmt.Sprintf("%s?page=%d", entries(s), n) }
+	}
+	last := func(n int) int { return (n + 24) / 25 } // 25 a page
+	// Each row reads path(A) on A and path(B) on B: the same request,
+	// or for deep list windows the window that is as deep in each site.
 	type read struct {
-		name string
-		path func(*site) string
+		name    string
+		a, b    func(*site) string
+		ceiling bool // also load the ceiling server, which serves A's answer
 	}
 	for _, r := range []read{
-		{"`GET /api/pages/{id}` (~95 KB page)", func(s *site) string { return "/api/pages/" + s.PageID }},
-		{"`GET /api/pages/{id}?compact=1`", func(s *site) string { return "/api/pages/" + s.PageID + "?compact=1" }},
-		{"`GET /api/pages?page=1`", func(s *site) string { return "/api/pages?page=1" }},
-		{"`GET /api/pages?page=40` (A: last page)", func(s *site) string { return "/api/pages?page=40" }},
-		{"`GET /api/pages?page=400` (A: empty)", func(s *site) string { return "/api/pages?page=400" }},
-		{"`GET /api/pages?page=<last>`", func(s *site) string { return fmt.Sprintf("/api/pages?page=%d", lastPage(s.Pages)) }},
-		{"`GET /api/pages/count`", func(s *site) string { return "/api/pages/count" }},
-		{"`GET …/entries/{id}` (25 fields)", func(s *site) string { return entries(s) + "/" + s.EntryID }},
-		{"`GET …/entries?page=1`", func(s *site) string { return entries(s) + "?page=1" }},
-		{"`GET …/entries?page=400` (A: empty)", func(s *site) string { return entries(s) + "?page=400" }},
-		{"`GET …/entries/count`", func(s *site) string { return entries(s) + "/count" }},
+		{"`GET /api/pages/{id}` (~95 KB page)", pageGet, pageGet, ceiling != ""},
+		{"`GET /api/pages/{id}?compact=1`", compactGet, compactGet, false},
+		{"`GET /api/pages?page=1`", page(1), page(1), false},
+		{"`GET /api/pages?page=2`", page(2), page(2), false},
+		{fmt.Sprintf("deep list window: A `page=%d`, B `page=400`", last(a.Pages)), page(last(a.Pages)), page(400), false},
+		{fmt.Sprintf("last list window: A `page=%d`, B `page=%d`", last(a.Pages), last(b.Pages)), page(last(a.Pages)), page(last(b.Pages)), false},
+		{"`GET /api/pages/count`", fixed("/api/pages/count"), fixed("/api/pages/count"), false},
+		{"`GET …/entries/{id}` (25 fields)", entryGet, entryGet, false},
+		{"`GET …/entries?page=1`", entryPage(1), entryPage(1), false},
+		{fmt.Sprintf("deep entry window: A `page=%d`, B `page=400`", last(a.Entries)), entryPage(last(a.Entries)), entryPage(400), false},
+		{fmt.Sprintf("last entry window: A `page=%d`, B `page=%d`", last(a.Entries), last(b.Entries)), entryPage(last(a.Entries)), entryPage(last(b.Entries)), false},
+		{"`GET …/entries/count`", func(s *site) string { return entries(s) + "/count" }, func(s *site) string { return entries(s) + "/count" }, false},
 	} {
-		var la, lb []time.Duration
-		var ta, tb time.Duration
+		var la, lb, lc []time.Duration
+		var ta, tb, tc time.Duration
 		for range rounds {
-			l, t, err := loadRound(a, r.path(a), conns, dur)
+			l, t, err := loadRound(a, r.a(a), conns, dur)
 			if err != nil {
 				return err
 			}
 			la, ta = append(la, l...), ta+t
-			if l, t, err = loadRound(b, r.path(b), conns, dur); err != nil {
+			if l, t, err = loadRound(b, r.b(b), conns, dur); err != nil {
 				return err
 			}
 			lb, tb = append(lb, l...), tb+t
+			if r.ceiling {
+				c := *a
+				c.url = ceiling
+				if l, t, err = loadRound(&c, r.a(a), conns, dur); err != nil {
+					return err
+				}
+				lc, tc = append(lc, l...), tc+t
+			}
 		}
 		slices.Sort(la)
 		slices.Sort(lb)
@@ -120,6 +147,12 @@ func run(a, b *site, conns int, dur time.Duration, rounds, writes int) error {
 		fmt.Printf("| %s | %.0f | %s | %s | %.0f | %s | %s | %.2f | %.2f | %.1f |\n", r.name,
 			float64(len(la))/ta.Seconds(), ms(a50), ms(a99), float64(len(lb))/tb.Seconds(), ms(b50), ms(b99),
 			float64(b50)/float64(a50), float64(b99)/float64(a99), float64(b99)/float64(b50))
+		if r.ceiling {
+			slices.Sort(lc)
+			c50, c99 := pct(lc, 50), pct(lc, 99)
+			fmt.Printf("| the same bytes from a bare `net/http` handler (ceiling) | %.0f | %s | %s | | | | | | %.1f |\n",
+				float64(len(lc))/tc.Seconds(), ms(c50), ms(c99), float64(c99)/float64(c50))
+		}
 	}
 	fmt.Println()
 	return treeWrites(b, writes)
