@@ -5,10 +5,10 @@
 # items in two canvases and two locales, and a 25-field entry) and the
 # ceiling server (bench/cmd/ceiling: the same answer's bytes from memory),
 # then loads each endpoint and its ceiling with wrk in alternating rounds
-# and prints requests per second and their ratio. Servers run on one core
+# and prints the medians of requests per second and of the rounds' ratios. Servers run on one core
 # and wrk on the other (taskset), as on a 2-core machine.
 #
-#   bash bench/run.sh                  # SQLite, 3 rounds of 5 s, 32 connections
+#   bash bench/run.sh                  # SQLite, 5 rounds of 5 s, 32 connections
 #   ROUNDS=5 DURATION=10s CONNS=32 bash bench/run.sh
 #   DATABASE=postgres://postgres@127.0.0.1:5432/bench?sslmode=disable bash bench/run.sh
 #
@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-ROUNDS=${ROUNDS:-3}
+ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-5s}
 CONNS=${CONNS:-32}
 DATABASE=${DATABASE:-}
@@ -60,7 +60,12 @@ rps() { # wrk's Requests/sec for URL
   $load_cpu wrk -t1 -c"$CONNS" -d"$DURATION" "${auth[@]}" "$1" | awk '/Requests\/sec/ {print $2}'
 }
 
-printf '%-14s %9s %12s %12s %7s\n' endpoint bytes ceiling tessera ratio
+# Each round loads the ceiling and then Tessera for DURATION each; a round's
+# ratio compares two runs seconds apart, and the median of the rounds'
+# ratios is reported, so that one disturbed run (a virtual machine's
+# neighbour, a background flush) does not decide the figure.
+median() { sort -g | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+printf '%-14s %9s %12s %12s %7s  %s\n' endpoint bytes ceiling tessera ratio "rounds' ratios"
 n=0
 for e in "${endpoints[@]}"; do
   name=${e%%|*} path=${e#*|}
@@ -70,11 +75,13 @@ for e in "${endpoints[@]}"; do
   GOMAXPROCS=1 $srv_cpu "$tmp/ceiling" --addr "127.0.0.1:$cport" --from "$url" "${auth[@]}" 2>>"$tmp/ceiling.log" &
   pids+=($!)
   for _ in $(seq 1 100); do curl -fs "${auth[@]}" "http://127.0.0.1:$cport$path" >/dev/null && break; sleep 0.1; done
-  tc=0 tt=0
+  cs=() ts=() rs=()
   for _ in $(seq 1 "$ROUNDS"); do
-    tc=$(echo "$tc + $(rps "http://127.0.0.1:$cport$path")" | bc -l)
-    tt=$(echo "$tt + $(rps "$url")" | bc -l)
+    c=$(rps "http://127.0.0.1:$cport$path") t=$(rps "$url")
+    cs+=("$c") ts+=("$t") rs+=("$(echo "$t / $c" | bc -l)")
   done
-  printf '%-14s %9d %12.0f %12.0f %7.2f\n' "$name" "$bytes" "$(echo "$tc / $ROUNDS" | bc -l)" \
-    "$(echo "$tt / $ROUNDS" | bc -l)" "$(echo "$tt / $tc" | bc -l)"
+  printf '%-14s %9d %12.0f %12.0f %7.2f ' "$name" "$bytes" "$(printf '%s\n' "${cs[@]}" | median)" \
+    "$(printf '%s\n' "${ts[@]}" | median)" "$(printf '%s\n' "${rs[@]}" | median)"
+  printf ' %.2f' "${rs[@]}"
+  echo
 done
