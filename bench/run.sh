@@ -44,7 +44,8 @@ token=$(field token) short=$(field short_id) page=$(field page_id) entry=$(field
 
 port=18080
 GOMAXPROCS=1 $srv_cpu "$tmp/tessera" serve "${store[@]}" --addr "127.0.0.1:$port" >"$tmp/serve.log" 2>&1 &
-pids+=($!)
+tpid=$!
+pids+=($tpid)
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
 
 auth=(-H "Authorization: Bearer $token" -H "X-Service-Site: $short")
@@ -56,16 +57,28 @@ endpoints=(
   "settings|/api/sites/$short/settings"
 )
 
-rps() { # wrk's Requests/sec for URL
-  $load_cpu wrk -t1 -c"$CONNS" -d"$DURATION" "${auth[@]}" "$1" | awk '/Requests\/sec/ {print $2}'
+# load PID URL: wrk's requests/s for URL, and the CPU time (user and
+# system) the server PID spent per request, in microseconds.
+ticks=$(getconf CLK_TCK)
+cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
+load() {
+  local c0 out c1
+  c0=$(cpu "$1")
+  out=$($load_cpu wrk -t1 -c"$CONNS" -d"$DURATION" "${auth[@]}" "$2")
+  c1=$(cpu "$1")
+  echo "$out" | awk -v t=$((c1 - c0)) -v hz="$ticks" '
+    /requests in/ {n = $1} /Requests\/sec/ {r = $2} END {printf "%s %.2f\n", r, t * 1e6 / hz / n}'
 }
 
 # Each round loads the ceiling and then Tessera for DURATION each; a round's
 # ratio compares two runs seconds apart, and the median of the rounds'
 # ratios is reported, so that one disturbed run (a virtual machine's
-# neighbour, a background flush) does not decide the figure.
+# neighbour, a background flush) does not decide the figure. The server's
+# CPU time per request is a second yardstick, less moved by the load
+# generator's core: "cpu ratio" is the ceiling's CPU per request over
+# Tessera's.
 median() { sort -g | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
-printf '%-14s %9s %12s %12s %7s  %s\n' endpoint bytes ceiling tessera ratio "rounds' ratios"
+printf '%-14s %8s %9s %9s %6s %9s %9s %6s  %s\n' endpoint bytes ceiling tessera ratio "µs/req c" "µs/req t" "cpu" "rounds' ratios"
 n=0
 for e in "${endpoints[@]}"; do
   name=${e%%|*} path=${e#*|}
@@ -73,15 +86,19 @@ for e in "${endpoints[@]}"; do
   bytes=$(curl -fs "${auth[@]}" "$url" | wc -c)
   cport=$((19090 + n)); n=$((n + 1))
   GOMAXPROCS=1 $srv_cpu "$tmp/ceiling" --addr "127.0.0.1:$cport" --from "$url" "${auth[@]}" 2>>"$tmp/ceiling.log" &
-  pids+=($!)
+  cpid=$!
+  pids+=($cpid)
   for _ in $(seq 1 100); do curl -fs "${auth[@]}" "http://127.0.0.1:$cport$path" >/dev/null && break; sleep 0.1; done
-  cs=() ts=() rs=()
+  cs=() ts=() rs=() ccs=() tcs=() crs=()
   for _ in $(seq 1 "$ROUNDS"); do
-    c=$(rps "http://127.0.0.1:$cport$path") t=$(rps "$url")
+    read -r c cc < <(load "$cpid" "http://127.0.0.1:$cport$path")
+    read -r t tc < <(load "$tpid" "$url")
     cs+=("$c") ts+=("$t") rs+=("$(echo "$t / $c" | bc -l)")
+    ccs+=("$cc") tcs+=("$tc") crs+=("$(echo "$cc / $tc" | bc -l)")
   done
-  printf '%-14s %9d %12.0f %12.0f %7.2f ' "$name" "$bytes" "$(printf '%s\n' "${cs[@]}" | median)" \
-    "$(printf '%s\n' "${ts[@]}" | median)" "$(printf '%s\n' "${rs[@]}" | median)"
+  printf '%-14s %8d %9.0f %9.0f %6.2f %9.1f %9.1f %6.2f ' "$name" "$bytes" \
+    "$(printf '%s\n' "${cs[@]}" | median)" "$(printf '%s\n' "${ts[@]}" | median)" "$(printf '%s\n' "${rs[@]}" | median)" \
+    "$(printf '%s\n' "${ccs[@]}" | median)" "$(printf '%s\n' "${tcs[@]}" | median)" "$(printf '%s\n' "${crs[@]}" | median)"
   printf ' %.2f' "${rs[@]}"
   echo
 done
