@@ -75,6 +75,8 @@ type Env struct {
 	// (package fresh); tests freeze its counter to stand for another
 	// process's writes.
 	Fresh *fresh.Source
+	// AuthCache keeps the principals of tokens (see auth.Cache).
+	AuthCache *auth.Cache
 
 	Site *store.Site
 	// Tokens by role: "admin" and "editor" are user tokens (send the site
@@ -196,7 +198,7 @@ func Attach(tb testing.TB, r Remote) *Env {
 func (env *Env) use(svc *services.Set, blobs *files.Store) {
 	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
 	env.Files, env.Uploads, env.Customers, env.Events = blobs, svc.Files, svc.Customers, svc.Events
-	env.Fresh = svc.Fresh
+	env.Fresh, env.AuthCache = svc.Fresh, svc.AuthCache
 	env.Server = &httpapi.Server{Store: env.Store, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
