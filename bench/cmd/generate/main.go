@@ -14,16 +14,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/tessera-cms/tessera/bench/fixture"
 	"github.com/tessera-cms/tessera/internal/services"
-	"github.com/tessera-cms/tessera/internal/store"
-	"github.com/tessera-cms/tessera/internal/store/postgres"
-	"github.com/tessera-cms/tessera/internal/store/sqlite"
 )
 
 func main() {
@@ -43,16 +39,7 @@ func main() {
 
 func run(data, database string, o fixture.ScaleOptions) error {
 	ctx := context.Background()
-	var st store.Store
-	var err error
-	if database != "" {
-		st, err = postgres.Open(ctx, database, nil)
-	} else {
-		if err = os.MkdirAll(data, 0o755); err != nil {
-			return err
-		}
-		st, err = sqlite.Open(ctx, filepath.Join(data, "tessera.db"), nil)
-	}
+	st, err := fixture.Open(ctx, data, database)
 	if err != nil {
 		return err
 	}
