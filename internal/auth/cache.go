@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -194,23 +195,31 @@ func (p *Principal) dependsOn(keys []string) bool {
 // clone copies p and the records it points at, so that no request can
 // change what another one sees.
 func (p *Principal) clone() *Principal {
-	q := *p
+	// One allocation holds the principal and its records: this runs on
+	// every authenticated request.
+	c := &struct {
+		p Principal
+		t store.Token
+		u store.User
+		s store.Site
+	}{p: *p}
+	q := &c.p
 	if p.Token != nil {
-		t := *p.Token
-		q.Token = &t
+		c.t = *p.Token
+		q.Token = &c.t
 	}
 	if p.User != nil {
-		u := *p.User
-		q.User = &u
+		c.u = *p.User
+		q.User = &c.u
 	}
 	if p.Site != nil {
-		s := *p.Site
-		s.Locales = append([]string(nil), s.Locales...)
-		s.Domains = append([]string(nil), s.Domains...)
-		s.PreviewSecret = append([]byte(nil), s.PreviewSecret...)
-		q.Site = &s
+		c.s = *p.Site
+		c.s.Locales = slices.Clone(c.s.Locales)
+		c.s.Domains = slices.Clone(c.s.Domains)
+		c.s.PreviewSecret = slices.Clone(c.s.PreviewSecret)
+		q.Site = &c.s
 	}
-	return &q
+	return q
 }
 
 // Wrap returns st with the writes the cache depends on noted: every

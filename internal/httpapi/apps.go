@@ -159,7 +159,7 @@ func (s *Server) handleAppCodeDelete(w http.ResponseWriter, r *http.Request) err
 
 // handleAppLogs handles "GET /api/apps/{key}/logs?since&before&level&q&job&limit".
 func (s *Server) handleAppLogs(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
+	q := query(r)
 	var f store.AppLogFilter
 	for _, p := range []struct {
 		name string

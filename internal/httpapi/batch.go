@@ -37,7 +37,7 @@ func (s *Server) handlePageBatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	req := pages.BatchRequest{
 		Atomic: flag(r, "atomic"), DryRun: flag(r, "dry_run"),
-		Locale: r.URL.Query().Get("content_locale"), IfMatch: r.Header.Get("If-Match"), Caller: caller(r),
+		Locale: query(r).Get("content_locale"), IfMatch: r.Header.Get("If-Match"), Caller: caller(r),
 	}
 	site := principal(r).Site
 	out, err := s.Pages.Batch(r.Context(), site, ref, body, req)
@@ -51,7 +51,7 @@ func (s *Server) handlePageBatch(w http.ResponseWriter, r *http.Request) error {
 			resp.Error = &batchError{Code: cms.EValidationFailed, Message: cms.ErrorMessage(out.ValidationError)}
 		}
 	}
-	if r.URL.Query().Get("include") == "result" {
+	if query(r).Get("include") == "result" {
 		opt := readOptions(r)
 		opt.Compact, opt.Fields = false, nil
 		rendered, err := s.Pages.RenderSaved(r.Context(), site, out.Page, opt)

@@ -17,7 +17,7 @@ func draftRef(r *http.Request) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if _, ok := r.URL.Query()["dry_run"]; ok {
+	if _, ok := query(r)["dry_run"]; ok {
 		return "", cms.Errorf(cms.EInvalid, "Draft routes do not support dry_run.")
 	}
 	return ref, nil
@@ -70,7 +70,7 @@ func (s *Server) handleDraftBatch(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	results, draft, err := s.Pages.DraftBatch(r.Context(), principal(r).Site, ref, body, r.URL.Query().Get("content_locale"), caller(r))
+	results, draft, err := s.Pages.DraftBatch(r.Context(), principal(r).Site, ref, body, query(r).Get("content_locale"), caller(r))
 	if err != nil {
 		return err
 	}
@@ -158,7 +158,7 @@ func rawOK(w http.ResponseWriter, body []byte, err error) error {
 // offset (from 0, default 0). Values out of range are refused, not clamped,
 // so a client never silently gets a different window than it asked for.
 func versionWindow(r *http.Request) (limit, offset int, err error) {
-	q := r.URL.Query()
+	q := query(r)
 	limit = pages.DefaultVersionsLimit
 	if v := q.Get("limit"); v != "" {
 		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > pages.MaxVersionsLimit {

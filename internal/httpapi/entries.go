@@ -95,7 +95,7 @@ func entryReadOptions(r *http.Request) entries.ReadOptions {
 		ClientVersion: r.Header.Get("X-Service-Client-Version") != "",
 		IncludeSlugs:  flag(r, "include_slugs"),
 	}
-	for _, v := range r.URL.Query()["resolve"] {
+	for _, v := range query(r)["resolve"] {
 		for _, name := range strings.Split(v, ",") {
 			if name = strings.TrimSpace(name); name != "" {
 				opt.Resolve = append(opt.Resolve, name)
@@ -108,7 +108,7 @@ func entryReadOptions(r *http.Request) entries.ReadOptions {
 // entryQuery reads the filters of an entry list: where= (repeatable, every
 // condition must hold), search, content_locale and sort.
 func entryQuery(r *http.Request) (entries.Query, error) {
-	q := r.URL.Query()
+	q := query(r)
 	eq := entries.Query{Search: q.Get("search"), Locale: q.Get("content_locale")}
 	for _, v := range q["where"] {
 		conds, err := entries.ParseWhere(v)
@@ -162,7 +162,7 @@ func (s *Server) handleEntryCount(w http.ResponseWriter, r *http.Request) error 
 
 // entryWriteOptions reads the query options of an entry write.
 func entryWriteOptions(r *http.Request) entries.WriteOptions {
-	return entries.WriteOptions{Locale: r.URL.Query().Get("content_locale"), Caller: caller(r),
+	return entries.WriteOptions{Locale: query(r).Get("content_locale"), Caller: caller(r),
 		ClientVersion: r.Header.Get("X-Service-Client-Version") != ""}
 }
 

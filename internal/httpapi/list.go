@@ -20,7 +20,7 @@ const (
 // per_page above the maximum is clamped; a value that is not a positive
 // number is refused so that a typo does not silently return page one.
 func pageParams(r *http.Request) (page, perPage int, err error) {
-	q := r.URL.Query()
+	q := query(r)
 	page, perPage = 1, defaultPerPage
 	if v := q.Get("page"); v != "" {
 		// The upper bound keeps the offset (page-1)*per_page far from overflow.

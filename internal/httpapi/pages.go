@@ -15,13 +15,13 @@ const pageBodyBytes = 40 << 20
 
 // flag reports whether a query flag is on: the spec writes them =1 or =true.
 func flag(r *http.Request, name string) bool {
-	v := r.URL.Query().Get(name)
+	v := query(r).Get(name)
 	return v == "1" || v == "true"
 }
 
 // readOptions reads the query options of a page read.
 func readOptions(r *http.Request) pages.ReadOptions {
-	q := r.URL.Query()
+	q := query(r)
 	opt := pages.ReadOptions{
 		Locale:        q.Get("content_locale"),
 		Compact:       flag(r, "compact"),
@@ -37,7 +37,7 @@ func readOptions(r *http.Request) pages.ReadOptions {
 func writeOptions(r *http.Request) pages.WriteOptions {
 	_, has := r.Header["If-Match"]
 	return pages.WriteOptions{
-		Locale: r.URL.Query().Get("content_locale"), Replace: flag(r, "replace"), DryRun: flag(r, "dry_run"),
+		Locale: query(r).Get("content_locale"), Replace: flag(r, "replace"), DryRun: flag(r, "dry_run"),
 		IfMatch: r.Header.Get("If-Match"), HasIfMatch: has, Caller: caller(r),
 	}
 }
@@ -48,7 +48,7 @@ func (s *Server) handlePageList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	q := r.URL.Query()
+	q := query(r)
 	f := pages.ListFilter{Fullpath: q.Get("fullpath"), FullpathPrefix: q.Get("fullpath.start")}
 	docs, total, err := s.Pages.List(r.Context(), principal(r).Site, f, readOptions(r), listOptions(page, perPage))
 	if err != nil {
@@ -177,7 +177,7 @@ func (s *Server) setPublished(w http.ResponseWriter, r *http.Request, publish bo
 		return cms.Errorf(cms.EForbidden, "Only site admins may publish or unpublish pages.")
 	}
 	// The response is read in content_locale: check it before changing anything.
-	if err := cms.CheckContentLocale(r.URL.Query().Get("content_locale"), principal(r).Site.Locales); err != nil {
+	if err := cms.CheckContentLocale(query(r).Get("content_locale"), principal(r).Site.Locales); err != nil {
 		return err
 	}
 	ref, err := pageRef(r)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -19,6 +20,7 @@ type requestInfo struct {
 	route   string
 	tokenID string
 	reason  string
+	query   url.Values // parsed once, by query
 }
 
 type requestInfoKey struct{}
@@ -29,6 +31,16 @@ func info(r *http.Request) *requestInfo {
 		return &requestInfo{}
 	}
 	return i
+}
+
+// query returns r's query parameters, parsed once per request: several
+// option readers look at them. Callers must not change the values.
+func query(r *http.Request) url.Values {
+	i := info(r)
+	if i.query == nil {
+		i.query = r.URL.Query()
+	}
+	return i.query
 }
 
 // requestIDHeader carries the request id: taken from the client when it is

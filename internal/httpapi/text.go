@@ -19,7 +19,14 @@ func checkRequestText(r *http.Request) error {
 	if !cleanText(r.URL.Path) {
 		return cms.ErrNotFound()
 	}
-	for k, vs := range r.URL.Query() {
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return cms.Errorf(cms.EBadRequest, "The query string is malformed: %v.", err)
+	}
+	for k, vs := range q {
 		if !cleanText(k) {
 			return cms.Errorf(cms.EBadRequest, "A query parameter name is not valid text.")
 		}
@@ -29,11 +36,7 @@ func checkRequestText(r *http.Request) error {
 			}
 		}
 	}
-	if r.URL.RawQuery != "" {
-		if _, err := url.ParseQuery(r.URL.RawQuery); err != nil {
-			return cms.Errorf(cms.EBadRequest, "The query string is malformed: %v.", err)
-		}
-	}
+	info(r).query = q // the handlers' options are read from it
 	return nil
 }
 

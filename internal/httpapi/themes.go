@@ -274,7 +274,7 @@ func (s *Server) handleThemeFileDelete(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
-	force, _ := cms.Bool(r.URL.Query().Get("force"))
+	force, _ := cms.Bool(query(r).Get("force"))
 	if err := s.Themes.Delete(r.Context(), principal(r).Site.ID, r.PathValue("theme"), kind, r.PathValue("name"), force); err != nil {
 		return err
 	}
