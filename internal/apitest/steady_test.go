@@ -1,8 +1,6 @@
 package apitest_test
 
 import (
-	"context"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -10,26 +8,6 @@ import (
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
-
-// countingStore counts the transactions run through a store.
-type countingStore struct {
-	store.Store
-	views, updates atomic.Int64
-}
-
-func (s *countingStore) View(ctx context.Context, fn func(store.Tx) error) error {
-	s.views.Add(1)
-	return s.Store.View(ctx, fn)
-}
-
-func (s *countingStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	s.updates.Add(1)
-	return s.Store.Update(ctx, fn)
-}
-
-// Writes keeps the wrapped store's write count visible: the read caches
-// rely on it.
-func (s *countingStore) Writes() uint64 { return s.Store.(store.WriteCounter).Writes() }
 
 // TestSteadyReadsTouchNoStore: once warm, API reads with a token (a page in
 // full and compact, an entry, an entry list and its count, the site's
@@ -39,9 +17,9 @@ func (s *countingStore) Writes() uint64 { return s.Store.(store.WriteCounter).Wr
 func TestSteadyReadsTouchNoStore(t *testing.T) {
 	for _, b := range storetest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
-			var counted *countingStore
+			var counted *storetest.Counting
 			wrapped := storetest.Backend{Name: b.Name, Open: func(tb testing.TB, clock cms.Clock) store.Store {
-				counted = &countingStore{Store: b.Open(tb, clock)}
+				counted = &storetest.Counting{Store: b.Open(tb, clock)}
 				return counted
 			}}
 			env, site := siteEnv(t, wrapped)
@@ -59,22 +37,22 @@ func TestSteadyReadsTouchNoStore(t *testing.T) {
 				for _, p := range reads {
 					api(t, env, site, "GET", p, nil, 200) // warm
 				}
-				v, u := counted.views.Load(), counted.updates.Load()
+				v, u := counted.Views.Load(), counted.Updates.Load()
 				for range 20 {
 					for _, p := range reads {
 						api(t, env, site, "GET", p, nil, 200)
 					}
 				}
-				if dv, du := counted.views.Load()-v, counted.updates.Load()-u; dv != 0 || du != 0 {
+				if dv, du := counted.Views.Load()-v, counted.Updates.Load()-u; dv != 0 || du != 0 {
 					t.Errorf("%s: %d reads of %d paths opened %d read and %d write transactions, want none",
 						round, 20*len(reads), len(reads), dv, du)
 				}
 			}
 			steady("first")
 			api(t, env, site, "PUT", "/pages/blog", obj{"title": "Moved on"}, 200)
-			v := counted.views.Load()
+			v := counted.Views.Load()
 			wantContains(t, api(t, env, site, "GET", "/pages/blog", nil, 200), "Moved on")
-			if counted.views.Load() == v {
+			if counted.Views.Load() == v {
 				t.Error("the read after a write did not check the store")
 			}
 			steady("after a write")

@@ -3,7 +3,6 @@ package auth_test
 import (
 	"context"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -15,25 +14,9 @@ import (
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
-// countingStore counts the transactions opened on a store.
-type countingStore struct {
-	store.Store
-	views, updates atomic.Int64
-}
-
-func (s *countingStore) View(ctx context.Context, fn func(store.Tx) error) error {
-	s.views.Add(1)
-	return s.Store.View(ctx, fn)
-}
-
-func (s *countingStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	s.updates.Add(1)
-	return s.Store.Update(ctx, fn)
-}
-
 // proc is the auth side of one process: a cache over a (counted) store.
 type proc struct {
-	raw   *countingStore
+	raw   *storetest.Counting
 	st    store.Store // the wrapped store every service uses
 	cache *auth.Cache
 	auth  *auth.Service
@@ -41,7 +24,7 @@ type proc struct {
 }
 
 func newProc(st store.Store, cache *auth.Cache) *proc {
-	p := &proc{raw: &countingStore{Store: st}, cache: cache}
+	p := &proc{raw: &storetest.Counting{Store: st}, cache: cache}
 	p.st = cache.Wrap(p.raw)
 	p.auth = &auth.Service{Store: p.st, Cache: cache}
 	p.sites = &sites.Service{Store: p.st}
@@ -105,13 +88,13 @@ func steady(t *testing.T, p *proc, secret, site string, n int) int64 {
 // that cost.
 func storeReads(t *testing.T, p *proc, secret, site string, n int) int64 {
 	t.Helper()
-	before := p.raw.views.Load()
+	before := p.raw.Views.Load()
 	for range n {
 		if _, err := p.auth.Authenticate(context.Background(), secret, site); err != nil {
 			t.Fatalf("Authenticate: %v", err)
 		}
 	}
-	return p.raw.views.Load() - before
+	return p.raw.Views.Load() - before
 }
 
 // caughtUp waits until p's cache has applied every change announced so
@@ -150,11 +133,11 @@ func TestCacheServesFromMemory(t *testing.T) {
 			}
 			other := mustSite(t, p, "two")
 			for range 2 {
-				before := p.raw.views.Load()
+				before := p.raw.Views.Load()
 				if _, err := p.auth.Authenticate(context.Background(), user, other.ID); !cms.IsCode(err, cms.EForbidden) {
 					t.Errorf("other site: %v", err)
 				}
-				if p.raw.views.Load() == before {
+				if p.raw.Views.Load() == before {
 					t.Errorf("a refused site was answered from the cache")
 				}
 			}
