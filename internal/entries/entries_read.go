@@ -6,8 +6,10 @@ package entries
 import (
 	"context"
 	"encoding/json"
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -203,33 +205,47 @@ type listed struct {
 	bodies [][]byte
 	total  int
 	size   int
+
+	arrayOnce sync.Once
+	array     []byte // bodies as one JSON array, made on first use
 }
 
-// Size reports the bytes l holds.
+// Size reports the bytes l holds (its array counts once made; an estimate
+// that leaves it out still bounds the memo within a factor of two).
 func (l *listed) Size() int { return l.size }
+
+// JSON returns the list's bodies as one JSON array (jsonw.Array), made
+// once however often the list is read.
+func (l *listed) JSON() []byte {
+	l.arrayOnce.Do(func() { l.array = jsonw.Array(l.bodies) })
+	return l.array
+}
 
 // memoList answers a list or count read from the memo while Fresh's mark
 // holds, and otherwise runs read and keeps its answer. Unlike the render
 // cache, the memo may keep bodies with signed URLs of private files: an
 // answer is served for at most Fresh's bound after it was made, far within
 // a signed URL's lifetime.
-func (s *Service) memoList(ctx context.Context, site *store.Site, ref, what string, read func() ([][]byte, int, error)) ([][]byte, int, error) {
+func (s *Service) memoList(ctx context.Context, site *store.Site, ref, what string, read func() ([][]byte, int, error)) (*listed, error) {
 	key := listKey{site: site.ID, siteAt: site.UpdatedAt, channel: ref, what: what}
 	mark, markAt, current := s.Fresh.Mark(ctx)
 	if current {
 		if l, ok := s.lists.Get(s.Fresh, key, mark, markAt); ok {
-			return l.bodies, l.total, nil
+			return l, nil
 		}
 	}
 	bodies, total, err := read()
-	if err == nil && current {
-		l := &listed{bodies: bodies, total: total, size: len(what)}
-		for _, b := range bodies {
-			l.size += len(b)
-		}
+	if err != nil {
+		return nil, err
+	}
+	l := &listed{bodies: bodies, total: total, size: len(what)}
+	for _, b := range bodies {
+		l.size += 2 * len(b) // the bodies, and the array JSON makes of them
+	}
+	if current {
 		s.lists.Put(key, l, mark, markAt)
 	}
-	return bodies, total, err
+	return l, nil
 }
 
 // listWhat encodes what a list or count read depends on besides the site
@@ -249,6 +265,25 @@ func listWhat(kind string, q Query, opt ReadOptions, lo store.ListOptions) strin
 // List returns one page of the channel's entries matching q, in their
 // read shape, and the number that match.
 func (s *Service) List(ctx context.Context, site *store.Site, ref string, q Query, opt ReadOptions, lo store.ListOptions) ([][]byte, int, error) {
+	l, err := s.readList(ctx, site, ref, q, opt, lo)
+	if err != nil {
+		return nil, 0, err
+	}
+	return l.bodies, l.total, nil
+}
+
+// ListJSON is List with the entries as one JSON array followed by a
+// newline (see jsonw.Array): the array of a list read again while nothing
+// changed is not made again.
+func (s *Service) ListJSON(ctx context.Context, site *store.Site, ref string, q Query, opt ReadOptions, lo store.ListOptions) ([]byte, int, error) {
+	l, err := s.readList(ctx, site, ref, q, opt, lo)
+	if err != nil {
+		return nil, 0, err
+	}
+	return l.JSON(), l.total, nil
+}
+
+func (s *Service) readList(ctx context.Context, site *store.Site, ref string, q Query, opt ReadOptions, lo store.ListOptions) (*listed, error) {
 	return s.memoList(ctx, site, ref, listWhat("list", q, opt, lo), func() ([][]byte, int, error) {
 		return s.list(ctx, site, ref, q, opt, lo)
 	})
@@ -299,7 +334,7 @@ var seekStep = 500
 
 // Count returns the number of the channel's entries matching q.
 func (s *Service) Count(ctx context.Context, site *store.Site, ref string, q Query) (int, error) {
-	_, total, err := s.memoList(ctx, site, ref, listWhat("count", q, ReadOptions{}, store.ListOptions{}), func() ([][]byte, int, error) {
+	l, err := s.memoList(ctx, site, ref, listWhat("count", q, ReadOptions{}, store.ListOptions{}), func() ([][]byte, int, error) {
 		var total int
 		err := s.Store.View(ctx, func(tx store.Tx) error {
 			ch, err := findChannel(tx, site, ref, &s.channels)
@@ -321,5 +356,8 @@ func (s *Service) Count(ctx context.Context, site *store.Site, ref string, q Que
 		})
 		return nil, total, err
 	})
-	return total, err
+	if err != nil {
+		return 0, err
+	}
+	return l.total, nil
 }

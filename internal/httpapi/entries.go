@@ -137,12 +137,12 @@ func (s *Server) handleEntryList(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	docs, total, err := s.Entries.List(r.Context(), principal(r).Site, r.PathValue("channel"), q,
+	body, total, err := s.Entries.ListJSON(r.Context(), principal(r).Site, r.PathValue("channel"), q,
 		entryReadOptions(r), listOptions(page, perPage))
 	if err != nil {
 		return err
 	}
-	writeRawList(w, r, docs, total, page, perPage)
+	writeArray(w, r, body, total, page, perPage)
 	return nil
 }
 

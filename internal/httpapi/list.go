@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"fmt"
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -80,24 +81,14 @@ func writeCount(w http.ResponseWriter, n int) {
 	writeJSON(w, http.StatusOK, map[string]int{"count": n})
 }
 
+// writeArray writes a JSON array already made with the paging headers.
+func writeArray(w http.ResponseWriter, r *http.Request, body []byte, total, page, perPage int) {
+	setPaging(w, r, total, page, perPage)
+	writeRawJSON(w, http.StatusOK, body)
+}
+
 // writeRawList writes rendered documents as a bare JSON array with the
 // paging headers.
 func writeRawList(w http.ResponseWriter, r *http.Request, docs [][]byte, total, page, perPage int) {
-	// One allocation of the exact size: a list's body is large, and each
-	// extra copy of it is garbage the collector pays for on every request.
-	n := 2 + len(docs)
-	for _, d := range docs {
-		n += len(d)
-	}
-	body := make([]byte, 0, n)
-	body = append(body, '[')
-	for i, d := range docs {
-		if i > 0 {
-			body = append(body, ',')
-		}
-		body = append(body, d...)
-	}
-	body = append(body, ']', '\n')
-	setPaging(w, r, total, page, perPage)
-	writeRawJSON(w, http.StatusOK, body)
+	writeArray(w, r, jsonw.Array(docs), total, page, perPage)
 }

@@ -216,3 +216,21 @@ func Kind(raw []byte) byte {
 	}
 	return 0
 }
+
+// Array returns the JSON documents docs as one JSON array followed by a
+// newline (as the API sends lists), in one allocation of its exact size.
+func Array(docs [][]byte) []byte {
+	n := 3 + max(len(docs)-1, 0) // brackets, newline, commas
+	for _, d := range docs {
+		n += len(d)
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '[')
+	for i, d := range docs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, d...)
+	}
+	return append(b, ']', '\n')
+}

@@ -75,3 +75,19 @@ func FuzzAppendString(f *testing.F) {
 		}
 	})
 }
+
+func TestArray(t *testing.T) {
+	for _, c := range []struct {
+		docs [][]byte
+		want string
+	}{
+		{nil, "[]\n"},
+		{[][]byte{[]byte(`{"a":1}`)}, "[{\"a\":1}]\n"},
+		{[][]byte{[]byte(`1`), []byte(`"x"`), []byte(`{}`)}, "[1,\"x\",{}]\n"},
+	} {
+		got := jsonw.Array(c.docs)
+		if string(got) != c.want || len(got) != cap(got) {
+			t.Errorf("Array(%q) = %q (cap %d), want %q in an exact-size slice", c.docs, got, cap(got), c.want)
+		}
+	}
+}
