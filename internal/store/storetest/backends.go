@@ -104,7 +104,19 @@ func PostgresDSN(tb testing.TB) string {
 	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		if _, err := admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err != nil {
+		// A background transaction of the test's services still finishing
+		// (an after-hook, a job worker's poll) can deadlock with the drop,
+		// which locks every table of the schema; PostgreSQL then aborts one
+		// side, and the drop goes through when tried again.
+		var err error
+		for range 5 {
+			if _, err = admin.ExecContext(ctx, "DROP SCHEMA "+schema+" CASCADE"); err == nil ||
+				!strings.Contains(err.Error(), "40P01") {
+				break
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if err != nil {
 			tb.Errorf("storetest: drop schema %s: %v", schema, err)
 		}
 	})
