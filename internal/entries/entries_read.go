@@ -55,7 +55,6 @@ func (s *Service) Entry(ctx context.Context, site *store.Site, ref, entryRef str
 		}
 	}
 	var out []byte
-	keep := false
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		ch, rec, err := s.lookupEntry(tx, site, ref, entryRef)
 		if err != nil {
@@ -69,13 +68,11 @@ func (s *Service) Entry(ctx context.Context, site *store.Site, ref, entryRef str
 			return err
 		}
 		out = bodies[0]
-		// A body the render cache took is one that does not expire (no
-		// signed URL in it): the fast path may keep it too.
-		keep = current && s.cache.get(renderKey{entry: rec.ID, updatedAt: rec.UpdatedAt, channelAt: ch.UpdatedAt,
-			siteAt: site.UpdatedAt, full: opt.ClientVersion}) != nil
 		return nil
 	})
-	if err == nil && keep {
+	// Like a list, an entry with signed URLs of private files may be kept:
+	// it is served for at most Fresh's bound, far within their lifetime.
+	if err == nil && current {
 		s.reads.Put(key, out, mark, markAt)
 	}
 	return out, err
