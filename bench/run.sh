@@ -11,6 +11,7 @@
 #   bash bench/run.sh                  # SQLite, 5 rounds of 5 s, 32 connections
 #   ROUNDS=5 DURATION=10s CONNS=32 bash bench/run.sh
 #   DATABASE=postgres://postgres@127.0.0.1:5432/bench?sslmode=disable bash bench/run.sh
+#   ONLY="page-compact entry-list" bash bench/run.sh   # some endpoints only
 #
 # Needs wrk (Debian package wrk) and, for pinning, taskset (util-linux).
 set -euo pipefail
@@ -20,6 +21,7 @@ ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-5s}
 CONNS=${CONNS:-32}
 DATABASE=${DATABASE:-}
+ONLY=${ONLY:-}
 command -v wrk >/dev/null || { echo "bench/run.sh needs wrk (apt-get install wrk)" >&2; exit 2; }
 
 tmp=$(mktemp -d)
@@ -82,6 +84,7 @@ printf '%-14s %8s %9s %9s %6s %9s %9s %6s  %s\n' endpoint bytes ceiling tessera 
 n=0
 for e in "${endpoints[@]}"; do
   name=${e%%|*} path=${e#*|}
+  if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
   url="http://127.0.0.1:$port$path"
   bytes=$(curl -fs "${auth[@]}" "$url" | wc -c)
   cport=$((19090 + n)); n=$((n + 1))

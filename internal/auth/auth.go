@@ -78,19 +78,18 @@ func (s *Service) Authenticate(ctx context.Context, secret, site string) (*Princ
 	if secret == "" {
 		return nil, errUnauthorized
 	}
-	hash := HashToken(secret)
 	c := s.Cache
 	if c == nil || !c.usable(ctx) {
-		return s.resolve(ctx, hash, site)
+		return s.resolve(ctx, HashToken(secret), site)
 	}
-	key := hash + "\x00" + site
+	key := cacheKey{hash: sha256.Sum256([]byte(secret)), site: site}
 	if p := c.get(key); p != nil {
 		c.hits.Add(1)
 		return p, nil
 	}
 	c.misses.Add(1)
 	gen, readAt := c.generation(), c.clock()
-	p, err := s.resolve(ctx, hash, site)
+	p, err := s.resolve(ctx, hex.EncodeToString(key.hash[:]), site)
 	if err == nil {
 		c.put(key, p, gen, readAt)
 	}

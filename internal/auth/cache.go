@@ -2,6 +2,7 @@ package auth
 
 import (
 	"context"
+	"crypto/sha256"
 	"slices"
 	"strings"
 	"sync"
@@ -45,7 +46,7 @@ type Cache struct {
 	now func() time.Time // time.Now, or a test's clock
 
 	mu      sync.RWMutex
-	entries map[string]*cacheEntry
+	entries map[cacheKey]*cacheEntry
 	// gen counts invalidations, so that a fill that read the database
 	// before one is not stored after it.
 	gen uint64
@@ -62,6 +63,13 @@ type Shared interface {
 	// Publish announces the change of keys, already committed; once it
 	// returns, Current is false on every process that has not applied it.
 	Publish(ctx context.Context, keys []string) error
+}
+
+// cacheKey names an entry: the token's hash, raw rather than in hex so that
+// a hit costs no encoding, and the site the request named.
+type cacheKey struct {
+	hash [sha256.Size]byte
+	site string
 }
 
 type cacheEntry struct {
@@ -96,7 +104,7 @@ func (c *Cache) ttl() time.Duration {
 func (c *Cache) Stats() (hits, misses int64) { return c.hits.Load(), c.misses.Load() }
 
 // get returns a copy of the entry under key, if fresh.
-func (c *Cache) get(key string) *Principal {
+func (c *Cache) get(key cacheKey) *Principal {
 	c.mu.RLock()
 	e := c.entries[key]
 	c.mu.RUnlock()
@@ -115,7 +123,7 @@ func (c *Cache) generation() uint64 {
 
 // put stores p under key unless an invalidation happened since gen was
 // taken (p may have been read before the write it missed).
-func (c *Cache) put(key string, p *Principal, gen uint64, readAt time.Time) {
+func (c *Cache) put(key cacheKey, p *Principal, gen uint64, readAt time.Time) {
 	e := &cacheEntry{p: *p.clone(), expires: readAt.Add(c.ttl())}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -123,7 +131,7 @@ func (c *Cache) put(key string, p *Principal, gen uint64, readAt time.Time) {
 		return
 	}
 	if c.entries == nil || len(c.entries) >= maxCacheEntries {
-		c.entries = make(map[string]*cacheEntry)
+		c.entries = make(map[cacheKey]*cacheEntry)
 	}
 	c.entries[key] = e
 }

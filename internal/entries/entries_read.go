@@ -5,15 +5,15 @@ package entries
 
 import (
 	"context"
-	"encoding/json"
-	"github.com/tessera-cms/tessera/internal/jsonw"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -246,17 +246,43 @@ func (s *Service) memoList(ctx context.Context, site *store.Site, ref, what stri
 }
 
 // listWhat encodes what a list or count read depends on besides the site
-// and the channel.
+// and the channel: every field of q, opt and lo, strings quoted and lists
+// bracketed so that two different reads never share a key. It is written
+// out by hand, not marshalled, because it runs on every list read;
+// TestListWhat fails when one of these types gains a field it does not
+// cover.
 func listWhat(kind string, q Query, opt ReadOptions, lo store.ListOptions) string {
-	b, err := json.Marshal(struct {
-		Q Query
-		O ReadOptions
-		L store.ListOptions
-	}{q, opt, lo})
-	if err != nil { // plain strings, bools and ints: cannot fail
-		panic(err)
+	var buf [160]byte
+	b := append(buf[:0], kind...)
+	b = strconv.AppendInt(append(b, ' '), int64(lo.Offset), 10)
+	b = strconv.AppendInt(append(b, ' '), int64(lo.Limit), 10)
+	b = strconv.AppendBool(append(b, ' '), opt.ClientVersion)
+	b = strconv.AppendBool(append(b, ' '), opt.IncludeSlugs)
+	b = appendQuoted(b, opt.Resolve)
+	b = strconv.AppendQuote(append(b, ' '), q.Search)
+	b = strconv.AppendQuote(append(b, ' '), q.Locale)
+	b = append(b, " ["...)
+	for _, c := range q.Where {
+		b = strconv.AppendQuote(append(b, '('), c.Key)
+		b = strconv.AppendQuote(append(b, ' '), c.Op)
+		b = strconv.AppendQuote(append(b, ' '), c.Value)
+		b = append(appendQuoted(b, c.Values), ')')
 	}
-	return kind + string(b)
+	b = append(b, "] ["...)
+	for _, k := range q.Sort {
+		b = strconv.AppendQuote(append(b, '('), k.Key)
+		b = append(strconv.AppendBool(append(b, ' '), k.Desc), ')')
+	}
+	return string(append(b, ']'))
+}
+
+// appendQuoted appends " [" and the quoted strings of list, then "]".
+func appendQuoted(b []byte, list []string) []byte {
+	b = append(b, " ["...)
+	for _, v := range list {
+		b = strconv.AppendQuote(append(b, ' '), v)
+	}
+	return append(b, ']')
 }
 
 // List returns one page of the channel's entries matching q, in their

@@ -29,13 +29,20 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	writeRawJSON(w, status, buf.Bytes())
 }
 
+// jsonContentType is the Content-Type of every JSON answer. Header values
+// that never change are assigned as one shared slice under their canonical
+// key, as net/http's own servers do: Header.Set would canonicalize the key
+// and allocate the slice again on every request. Nothing writes into a
+// header's value slice in place, and Add appends to a copy.
+var jsonContentType = []string{"application/json; charset=utf-8"}
+
 // writeRawJSON writes an already encoded JSON body, with its length: a
 // client can size its buffer, and the body goes out without chunk framing.
 func writeRawJSON(w http.ResponseWriter, status int, body []byte) {
 	h := w.Header()
-	h.Set("Content-Type", "application/json; charset=utf-8")
+	h["Content-Type"] = jsonContentType
 	if status != http.StatusNoContent && status != http.StatusNotModified {
-		h.Set("Content-Length", strconv.Itoa(len(body)))
+		h["Content-Length"] = []string{strconv.Itoa(len(body))}
 	}
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
@@ -104,6 +111,9 @@ type sentBodyKey struct{}
 // withSentBody returns r set up to run again after err when err is an
 // *errUnspill: readFileBody then hands the handler the body as sent.
 func withSentBody(r *http.Request, err error) (*http.Request, bool) {
+	if err == nil {
+		return r, false
+	}
 	var e *errUnspill
 	if !errors.As(err, &e) {
 		return r, false

@@ -20,10 +20,10 @@ type Limits struct {
 	LimitLoopback bool
 }
 
-// limit counts one request under key against limit. Errors: a
+// limit counts one request under kind+key against limit. Errors: a
 // *ratelimit.Exceeded (429 with Retry-After), service_unavailable when the
 // counter cannot be reached.
-func (s *Server) limit(r *http.Request, key string, limit int) error {
+func (s *Server) limit(r *http.Request, kind, key string, limit int) error {
 	if limit <= 0 {
 		return nil
 	}
@@ -36,7 +36,7 @@ func (s *Server) limit(r *http.Request, key string, limit int) error {
 	if window <= 0 {
 		window = time.Minute
 	}
-	ok, retry, err := s.limiter().Hit(r.Context(), "api:"+key, limit, window)
+	ok, retry, err := s.limiter().Hit(r.Context(), "api:"+kind+key, limit, window)
 	if err != nil {
 		return cms.Errorf(cms.EServiceUnavailable, "Requests cannot be counted right now; try again.")
 	}

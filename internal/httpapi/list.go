@@ -2,12 +2,12 @@ package httpapi
 
 import (
 	"fmt"
-	"github.com/tessera-cms/tessera/internal/jsonw"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 

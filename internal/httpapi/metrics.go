@@ -1,7 +1,9 @@
 package httpapi
 
 import (
+	"net/http"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,6 +15,21 @@ import (
 type metrics struct {
 	requests *prometheus.CounterVec
 	duration *prometheus.HistogramVec
+
+	// The instruments of each method, route and status seen, found again
+	// without hashing label values and formatting the status per request.
+	mu   sync.RWMutex
+	seen map[metricKey]instruments
+}
+
+type metricKey struct {
+	method, route string
+	status        int
+}
+
+type instruments struct {
+	requests prometheus.Counter
+	duration prometheus.Observer
 }
 
 // registerPageCache exports the page render cache's hit and miss counts.
@@ -34,6 +51,7 @@ func registerPageCache(reg *prometheus.Registry, stats func() (hits, misses int6
 
 func newMetrics(reg *prometheus.Registry) *metrics {
 	m := &metrics{
+		seen: map[metricKey]instruments{},
 		requests: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "tessera_http_requests_total",
 			Help: "API requests by method, route pattern and status.",
@@ -53,6 +71,31 @@ func newMetrics(reg *prometheus.Registry) *metrics {
 }
 
 func (m *metrics) observe(method, route string, status int, took time.Duration) {
-	m.requests.WithLabelValues(method, route, strconv.Itoa(status)).Inc()
-	m.duration.WithLabelValues(method, route).Observe(took.Seconds())
+	k := metricKey{method: metricMethod(method), route: route, status: status}
+	m.mu.RLock()
+	in, ok := m.seen[k]
+	m.mu.RUnlock()
+	if !ok {
+		in = instruments{
+			requests: m.requests.WithLabelValues(k.method, route, strconv.Itoa(status)),
+			duration: m.duration.WithLabelValues(k.method, route),
+		}
+		m.mu.Lock()
+		m.seen[k] = in
+		m.mu.Unlock()
+	}
+	in.requests.Inc()
+	in.duration.Observe(took.Seconds())
+}
+
+// metricMethod is the method label of a request: its method when it is one
+// of HTTP's own, else "other", so that made-up methods cannot grow the
+// label set without bound.
+func metricMethod(method string) string {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodPatch,
+		http.MethodDelete, http.MethodOptions, http.MethodConnect, http.MethodTrace:
+		return method
+	}
+	return "other"
 }

@@ -94,7 +94,7 @@ func (s *Server) writePage(w http.ResponseWriter, r *http.Request, p *pages.Page
 	if err != nil {
 		return err
 	}
-	w.Header().Set("ETag", pages.FormatETag(out.ETag))
+	w.Header()["Etag"] = []string{out.Tag}
 	writeRawJSON(w, status, out.Body)
 	return nil
 }
@@ -119,9 +119,11 @@ func (s *Server) handlePageGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	etag := pages.FormatETag(out.ETag)
-	w.Header().Set("ETag", etag)
-	w.Header().Set("X-Service-Content-ETag", etag)
+	// One value slice serves both headers; the keys are canonical ("Etag",
+	// as net/http writes it) so that they are not canonicalized per read.
+	etag := []string{out.Tag}
+	h := w.Header()
+	h["Etag"], h["X-Service-Content-Etag"] = etag, etag
 	writeRawJSON(w, http.StatusOK, out.Body)
 	return nil
 }

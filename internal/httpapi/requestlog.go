@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/cms"
 )
 
@@ -17,10 +18,11 @@ import (
 // and metrics report: the route it matched, the token that made it, and
 // why it failed.
 type requestInfo struct {
-	route   string
-	tokenID string
-	reason  string
-	query   url.Values // parsed once, by query
+	route     string
+	tokenID   string
+	reason    string
+	query     url.Values      // parsed once, by query
+	principal *auth.Principal // the authenticated caller, for principal
 }
 
 type requestInfoKey struct{}
@@ -45,11 +47,16 @@ func query(r *http.Request) url.Values {
 
 // requestIDHeader carries the request id: taken from the client when it is
 // a sane token (a proxy's id ties the logs together), made up otherwise,
-// and always sent back.
-const requestIDHeader = "X-Request-ID"
+// and always sent back. It is spelled in canonical form, as the header
+// maps are keyed, so that it indexes them directly without canonicalizing
+// on every request.
+const requestIDHeader = "X-Request-Id"
 
 func requestID(r *http.Request) string {
-	id := r.Header.Get(requestIDHeader)
+	var id string
+	if v := r.Header[requestIDHeader]; len(v) > 0 {
+		id = v[0]
+	}
 	if len(id) > 0 && len(id) <= 64 {
 		ok := true
 		for _, c := range id {
@@ -74,29 +81,36 @@ func requestID(r *http.Request) string {
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := requestID(r)
-		w.Header().Set(requestIDHeader, id)
+		w.Header()[requestIDHeader] = []string{id}
 		ri := &requestInfo{route: "unmatched"}
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		start := time.Now()
 		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri)))
-		took := time.Since(start)
+		end := time.Now()
+		took := end.Sub(start)
 		s.metrics.observe(r.Method, ri.route, rec.status, took)
-		attrs := []slog.Attr{
-			slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.String("query", r.URL.RawQuery), slog.String("route", ri.route), slog.Int("status", rec.status),
-			slog.Float64("ms", float64(took.Microseconds())/1000), slog.String("client", clientAddr(r)),
-		}
-		if ri.tokenID != "" {
-			attrs = append(attrs, slog.String("token", ri.tokenID))
-		}
 		level := slog.LevelInfo
-		if rec.status >= 400 {
-			attrs = append(attrs, slog.String("reason", ri.reason))
-			if rec.status >= 500 {
-				level = slog.LevelError
-			}
+		if rec.status >= 500 {
+			level = slog.LevelError
 		}
-		s.Logger.LogAttrs(r.Context(), level, "request", attrs...)
+		h := s.Logger.Handler()
+		if !h.Enabled(r.Context(), level) {
+			return
+		}
+		// The record is made here rather than by Logger.LogAttrs, which
+		// walks the stack for the caller's program counter on every call:
+		// a request line has no use for its source location.
+		line := slog.NewRecord(end, level, "request", 0)
+		line.AddAttrs(slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+			slog.String("query", r.URL.RawQuery), slog.String("route", ri.route), slog.Int("status", rec.status),
+			slog.Float64("ms", float64(took.Microseconds())/1000), slog.String("client", clientAddr(r)))
+		if ri.tokenID != "" {
+			line.AddAttrs(slog.String("token", ri.tokenID))
+		}
+		if rec.status >= 400 {
+			line.AddAttrs(slog.String("reason", ri.reason))
+		}
+		_ = h.Handle(r.Context(), line)
 	})
 }
 

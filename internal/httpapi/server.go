@@ -159,20 +159,31 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 	route := pattern[strings.IndexByte(pattern, ' ')+1:]
 	s.patterns = append(s.patterns, pattern)
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		ri := info(r)
+		// logRequests has wrapped w in a recorder already; a handler
+		// reached another way gets one of its own.
+		rec, ok := w.(*statusRecorder)
+		if !ok {
+			rec = &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		}
+		ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo)
+		if !ok {
+			ri = &requestInfo{}
+			r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri))
+		}
 		ri.route = route
-		r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
+		if r.Body != http.NoBody {
+			r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
+		}
 		err := checkRequestText(r)
 		if err == nil {
-			err = s.limit(r, "address:"+clientAddr(r), s.Limits.PerAddress)
+			err = s.limit(r, "address:", clientAddr(r), s.Limits.PerAddress)
 		}
 		if err == nil {
-			r, err = s.authenticate(r, need)
+			err = s.authenticate(r, ri, need)
 		}
 		if err == nil {
-			ri.tokenID = principal(r).Token.ID
-			err = s.limit(r, "token:"+ri.tokenID, s.Limits.PerToken)
+			ri.tokenID = ri.principal.Token.ID
+			err = s.limit(r, "token:", ri.tokenID, s.Limits.PerToken)
 		}
 		if err != nil && r.ContentLength != 0 {
 			// The body of a refused request is never read: close the
@@ -192,8 +203,6 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 	})
 }
 
-type principalKey struct{}
-
 // bearerToken is the token of an "Authorization: Bearer <token>" header:
 // exactly that scheme, in any case (RFC 9110), or "" for anything else,
 // a bare token included.
@@ -205,27 +214,25 @@ func bearerToken(r *http.Request) string {
 	return strings.TrimSpace(token)
 }
 
-// authenticate checks the caller's token and site access and stores the
-// principal in the context of the request it returns.
-func (s *Server) authenticate(r *http.Request, need access) (*http.Request, error) {
+// authenticate checks the caller's token and site access and keeps the
+// principal in the request's info, where principal finds it.
+func (s *Server) authenticate(r *http.Request, ri *requestInfo, need access) error {
 	p, err := s.Auth.Authenticate(r.Context(), bearerToken(r), strings.TrimSpace(r.Header.Get("X-Service-Site")))
 	if err != nil {
-		return r, err
+		return err
 	}
 	if need >= needSite && p.Site == nil {
-		return r, cms.Errorf(cms.EInvalid, "Name the site with the X-Service-Site header (its id or short id).")
+		return cms.Errorf(cms.EInvalid, "Name the site with the X-Service-Site header (its id or short id).")
 	}
 	if need == needAdmin && !p.IsAdmin() {
-		return r, cms.Errorf(cms.EForbidden, "Only site admins may do this.")
+		return cms.Errorf(cms.EForbidden, "Only site admins may do this.")
 	}
-	return r.WithContext(context.WithValue(r.Context(), principalKey{}, p)), nil
+	ri.principal = p
+	return nil
 }
 
 // principal returns the authenticated caller of the request.
-func principal(r *http.Request) *auth.Principal {
-	p, _ := r.Context().Value(principalKey{}).(*auth.Principal)
-	return p
-}
+func principal(r *http.Request) *auth.Principal { return info(r).principal }
 
 // handleUnmatched answers API paths no route matches: 405 when the path
 // exists for other methods, else 404, both in the error envelope.
@@ -265,6 +272,12 @@ const corsAllowHeaders = "Authorization, Content-Type, If-Match, X-Service-Site,
 // exposes X-Service-Content-ETag, not ETag.
 const corsExposeHeaders = "X-Service-Content-ETag, X-Total-Count, X-Total-Pages, Link"
 
+// The CORS headers of every API answer, shared as jsonContentType is.
+var (
+	corsAnyOrigin = []string{"*"}
+	corsExpose    = []string{corsExposeHeaders}
+)
+
 // cors lets browser clients on other origins use the API. Credentials are
 // bearer tokens in headers, never cookies, so any origin may be allowed.
 func (s *Server) cors(next http.Handler) http.Handler {
@@ -283,9 +296,9 @@ func (s *Server) cors(next http.Handler) http.Handler {
 			h.Set("Access-Control-Allow-Origin", origin)
 			h.Add("Vary", "Origin")
 		} else {
-			h.Set("Access-Control-Allow-Origin", "*")
+			h["Access-Control-Allow-Origin"] = corsAnyOrigin
 		}
-		h.Set("Access-Control-Expose-Headers", corsExposeHeaders)
+		h["Access-Control-Expose-Headers"] = corsExpose
 		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
 			h.Set("Access-Control-Allow-Headers", corsAllowHeaders)

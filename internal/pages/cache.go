@@ -37,6 +37,7 @@ type renderEntry struct {
 	key  renderKey
 	body []byte
 	etag string
+	tag  string // etag quoted, for headers
 	// refs are the referenced pages the body shows, with their updated_at
 	// at render time (zero for a target that did not exist).
 	refs map[string]time.Time

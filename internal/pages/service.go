@@ -73,18 +73,37 @@ type ReadOptions struct {
 }
 
 func (o ReadOptions) key() string {
-	var b strings.Builder
-	b.WriteString(o.Locale)
-	b.WriteByte('|')
-	if o.Compact {
-		b.WriteByte('c')
+	flags := ""
+	switch {
+	case o.Compact && o.ClientVersion:
+		flags = "cv"
+	case o.Compact:
+		flags = "c"
+	case o.ClientVersion:
+		flags = "v"
 	}
-	if o.ClientVersion {
-		b.WriteByte('v')
+	if o.Locale == "" && len(o.Fields) == 0 {
+		// The common reads, with no string to build.
+		switch flags {
+		case "cv":
+			return "|cv|"
+		case "c":
+			return "|c|"
+		case "v":
+			return "|v|"
+		}
+		return "||"
 	}
-	b.WriteByte('|')
-	b.WriteString(strings.Join(o.Fields, ","))
-	return b.String()
+	var buf [64]byte
+	b := append(buf[:0], o.Locale...)
+	b = append(append(append(b, '|'), flags...), '|')
+	for i, f := range o.Fields {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, f...)
+	}
+	return string(b)
 }
 
 // WriteOptions are the query options and headers of a page write.
@@ -103,10 +122,13 @@ type WriteOptions struct {
 type Rendered struct {
 	Body []byte
 	ETag string
+	// Tag is ETag as headers carry it (FormatETag), made once with the
+	// body rather than on every read of it.
+	Tag string
 }
 
 // Size reports the bytes r holds.
-func (r *Rendered) Size() int { return len(r.Body) + len(r.ETag) }
+func (r *Rendered) Size() int { return len(r.Body) + len(r.ETag) + len(r.Tag) }
 
 // errDryRun rolls back the transaction of a dry run that validated.
 var errDryRun = errors.New("dry run")
@@ -153,7 +175,7 @@ func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Ti
 	key := renderKey{pageID: id, updatedAt: stamp, view: opt.key()}
 	if e := s.cache.get(key); e != nil && s.templateUnchanged(tx, site, e) && refsUnchanged(tx, site.ID, e.refs) {
 		s.cache.hits.Add(1)
-		return &Rendered{Body: e.body, ETag: e.etag}, nil
+		return &Rendered{Body: e.body, ETag: e.etag, Tag: e.tag}, nil
 	}
 	s.cache.misses.Add(1)
 	if rec == nil {
@@ -177,14 +199,15 @@ func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Ti
 	if err != nil {
 		return nil, err
 	}
-	e := &renderEntry{key: key, body: body, etag: p.ETag(), refs: refs.seen, theme: site.Theme, template: p.Template}
+	etag := p.ETag()
+	e := &renderEntry{key: key, body: body, etag: etag, tag: FormatETag(etag), refs: refs.seen, theme: site.Theme, template: p.Template}
 	if tpl != nil {
 		e.templateAt = tpl.UpdatedAt
 	}
 	if p.UpdatedAt.Equal(stamp) {
 		s.cache.put(e)
 	}
-	return &Rendered{Body: body, ETag: e.etag}, nil
+	return &Rendered{Body: body, ETag: e.etag, Tag: e.tag}, nil
 }
 
 // CacheStats reports how many page reads were served from the render
@@ -326,7 +349,8 @@ func (s *Service) RenderSaved(ctx context.Context, site *store.Site, p *Page, op
 		if err != nil {
 			return err
 		}
-		out = &Rendered{Body: body, ETag: p.ETag()}
+		etag := p.ETag()
+		out = &Rendered{Body: body, ETag: etag, Tag: FormatETag(etag)}
 		return nil
 	})
 	return out, err
