@@ -49,6 +49,11 @@ GOMAXPROCS=1 $srv_cpu "$tmp/tessera" serve "${store[@]}" --addr "127.0.0.1:$port
 tpid=$!
 pids+=($tpid)
 for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
+if ! kill -0 "$tpid" 2>/dev/null; then
+  echo "bench/run.sh: tessera serve did not start (is port $port taken?):" >&2
+  cat "$tmp/serve.log" >&2
+  exit 1
+fi
 
 auth=(-H "Authorization: Bearer $token" -H "X-Service-Site: $short")
 endpoints=(

@@ -203,13 +203,16 @@ func (p *Principal) dependsOn(keys []string) bool {
 // clone copies p and the records it points at, so that no request can
 // change what another one sees.
 func (p *Principal) clone() *Principal {
-	// One allocation holds the principal and its records: this runs on
+	// One allocation holds the principal, its records and, when they are
+	// as short as a site's usually are, the site's slices: this runs on
 	// every authenticated request.
 	c := &struct {
-		p Principal
-		t store.Token
-		u store.User
-		s store.Site
+		p      Principal
+		t      store.Token
+		u      store.User
+		s      store.Site
+		strs   [6]string
+		secret [32]byte
 	}{p: *p}
 	q := &c.p
 	if p.Token != nil {
@@ -222,12 +225,32 @@ func (p *Principal) clone() *Principal {
 	}
 	if p.Site != nil {
 		c.s = *p.Site
-		c.s.Locales = slices.Clone(c.s.Locales)
-		c.s.Domains = slices.Clone(c.s.Domains)
-		c.s.PreviewSecret = slices.Clone(c.s.PreviewSecret)
+		strs := c.strs[:0]
+		c.s.Locales, strs = cloneInto(strs, c.s.Locales)
+		c.s.Domains, _ = cloneInto(strs, c.s.Domains)
+		if n := len(c.s.PreviewSecret); n <= len(c.secret) && c.s.PreviewSecret != nil {
+			c.s.PreviewSecret = c.secret[:copy(c.secret[:], c.s.PreviewSecret):n]
+		} else {
+			c.s.PreviewSecret = slices.Clone(c.s.PreviewSecret)
+		}
 		q.Site = &c.s
 	}
 	return q
+}
+
+// cloneInto copies list into the free room of spare when it fits there
+// (allocating otherwise) and returns the copy, capped at its length, and
+// the room left. A nil list stays nil.
+func cloneInto(spare, list []string) (clone, rest []string) {
+	if list == nil {
+		return nil, spare
+	}
+	if len(list) > cap(spare)-len(spare) {
+		return slices.Clone(list), spare
+	}
+	start := len(spare)
+	spare = append(spare, list...)
+	return spare[start:len(spare):len(spare)], spare
 }
 
 // Wrap returns st with the writes the cache depends on noted: every

@@ -1,7 +1,7 @@
 package httpapi
 
 import (
-	"net"
+	"net/netip"
 	"net/http"
 	"time"
 
@@ -28,7 +28,7 @@ func (s *Server) limit(r *http.Request, kind, key string, limit int) error {
 		return nil
 	}
 	if !s.Limits.LimitLoopback {
-		if ip := net.ParseIP(clientAddr(r)); ip != nil && ip.IsLoopback() {
+		if ip, err := netip.ParseAddr(clientAddr(r)); err == nil && ip.Unmap().IsLoopback() {
 			return nil
 		}
 	}

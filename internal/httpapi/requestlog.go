@@ -27,6 +27,23 @@ type requestInfo struct {
 
 type requestInfoKey struct{}
 
+// requestState is what logRequests keeps for one request, made in one
+// allocation: the request's context with its info added (as
+// context.WithValue would, without a node of its own) and the recorder of
+// its status.
+type requestState struct {
+	context.Context
+	info requestInfo
+	rec  statusRecorder
+}
+
+func (c *requestState) Value(key any) any {
+	if key == (requestInfoKey{}) {
+		return &c.info
+	}
+	return c.Context.Value(key)
+}
+
 func info(r *http.Request) *requestInfo {
 	i, _ := r.Context().Value(requestInfoKey{}).(*requestInfo)
 	if i == nil {
@@ -82,10 +99,11 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := requestID(r)
 		w.Header()[requestIDHeader] = []string{id}
-		ri := &requestInfo{route: "unmatched"}
-		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		st := &requestState{Context: r.Context(), info: requestInfo{route: "unmatched"},
+			rec: statusRecorder{ResponseWriter: w, status: http.StatusOK}}
+		ri, rec := &st.info, &st.rec
 		start := time.Now()
-		next.ServeHTTP(rec, r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri)))
+		next.ServeHTTP(rec, r.WithContext(st))
 		end := time.Now()
 		took := end.Sub(start)
 		s.metrics.observe(r.Method, ri.route, rec.status, took)
@@ -100,16 +118,20 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		// The record is made here rather than by Logger.LogAttrs, which
 		// walks the stack for the caller's program counter on every call:
 		// a request line has no use for its source location.
-		line := slog.NewRecord(end, level, "request", 0)
-		line.AddAttrs(slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
+		attrs := [10]slog.Attr{slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.String("query", r.URL.RawQuery), slog.String("route", ri.route), slog.Int("status", rec.status),
-			slog.Float64("ms", float64(took.Microseconds())/1000), slog.String("client", clientAddr(r)))
+			slog.Float64("ms", float64(took.Microseconds())/1000), slog.String("client", clientAddr(r))}
+		n := 8
 		if ri.tokenID != "" {
-			line.AddAttrs(slog.String("token", ri.tokenID))
+			attrs[n] = slog.String("token", ri.tokenID)
+			n++
 		}
 		if rec.status >= 400 {
-			line.AddAttrs(slog.String("reason", ri.reason))
+			attrs[n] = slog.String("reason", ri.reason)
+			n++
 		}
+		line := slog.NewRecord(end, level, "request", 0)
+		line.AddAttrs(attrs[:n]...)
 		_ = h.Handle(r.Context(), line)
 	})
 }
