@@ -1,8 +1,8 @@
 package httpapi
 
 import (
-	"net/netip"
 	"net/http"
+	"net/netip"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
