@@ -53,8 +53,8 @@ func writeList(w http.ResponseWriter, r *http.Request, items any, total, page, p
 func setPaging(w http.ResponseWriter, r *http.Request, total, page, perPage int) {
 	pages := (total + perPage - 1) / perPage
 	h := w.Header()
-	h.Set("X-Total-Count", strconv.Itoa(total))
-	h.Set("X-Total-Pages", strconv.Itoa(pages))
+	h["X-Total-Count"] = []string{strconv.Itoa(total)} // canonical keys, as in writeRawJSON
+	h["X-Total-Pages"] = []string{strconv.Itoa(pages)}
 	if page < pages {
 		next := *r.URL
 		q := next.Query()

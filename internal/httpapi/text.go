@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -22,6 +23,10 @@ func checkRequestText(r *http.Request) error {
 	if r.URL.RawQuery == "" {
 		return nil
 	}
+	if q, ok := queries.get(r.URL.RawQuery); ok {
+		info(r).query = q
+		return nil
+	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		return cms.Errorf(cms.EBadRequest, "The query string is malformed: %v.", err)
@@ -36,8 +41,43 @@ func checkRequestText(r *http.Request) error {
 			}
 		}
 	}
+	queries.put(r.URL.RawQuery, q)
 	info(r).query = q // the handlers' options are read from it
 	return nil
+}
+
+// queries keeps the checked, parsed query strings seen last: clients send
+// the same few again and again (compact=1, per_page=20), and a parse makes
+// a map per request. The values are never changed (see query), so one
+// parse serves every request with that string; parsing is a pure function
+// of the string, so nothing can make an entry stale.
+var queries = &queryCache{m: map[string]url.Values{}}
+
+// maxQueries bounds queryCache; when full it starts over.
+const maxQueries = 1024
+
+type queryCache struct {
+	mu sync.RWMutex
+	m  map[string]url.Values
+}
+
+func (c *queryCache) get(raw string) (url.Values, bool) {
+	c.mu.RLock()
+	q, ok := c.m[raw]
+	c.mu.RUnlock()
+	return q, ok
+}
+
+func (c *queryCache) put(raw string, q url.Values) {
+	if len(raw) > 256 {
+		return // long ones are rarely sent twice; keep the cache small
+	}
+	c.mu.Lock()
+	if len(c.m) >= maxQueries {
+		c.m = make(map[string]url.Values, maxQueries)
+	}
+	c.m[raw] = q
+	c.mu.Unlock()
 }
 
 func cleanText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }

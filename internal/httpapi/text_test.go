@@ -1,7 +1,12 @@
 package httpapi
 
 import (
+	"context"
 	"encoding/json"
+	"net/http/httptest"
+	"net/url"
+	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -60,4 +65,47 @@ func holdsNUL(v any) bool {
 		}
 	}
 	return false
+}
+
+// TestQueryCache: a query string checked once is answered from the cache
+// with the same values, a refused one is refused every time, and the cache
+// stays within maxQueries.
+func TestQueryCache(t *testing.T) {
+	check := func(raw string) (url.Values, error) {
+		r := httptest.NewRequest("GET", "/api/pages?"+raw, nil)
+		ri := &requestInfo{}
+		r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri))
+		err := checkRequestText(r)
+		return ri.query, err
+	}
+	a, err := check("compact=1&fields=a,b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := check("compact=1&fields=a,b")
+	if err != nil || reflect.ValueOf(a).UnsafePointer() != reflect.ValueOf(b).UnsafePointer() {
+		t.Errorf("the second check parsed again (or failed: %v)", err)
+	}
+	if b.Get("compact") != "1" || b.Get("fields") != "a,b" {
+		t.Errorf("cached values: %v", b)
+	}
+	for i := 0; i < 2; i++ {
+		if _, err := check("q=%00"); err == nil {
+			t.Errorf("check %d: NUL in a value was accepted", i)
+		}
+		if _, err := check("q=%zz"); err == nil {
+			t.Errorf("check %d: a malformed escape was accepted", i)
+		}
+	}
+	for i := 0; i < 3*maxQueries; i++ {
+		if _, err := check("page=" + strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	queries.mu.RLock()
+	n := len(queries.m)
+	queries.mu.RUnlock()
+	if n > maxQueries {
+		t.Errorf("the cache holds %d query strings, more than %d", n, maxQueries)
+	}
 }
