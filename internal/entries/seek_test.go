@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/tessera-cms/tessera/internal/entries"
-	"github.com/tessera-cms/tessera/internal/services"
-	"github.com/tessera-cms/tessera/internal/sites"
+	"github.com/tessera-cms/tessera/internal/services/servicestest"
 	"github.com/tessera-cms/tessera/internal/store"
-	"github.com/tessera-cms/tessera/internal/store/sqlite"
 )
 
 // TestListSeekWindows reads every window of a channel's entry list, with
@@ -22,19 +19,7 @@ import (
 func TestListSeekWindows(t *testing.T) {
 	defer entries.SetSeekStep(3)()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tessera.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc := services.New(st, services.Options{})
-	if svc.Fresh == nil {
-		t.Fatal("services.New made no fresh.Source: the seek places would never be used")
-	}
-	site, err := svc.Sites.Create(ctx, sites.CreateParams{Name: "Acme", ShortID: "acme", Locales: []string{"en"}, Timezone: "UTC"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, site := servicestest.New(t)
 	if _, err := svc.Entries.CreateChannel(ctx, site, []byte(`{"name": "Posts", "slug": "posts",
 		"customizations": [{"name": "title", "type": "string"}]}`)); err != nil {
 		t.Fatal(err)

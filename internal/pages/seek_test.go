@@ -4,15 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 
 	"github.com/tessera-cms/tessera/internal/pages"
-	"github.com/tessera-cms/tessera/internal/services"
-	"github.com/tessera-cms/tessera/internal/sites"
+	"github.com/tessera-cms/tessera/internal/services/servicestest"
 	"github.com/tessera-cms/tessera/internal/store"
-	"github.com/tessera-cms/tessera/internal/store/sqlite"
 )
 
 // TestListSeekWindows reads every window of a site's page list, with a
@@ -23,19 +20,7 @@ import (
 func TestListSeekWindows(t *testing.T) {
 	defer pages.SetSeekStep(3)()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "tessera.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	svc := services.New(st, services.Options{})
-	if svc.Fresh == nil {
-		t.Fatal("services.New made no fresh.Source: the seek places would never be used")
-	}
-	site, err := svc.Sites.Create(ctx, sites.CreateParams{Name: "Acme", ShortID: "acme", Locales: []string{"en"}, Timezone: "UTC"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	svc, site := servicestest.New(t)
 	create := func(body string) string {
 		t.Helper()
 		p, err := svc.Pages.Create(ctx, site, []byte(body), pages.WriteOptions{})
