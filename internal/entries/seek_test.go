@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/tessera-cms/tessera/internal/entries"
@@ -40,39 +39,11 @@ func TestListSeekWindows(t *testing.T) {
 	for i := range 23 {
 		made = append(made, create(i))
 	}
-	list := func(win store.ListOptions) ([]string, int) {
-		t.Helper()
-		docs, total, err := svc.Entries.List(ctx, site, "posts", entries.Query{}, entries.ReadOptions{}, win)
-		if err != nil {
-			t.Fatalf("List(%+v): %v", win, err)
-		}
-		var ids []string
-		for _, d := range docs {
-			var e struct{ ID string }
-			if err := json.Unmarshal(d, &e); err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, e.ID)
-		}
-		return ids, total
-	}
 	check := func(what string) {
 		t.Helper()
-		all, total := list(store.ListOptions{})
-		if total != len(all) {
-			t.Fatalf("%s: full list: %d entries, total %d", what, len(all), total)
-		}
-		for _, perPage := range []int{1, 2, 5} {
-			for range 2 { // the second pass starts from the remembered places
-				for off := 0; off <= len(all)+perPage; off += perPage {
-					got, n := list(store.ListOptions{Offset: off, Limit: perPage})
-					want := all[min(off, len(all)):min(off+perPage, len(all))]
-					if !slices.Equal(got, want) || n != total {
-						t.Errorf("%s: window %d+%d: got %v (total %d), want %v (total %d)", what, off, perPage, got, n, want, total)
-					}
-				}
-			}
-		}
+		servicestest.CheckWindows(t, what, func(win store.ListOptions) ([][]byte, int, error) {
+			return svc.Entries.List(ctx, site, "posts", entries.Query{}, entries.ReadOptions{}, win)
+		})
 	}
 	check("as created")
 	if err := svc.Entries.DeleteEntry(ctx, site, "posts", made[1]); err != nil {

@@ -2,9 +2,7 @@ package pages_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/tessera-cms/tessera/internal/pages"
@@ -36,40 +34,11 @@ func TestListSeekWindows(t *testing.T) {
 	for i := range 19 {
 		create(fmt.Sprintf(`{"title": "child %d", "slug": "child-%d", "parent": %q}`, i, i, parents[i%len(parents)]))
 	}
-	list := func(win store.ListOptions) ([]string, int) {
-		t.Helper()
-		docs, total, err := svc.Pages.List(ctx, site, pages.ListFilter{}, pages.ReadOptions{}, win)
-		if err != nil {
-			t.Fatalf("List(%+v): %v", win, err)
-		}
-		var ids []string
-		for _, d := range docs {
-			var p struct{ ID string }
-			if err := json.Unmarshal(d, &p); err != nil {
-				t.Fatal(err)
-			}
-			ids = append(ids, p.ID)
-		}
-		return ids, total
-	}
 	check := func(what string) {
 		t.Helper()
-		all, total := list(store.ListOptions{})
-		if total != len(all) {
-			t.Fatalf("%s: full list: %d pages, total %d", what, len(all), total)
-		}
-		for _, perPage := range []int{1, 2, 5} {
-			// Twice: the second pass starts from the remembered places.
-			for range 2 {
-				for off := 0; off <= len(all)+perPage; off += perPage {
-					got, n := list(store.ListOptions{Offset: off, Limit: perPage})
-					want := all[min(off, len(all)):min(off+perPage, len(all))]
-					if !slices.Equal(got, want) || n != total {
-						t.Errorf("%s: window %d+%d: got %v (total %d), want %v (total %d)", what, off, perPage, got, n, want, total)
-					}
-				}
-			}
-		}
+		servicestest.CheckWindows(t, what, func(win store.ListOptions) ([][]byte, int, error) {
+			return svc.Pages.List(ctx, site, pages.ListFilter{}, pages.ReadOptions{}, win)
+		})
 	}
 	check("as created")
 	create(`{"title": "first", "slug": "first", "position": -1}`) // before every other page
