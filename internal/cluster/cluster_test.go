@@ -385,7 +385,8 @@ func (h *harness) killMidLoad(t *testing.T, env *apitest.Env, rdb *redis.Client,
 
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
-	for w := range writers {
+	// until runs body(0), body(1), … in a goroutine of wg until stop closes.
+	until := func(body func(i int)) {
 		wg.Go(func() {
 			for i := 0; ; i++ {
 				select {
@@ -393,26 +394,22 @@ func (h *harness) killMidLoad(t *testing.T, env *apitest.Env, rdb *redis.Client,
 					return
 				default:
 				}
-				appendBlock(h.c.URL, ids[(w+i)%pages], true)
+				body(i)
 			}
 		})
 	}
+	for w := range writers {
+		until(func(i int) { appendBlock(h.c.URL, ids[(w+i)%pages], true) })
+	}
 	for r := range readers {
-		wg.Go(func() {
-			for i := 0; ; i++ {
-				select {
-				case <-stop:
-					return
-				default:
-				}
-				started := time.Now().UnixNano()
-				status, _, raw, err := h.do(h.c.URL, "GET", "/pages/"+ids[(r+i)%pages]+"?compact=1", nil, nil)
-				if err == nil && status == 200 {
-					reads.Add(1)
-				} else if afterKill(started) {
-					afterKillFailures.Add(1)
-					t.Errorf("read started after the kill: %d %v %.200s", status, err, raw)
-				}
+		until(func(i int) {
+			started := time.Now().UnixNano()
+			status, _, raw, err := h.do(h.c.URL, "GET", "/pages/"+ids[(r+i)%pages]+"?compact=1", nil, nil)
+			if err == nil && status == 200 {
+				reads.Add(1)
+			} else if afterKill(started) {
+				afterKillFailures.Add(1)
+				t.Errorf("read started after the kill: %d %v %.200s", status, err, raw)
 			}
 		})
 	}

@@ -260,11 +260,7 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	if err != nil {
 		return nil, 0, err
 	}
-	pos := make(map[string]int, len(ids))
-	for i, id := range ids {
-		pos[id] = i
-	}
-	slices.SortFunc(recs, func(a, b *store.Entry) int { return pos[a.ID] - pos[b.ID] })
+	inOrder(recs, ids, func(r *store.Entry) string { return r.ID })
 	return recs, total, nil
 }
 
@@ -323,24 +319,16 @@ func (x entries) Hold(siteID, id string, exclusive bool) (string, error) {
 
 // GetMany reads entries by id in chunks, each one statement.
 func (x entries) GetMany(siteID string, ids []string) ([]*store.Entry, error) {
-	const chunk = 500
 	var out []*store.Entry
-	for len(ids) > 0 {
-		n := min(len(ids), chunk)
-		args := make([]any, 0, n+1)
-		args = append(args, siteID)
-		for _, id := range ids[:n] {
-			args = append(args, id)
-		}
-		recs, err := scanAll(x.tx, scanEntry, `SELECT `+entryColumns+` FROM entries e WHERE e.site_id = ? AND e.id IN (`+
-			strings.TrimSuffix(strings.Repeat("?, ", n), ", ")+`)`, args...)
+	err := inBatches(siteID, ids, func(args []any, marks string) error {
+		recs, err := scanAll(x.tx, scanEntry, `SELECT `+entryColumns+` FROM entries e WHERE e.site_id = ? AND e.id IN (`+marks+`)`, args...)
 		if err != nil {
-			return nil, x.fail(err, "get entries of site "+siteID, "")
+			return x.fail(err, "get entries of site "+siteID, "")
 		}
 		out = append(out, recs...)
-		ids = ids[n:]
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 func (x entries) ChannelStamp(siteID, channelID string) (store.Stamp, error) {

@@ -78,24 +78,16 @@ func (x pages) Count(siteID string) (int, error) {
 // getMany reads pages by id in chunks, each one statement, in no
 // particular order.
 func (x pages) getMany(siteID string, ids []string) ([]*store.PageRecord, error) {
-	const chunk = 500
 	out := make([]*store.PageRecord, 0, len(ids))
-	for len(ids) > 0 {
-		n := min(len(ids), chunk)
-		args := make([]any, 0, n+1)
-		args = append(args, siteID)
-		for _, id := range ids[:n] {
-			args = append(args, id)
-		}
-		recs, err := scanAll(x.tx, scanPage, `SELECT `+pageColumns+` FROM pages WHERE site_id = ? AND id IN (?`+
-			strings.Repeat(", ?", n-1)+`)`, args...)
+	err := inBatches(siteID, ids, func(args []any, marks string) error {
+		recs, err := scanAll(x.tx, scanPage, `SELECT `+pageColumns+` FROM pages WHERE site_id = ? AND id IN (`+marks+`)`, args...)
 		if err != nil {
-			return nil, x.fail(err, "get pages of site "+siteID, "")
+			return x.fail(err, "get pages of site "+siteID, "")
 		}
 		out = append(out, recs...)
-		ids = ids[n:]
-	}
-	return out, nil
+		return nil
+	})
+	return out, err
 }
 
 func (x pages) Get(siteID, id string) (*store.PageRecord, error) {
@@ -155,17 +147,8 @@ func (x pages) Update(p *store.PageRecord, prevUpdatedAt time.Time) error {
 // Delete removes the pages in batches; their paths go with them (ON DELETE
 // CASCADE). Ids that are not pages of the site are ignored.
 func (x pages) Delete(siteID string, ids []string) error {
-	const batch = 500 // well under either database's limit on parameters
-	for len(ids) > 0 {
-		n := min(len(ids), batch)
-		args := make([]any, 0, n+1)
-		args = append(args, siteID)
-		for _, id := range ids[:n] {
-			args = append(args, id)
-		}
-		ids = ids[n:]
-		res, err := x.exec(`DELETE FROM pages WHERE site_id = ? AND id IN (?`+strings.Repeat(", ?", n-1)+`)`,
-			args...)
+	return inBatches(siteID, ids, func(args []any, marks string) error {
+		res, err := x.exec(`DELETE FROM pages WHERE site_id = ? AND id IN (`+marks+`)`, args...)
 		if err != nil {
 			return x.fail(err, "delete pages of site "+siteID, "")
 		}
@@ -174,12 +157,10 @@ func (x pages) Delete(siteID string, ids []string) error {
 			return fmt.Errorf("sqldb: delete pages of site %s: %w", siteID, err)
 		}
 		if deleted > 0 {
-			if err := x.addCount(siteID, -deleted); err != nil {
-				return err
-			}
+			return x.addCount(siteID, -deleted)
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 func (x pages) Children(siteID, parentID string) ([]*store.PageRecord, error) {
@@ -299,11 +280,7 @@ func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([
 	if err != nil {
 		return nil, 0, err
 	}
-	pos := make(map[string]int, len(ids))
-	for i, id := range ids {
-		pos[id] = i
-	}
-	slices.SortFunc(recs, func(a, b *store.PageRecord) int { return pos[a.ID] - pos[b.ID] })
+	inOrder(recs, ids, func(r *store.PageRecord) string { return r.ID })
 	return recs, total, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -297,6 +298,39 @@ func (t *tx) time(ts time.Time) any {
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(dest ...any) error }
+
+// idBatch bounds the ids of one "site_id = ? AND id IN (…)" statement,
+// well under either database's limit on parameters.
+const idBatch = 500
+
+// inBatches calls fn for ids in batches of at most idBatch, with the
+// statement's arguments (siteID, then the batch's ids) and the list of
+// placeholders for the IN clause ("?, ?, ?").
+func inBatches(siteID string, ids []string, fn func(args []any, marks string) error) error {
+	for len(ids) > 0 {
+		n := min(len(ids), idBatch)
+		args := make([]any, 0, n+1)
+		args = append(args, siteID)
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		if err := fn(args, "?"+strings.Repeat(", ?", n-1)); err != nil {
+			return err
+		}
+		ids = ids[n:]
+	}
+	return nil
+}
+
+// inOrder sorts recs, read by ids in whatever order the database gave,
+// into the order of ids.
+func inOrder[T any](recs []T, ids []string, id func(T) string) {
+	pos := make(map[string]int, len(ids))
+	for i, id := range ids {
+		pos[id] = i
+	}
+	slices.SortFunc(recs, func(a, b T) int { return pos[id(a)] - pos[id(b)] })
+}
 
 // scanAll runs query and scans every row with scan.
 func scanAll[T any](t *tx, scan func(scanner) (T, error), query string, args ...any) ([]T, error) {
