@@ -51,6 +51,33 @@ func TestRequestLog(t *testing.T) {
 	}
 }
 
+// TestMetricsMethodLabel: a method HTTP does not define is counted as
+// "other", so that made-up methods cannot grow the metrics' label set, and
+// generated request ids differ from request to request.
+func TestMetricsMethodLabel(t *testing.T) {
+	s := &Server{Logger: slog.New(slog.DiscardHandler)}
+	h := s.Handler()
+	ids := map[string]bool{}
+	for _, m := range []string{"FOO", "BAR", "GET"} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(m, "/api/nope", nil))
+		ids[w.Header().Get("X-Request-ID")] = true
+	}
+	if len(ids) != 3 {
+		t.Errorf("three requests got %d distinct request ids: %v", len(ids), ids)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, httptest.NewRequest("GET", "/metrics", nil))
+	body := w.Body.String()
+	if !strings.Contains(body, `tessera_http_requests_total{method="other",route="unmatched",status="404"} 2`) ||
+		!strings.Contains(body, `tessera_http_requests_total{method="GET",route="unmatched",status="404"} 1`) {
+		t.Errorf("made-up methods are not counted as other:\n%.2000s", body)
+	}
+	if strings.Contains(body, `method="FOO"`) {
+		t.Errorf("a made-up method became a label")
+	}
+}
+
 func TestMetricsTokenAndCORSOrigins(t *testing.T) {
 	s := &Server{Logger: slog.New(slog.DiscardHandler), MetricsToken: "m3tr1cs", CORSOrigins: []string{"https://app.example.com"}}
 	h := s.Handler()
