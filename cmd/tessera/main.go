@@ -24,6 +24,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/logging"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/postgres"
 	"github.com/tessera-cms/tessera/internal/store/sqldb"
@@ -286,13 +287,15 @@ func printResult(w io.Writer, asJSON bool, v any, text string) error {
 	return err
 }
 
-// newLogger returns the structured logger, text or JSON per TESSERA_LOG_FORMAT.
+// newLogger returns the structured logger, text or JSON per
+// TESSERA_LOG_FORMAT, in slog's formats (internal/logging writes them
+// faster for the request log).
 func newLogger(w io.Writer, format string) (*slog.Logger, error) {
 	switch format {
 	case "", "text":
-		return slog.New(slog.NewTextHandler(w, nil)), nil
+		return slog.New(logging.NewText(w, nil)), nil
 	case "json":
-		return slog.New(slog.NewJSONHandler(w, nil)), nil
+		return slog.New(logging.NewJSON(w, nil)), nil
 	}
 	return nil, errors.New("--log-format must be text or json")
 }

@@ -2,8 +2,14 @@ package httpapi
 
 import (
 	"errors"
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -61,4 +67,51 @@ func FuzzPageParams(f *testing.F) {
 			t.Errorf("%q: got page %d per_page %d", q, page, perPage)
 		}
 	})
+}
+
+// TestHeaderKeysCanonical checks that every key headerValue is given is
+// in canonical form: a key that is not would never match a header.
+func TestHeaderKeysCanonical(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset, calls := token.NewFileSet(), 0
+	for _, name := range files {
+		f, err := parser.ParseFile(fset, name, nil, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			if fn, ok := call.Fun.(*ast.Ident); !ok || fn.Name != "headerValue" || len(call.Args) != 2 {
+				return true
+			}
+			calls++
+			lit, ok := call.Args[1].(*ast.BasicLit)
+			if !ok {
+				t.Errorf("%s: headerValue with a key that is not a string literal", fset.Position(call.Pos()))
+				return true
+			}
+			key, _ := strconv.Unquote(lit.Value)
+			if canon := http.CanonicalHeaderKey(key); canon != key {
+				t.Errorf("%s: header key %q is not canonical (%q)", fset.Position(call.Pos()), key, canon)
+			}
+			return true
+		})
+	}
+	if calls == 0 {
+		t.Fatal("no headerValue calls found")
+	}
+	h := http.Header{}
+	h.Set("x-service-site", "acme")
+	if got := headerValue(h, "X-Service-Site"); got != "acme" {
+		t.Fatalf("headerValue = %q", got)
+	}
+	if got := headerValue(h, "Origin"); got != "" {
+		t.Fatalf("headerValue of a missing header = %q", got)
+	}
 }

@@ -36,6 +36,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // header's value slice in place, and Add appends to a copy.
 var jsonContentType = []string{"application/json; charset=utf-8"}
 
+// headerValue is h.Get(key) for a key written in canonical form, which Get
+// would canonicalize again on every call: the hot paths read their headers
+// with it (TestHeaderKeysCanonical checks the keys passed).
+func headerValue(h http.Header, key string) string {
+	if v := h[key]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
+}
+
 // writeRawJSON writes an already encoded JSON body, with its length: a
 // client can size its buffer, and the body goes out without chunk framing.
 func writeRawJSON(w http.ResponseWriter, status int, body []byte) {

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"net/netip"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -23,14 +22,9 @@ type Limits struct {
 // limit counts one request under kind+key against limit. Errors: a
 // *ratelimit.Exceeded (429 with Retry-After), service_unavailable when the
 // counter cannot be reached.
-func (s *Server) limit(r *http.Request, kind, key string, limit int) error {
-	if limit <= 0 {
+func (s *Server) limit(r *http.Request, ri *requestInfo, kind, key string, limit int) error {
+	if limit <= 0 || !s.Limits.LimitLoopback && ri.fromLoopback(r) {
 		return nil
-	}
-	if !s.Limits.LimitLoopback {
-		if ip, err := netip.ParseAddr(clientAddr(r)); err == nil && ip.Unmap().IsLoopback() {
-			return nil
-		}
 	}
 	window := s.Limits.Window
 	if window <= 0 {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/netip"
 	"net/url"
 	"sync/atomic"
 	"time"
@@ -25,6 +26,28 @@ type requestInfo struct {
 	reason    string
 	query     url.Values      // parsed once, by query
 	principal *auth.Principal // the authenticated caller, for principal
+	client    string          // the peer's address, worked out once, by clientOf
+	loopback  int8            // 0 unknown, 1 from a loopback address, -1 not
+}
+
+// clientOf returns the request's client address, worked out once per
+// request: the limits and the log line each ask for it.
+func (i *requestInfo) clientOf(r *http.Request) string {
+	if i.client == "" {
+		i.client = clientAddr(r)
+	}
+	return i.client
+}
+
+// fromLoopback reports whether the request came from a loopback address.
+func (i *requestInfo) fromLoopback(r *http.Request) bool {
+	if i.loopback == 0 {
+		i.loopback = -1
+		if ip, err := netip.ParseAddr(i.clientOf(r)); err == nil && ip.Unmap().IsLoopback() {
+			i.loopback = 1
+		}
+	}
+	return i.loopback > 0
 }
 
 type requestInfoKey struct{}
@@ -134,7 +157,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		// a request line has no use for its source location.
 		attrs := [10]slog.Attr{slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
 			slog.String("query", r.URL.RawQuery), slog.String("route", ri.route), slog.Int("status", rec.status),
-			slog.Float64("ms", float64(took.Microseconds())/1000), slog.String("client", clientAddr(r))}
+			slog.Float64("ms", float64(took.Microseconds())/1000), slog.String("client", ri.clientOf(r))}
 		n := 8
 		if ri.tokenID != "" {
 			attrs[n] = slog.String("token", ri.tokenID)

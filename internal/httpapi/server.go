@@ -176,14 +176,14 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 		}
 		err := checkRequestText(r)
 		if err == nil {
-			err = s.limit(r, "address:", clientAddr(r), s.Limits.PerAddress)
+			err = s.limit(r, ri, "address:", ri.clientOf(r), s.Limits.PerAddress)
 		}
 		if err == nil {
 			err = s.authenticate(r, ri, need)
 		}
 		if err == nil {
 			ri.tokenID = ri.principal.Token.ID
-			err = s.limit(r, "token:", ri.tokenID, s.Limits.PerToken)
+			err = s.limit(r, ri, "token:", ri.tokenID, s.Limits.PerToken)
 		}
 		if err != nil && r.ContentLength != 0 {
 			// The body of a refused request is never read: close the
@@ -207,7 +207,7 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 // exactly that scheme, in any case (RFC 9110), or "" for anything else,
 // a bare token included.
 func bearerToken(r *http.Request) string {
-	scheme, token, ok := strings.Cut(strings.TrimSpace(r.Header.Get("Authorization")), " ")
+	scheme, token, ok := strings.Cut(strings.TrimSpace(headerValue(r.Header, "Authorization")), " ")
 	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return ""
 	}
@@ -217,7 +217,7 @@ func bearerToken(r *http.Request) string {
 // authenticate checks the caller's token and site access and keeps the
 // principal in the request's info, where principal finds it.
 func (s *Server) authenticate(r *http.Request, ri *requestInfo, need access) error {
-	p, err := s.Auth.Authenticate(r.Context(), bearerToken(r), strings.TrimSpace(r.Header.Get("X-Service-Site")))
+	p, err := s.Auth.Authenticate(r.Context(), bearerToken(r), strings.TrimSpace(headerValue(r.Header, "X-Service-Site")))
 	if err != nil {
 		return err
 	}
@@ -288,7 +288,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 		}
 		h := w.Header()
 		if len(s.CORSOrigins) > 0 {
-			origin := r.Header.Get("Origin")
+			origin := headerValue(r.Header, "Origin")
 			if !slices.Contains(s.CORSOrigins, origin) {
 				next.ServeHTTP(w, r) // no CORS headers: browsers refuse other origins
 				return
@@ -299,7 +299,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 			h["Access-Control-Allow-Origin"] = corsAnyOrigin
 		}
 		h["Access-Control-Expose-Headers"] = corsExpose
-		if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+		if r.Method == http.MethodOptions && headerValue(r.Header, "Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
 			h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
 			h.Set("Access-Control-Max-Age", "86400")

@@ -1,0 +1,441 @@
+// Package logging holds the server's slog handlers. They write exactly
+// what slog's TextHandler and JSONHandler write, byte for byte, and are
+// faster for the records a server writes on every request: flat lists of
+// strings, numbers, booleans, durations and times. Those are formatted
+// here, without slog's per-value recovery, value resolving and closures;
+// anything else (groups, arbitrary values, LogValuers, ReplaceAttr,
+// AddSource) is handed to slog's own handler.
+//
+// The request log line is a sizeable part of what a cached API read costs
+// (see docs/benchmarks.md): slog's handler spends more instructions on it
+// than the rest of the request's own work. FuzzSameAsSlog checks the output
+// against slog's handlers.
+package logging
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"math"
+	"strconv"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+)
+
+// NewText returns a handler writing slog.TextHandler's format to w.
+func NewText(w io.Writer, opts *slog.HandlerOptions) slog.Handler { return newHandler(w, opts, false) }
+
+// NewJSON returns a handler writing slog.JSONHandler's format to w.
+func NewJSON(w io.Writer, opts *slog.HandlerOptions) slog.Handler { return newHandler(w, opts, true) }
+
+func newHandler(w io.Writer, opts *slog.HandlerOptions, json bool) slog.Handler {
+	if opts == nil {
+		opts = &slog.HandlerOptions{}
+	}
+	// Both paths write whole lines through one lock, as slog's handler
+	// and the handlers derived from it do.
+	lw := &lockedWriter{w: w}
+	var slow slog.Handler
+	if json {
+		slow = slog.NewJSONHandler(lw, opts)
+	} else {
+		slow = slog.NewTextHandler(lw, opts)
+	}
+	if opts.ReplaceAttr != nil || opts.AddSource {
+		return slow
+	}
+	level := opts.Level
+	if level == nil {
+		level = slog.LevelInfo
+	}
+	return &handler{slow: slow, w: lw, level: level, json: json}
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
+type handler struct {
+	slow  slog.Handler // slog's own, for what the fast path does not format
+	w     *lockedWriter
+	level slog.Leveler
+	json  bool
+	attrs []byte // the formatted attributes of WithAttrs, each led by its separator
+}
+
+func (h *handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level.Level() }
+
+func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
+	if len(as) == 0 {
+		return h
+	}
+	b := append([]byte(nil), h.attrs...)
+	for _, a := range as {
+		var ok bool
+		if b, ok = h.appendAttr(b, a); !ok {
+			return h.slow.WithAttrs(as)
+		}
+	}
+	return &handler{slow: h.slow.WithAttrs(as), w: h.w, level: h.level, json: h.json, attrs: b}
+}
+
+// WithGroup leaves the fast path: a group's keys are qualified, which only
+// slog's handler does.
+func (h *handler) WithGroup(name string) slog.Handler {
+	if name == "" {
+		return h
+	}
+	return h.slow.WithGroup(name)
+}
+
+var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
+
+func (h *handler) Handle(ctx context.Context, r slog.Record) error {
+	bp := buffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 16<<10 {
+			buffers.Put(bp)
+		}
+	}()
+	b := (*bp)[:0]
+	if h.json {
+		b = append(b, '{')
+	}
+	sep := false
+	if !r.Time.IsZero() {
+		b = h.appendKey(b, slog.TimeKey, sep)
+		var ok bool
+		if b, ok = h.appendTime(b, r.Time.Round(0)); !ok {
+			return h.slow.Handle(ctx, r)
+		}
+		sep = true
+	}
+	b = h.appendKey(b, slog.LevelKey, sep)
+	b = h.appendString(b, levelString(r.Level))
+	b = h.appendKey(b, slog.MessageKey, true)
+	b = h.appendString(b, r.Message)
+	b = append(b, h.attrs...)
+	ok := true
+	r.Attrs(func(a slog.Attr) bool {
+		b, ok = h.appendAttr(b, a)
+		return ok
+	})
+	if !ok {
+		*bp = b
+		return h.slow.Handle(ctx, r)
+	}
+	if h.json {
+		b = append(b, '}')
+	}
+	b = append(b, '\n')
+	*bp = b
+	_, err := h.w.Write(b)
+	return err
+}
+
+func levelString(l slog.Level) string {
+	switch l {
+	case slog.LevelDebug:
+		return "DEBUG"
+	case slog.LevelInfo:
+		return "INFO"
+	case slog.LevelWarn:
+		return "WARN"
+	case slog.LevelError:
+		return "ERROR"
+	}
+	return l.String()
+}
+
+// appendAttr appends a's separator, key and value; ok is false when the
+// fast path does not format a (b is then of no use).
+func (h *handler) appendAttr(b []byte, a slog.Attr) (_ []byte, ok bool) {
+	if a.Key == "" {
+		return b, false
+	}
+	b = h.appendKey(b, a.Key, true)
+	v := a.Value
+	switch v.Kind() {
+	case slog.KindString:
+		return h.appendString(b, v.String()), true
+	case slog.KindInt64:
+		return strconv.AppendInt(b, v.Int64(), 10), true
+	case slog.KindUint64:
+		return strconv.AppendUint(b, v.Uint64(), 10), true
+	case slog.KindBool:
+		return strconv.AppendBool(b, v.Bool()), true
+	case slog.KindFloat64:
+		if h.json {
+			return appendJSONFloat(b, v.Float64())
+		}
+		return strconv.AppendFloat(b, v.Float64(), 'g', -1, 64), true
+	case slog.KindDuration:
+		if h.json {
+			return strconv.AppendInt(b, int64(v.Duration()), 10), true
+		}
+		return append(b, v.Duration().String()...), true
+	case slog.KindTime:
+		return h.appendTime(b, v.Time())
+	}
+	return b, false
+}
+
+func (h *handler) appendKey(b []byte, key string, sep bool) []byte {
+	if sep {
+		if h.json {
+			b = append(b, ',')
+		} else {
+			b = append(b, ' ')
+		}
+	}
+	b = h.appendString(b, key)
+	if h.json {
+		return append(b, ':')
+	}
+	return append(b, '=')
+}
+
+func (h *handler) appendString(b []byte, s string) []byte {
+	if h.json {
+		b = append(b, '"')
+		b = appendJSONString(b, s)
+		return append(b, '"')
+	}
+	if needsQuoting(s) {
+		if quotesPlainly(s) { // say, a query string: quoted for its '='
+			b = append(b, '"')
+			b = append(b, s...)
+			return append(b, '"')
+		}
+		return strconv.AppendQuote(b, s)
+	}
+	return append(b, s...)
+}
+
+// appendTime writes a time as slog does: to the millisecond in text, to
+// the nanosecond and quoted in JSON, which refuses years RFC 3339 cannot
+// write.
+func (h *handler) appendTime(b []byte, t time.Time) ([]byte, bool) {
+	if !h.json {
+		return appendRFC3339Millis(b, t), true
+	}
+	if y := t.Year(); y < 0 || y >= 10000 {
+		return b, false
+	}
+	b = append(b, '"')
+	b = t.AppendFormat(b, time.RFC3339Nano)
+	return append(b, '"'), true
+}
+
+// appendRFC3339Millis writes t in RFC 3339 with exactly three fractional
+// digits, truncated, in t's own zone; years outside 0–9999 take time's
+// general formatter, as slog's does.
+func appendRFC3339Millis(b []byte, t time.Time) []byte {
+	t = t.Truncate(time.Millisecond)
+	year, month, day := t.Date()
+	if year < 0 || year >= 10000 {
+		const prefixLen = len("2006-01-02T15:04:05.000")
+		n := len(b)
+		b = t.Add(time.Millisecond/10).AppendFormat(b, time.RFC3339Nano)
+		return append(b[:n+prefixLen], b[n+prefixLen+1:]...)
+	}
+	hour, minute, sec := t.Clock()
+	b = appendDigits(b, year, 4)
+	b = append(b, '-')
+	b = appendDigits(b, int(month), 2)
+	b = append(b, '-')
+	b = appendDigits(b, day, 2)
+	b = append(b, 'T')
+	b = appendDigits(b, hour, 2)
+	b = append(b, ':')
+	b = appendDigits(b, minute, 2)
+	b = append(b, ':')
+	b = appendDigits(b, sec, 2)
+	b = append(b, '.')
+	b = appendDigits(b, t.Nanosecond()/int(time.Millisecond), 3)
+	_, offset := t.Zone()
+	if offset == 0 {
+		return append(b, 'Z')
+	}
+	zone := offset / 60 // minutes, as RFC 3339 writes them
+	if zone < 0 {
+		b = append(b, '-')
+		zone = -zone
+	} else {
+		b = append(b, '+')
+	}
+	b = appendDigits(b, zone/60, 2)
+	b = append(b, ':')
+	return appendDigits(b, zone%60, 2)
+}
+
+// appendDigits writes the non-negative n in exactly width digits.
+func appendDigits(b []byte, n, width int) []byte {
+	var d [4]byte
+	for i := width - 1; i >= 0; i-- {
+		d[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return append(b, d[:width]...)
+}
+
+// appendJSONFloat writes f as encoding/json does; NaN and infinities,
+// which JSON cannot hold, are left to slog's handler.
+func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return b, false
+	}
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	b = strconv.AppendFloat(b, f, format, -1, 64)
+	if format == 'e' {
+		// e-09 → e-9, as encoding/json writes it.
+		if n := len(b); n >= 4 && b[n-4] == 'e' && b[n-3] == '-' && b[n-2] == '0' {
+			b[n-2] = b[n-1]
+			b = b[:n-1]
+		}
+	}
+	return b, true
+}
+
+// safe holds the ASCII bytes a JSON string holds as they are: all but
+// control characters, the quote and the backslash.
+var safe = func() (s [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		s[c] = c != '"' && c != '\\'
+	}
+	return s
+}()
+
+// plain holds the bytes text output writes unquoted: the ASCII bytes a
+// JSON string holds as they are, and the backslash, but not the space and
+// '='. One look-up per byte is what makes the common case fast.
+var plain = func() (p [256]bool) {
+	for c := 0; c < utf8.RuneSelf; c++ {
+		p[c] = (safe[c] || c == '\\') && c != ' ' && c != '='
+	}
+	return p
+}()
+
+// needsQuoting reports whether text output quotes s: when it is empty or
+// holds a byte that is not plain, or a rune that is invalid, a space or
+// unprintable.
+func needsQuoting(s string) bool {
+	if len(s) == 0 {
+		return true
+	}
+	i := 0
+	// Eight bytes at a time while they are all printable ASCII other than
+	// the space, '"' and '=': what most values are.
+	for ; i+8 <= len(s); i += 8 {
+		if !plain8(load8(s[i : i+8])) {
+			break
+		}
+	}
+	for i < len(s) {
+		c := s[i]
+		if plain[c] {
+			i++
+			continue
+		}
+		if c < utf8.RuneSelf {
+			return true
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError || unicode.IsSpace(r) || !unicode.IsPrint(r) {
+			return true
+		}
+		i += size
+	}
+	return false
+}
+
+// plain8 reports whether none of the eight bytes of x is below 0x21 (the
+// controls and the space), '"', '=' or at or above 0x80, with the known
+// word tricks: (v - n·0x01…) & ^v & 0x80… is non-zero exactly when some
+// byte of v is below n (n ≤ 0x80), and a byte equal to c is a zero byte
+// of v ^ c·0x01…. TestPlain8 checks it against the byte table.
+func plain8(x uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	zero := func(v uint64) uint64 { return (v - ones) & ^v & highs }
+	below := (x - 0x21*ones) & ^x & highs
+	return (x&highs | below | zero(x^('"'*ones)) | zero(x^('='*ones))) == 0
+}
+
+// load8 reads the eight bytes of s as one little-endian word; the compiler
+// makes it a single load.
+func load8(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}
+
+// quotesPlainly reports whether strconv.Quote would write s as it is
+// between the quotes: printable ASCII without '"' or '\\'.
+func quotesPlainly(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+const hexDigits = "0123456789abcdef"
+
+// appendJSONString writes s escaped for a JSON string as slog does:
+// control characters, the quote and the backslash escaped, invalid UTF-8
+// as U+FFFD, and U+2028 and U+2029 escaped for JavaScript's sake.
+func appendJSONString(b []byte, s string) []byte {
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if safe[c] {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '\\', '"':
+				b = append(b, '\\', c)
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	return append(b, s[start:]...)
+}

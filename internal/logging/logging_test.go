@@ -1,0 +1,166 @@
+package logging
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"log/slog"
+	"math"
+	"testing"
+	"time"
+)
+
+// both logs the same through this package's handler and slog's own, for
+// each format, and fails when they wrote different bytes.
+func both(t *testing.T, opts *slog.HandlerOptions, log func(*slog.Logger)) {
+	t.Helper()
+	for _, json := range []bool{false, true} {
+		var got, want bytes.Buffer
+		if json {
+			log(slog.New(fixedTime{NewJSON(&got, opts)}))
+			log(slog.New(fixedTime{slog.NewJSONHandler(&want, opts)}))
+		} else {
+			log(slog.New(fixedTime{NewText(&got, opts)}))
+			log(slog.New(fixedTime{slog.NewTextHandler(&want, opts)}))
+		}
+		if got.String() != want.String() {
+			t.Fatalf("json=%v:\n got %q\nwant %q", json, got.String(), want.String())
+		}
+	}
+}
+
+// fixedTime gives the records a logger makes one time, so that two
+// handlers' lines compare equal.
+type fixedTime struct{ slog.Handler }
+
+var fixed = time.Date(2026, 11, 25, 18, 1, 52, 268_999_999, time.UTC)
+
+func (h fixedTime) Handle(ctx context.Context, r slog.Record) error {
+	if !r.Time.IsZero() {
+		r.Time = fixed
+	}
+	return h.Handler.Handle(ctx, r)
+}
+func (h fixedTime) WithAttrs(as []slog.Attr) slog.Handler { return fixedTime{h.Handler.WithAttrs(as)} }
+func (h fixedTime) WithGroup(name string) slog.Handler    { return fixedTime{h.Handler.WithGroup(name)} }
+
+func record(at time.Time, level slog.Level, msg string, attrs ...slog.Attr) slog.Record {
+	r := slog.NewRecord(at, level, msg, 0)
+	r.AddAttrs(attrs...)
+	return r
+}
+
+func handle(r slog.Record) func(*slog.Logger) {
+	return func(l *slog.Logger) { _ = l.Handler().(fixedTime).Handler.Handle(context.Background(), r) }
+}
+
+func TestSameAsSlog(t *testing.T) {
+	at := fixed
+	east := time.FixedZone("east", 5*3600+30*60)
+	west := time.FixedZone("west", -(3*3600 + 17*60 + 11))
+	cases := map[string]slog.Record{
+		"request line": record(at, slog.LevelInfo, "request",
+			slog.String("request_id", "6e33e692b4114e5a"), slog.String("method", "GET"),
+			slog.String("path", "/api/pages/6b07"), slog.String("query", "compact=1"),
+			slog.Int("status", 200), slog.Float64("ms", 0.058), slog.String("client", "127.0.0.1")),
+		"quoting": record(at, slog.LevelWarn, "two words",
+			slog.String("empty", ""), slog.String("eq", "a=b"), slog.String("quote", `say "hi"`),
+			slog.String("backslash", `a\b`), slog.String("control", "a\x01b\nc\td\r"),
+			slog.String("unicode", "héllo wörld"), slog.String("nbsp", "a\u00a0b"), slog.String("bad", "a\xffb"),
+			slog.String("separators", "a\u2028b\u2029c"), slog.String("html", "<a href='x'>&</a>"), slog.String("del", "a\x7fb"),
+			slog.String("key with space", "v"), slog.String("k=v", "v")),
+		"numbers": record(at, slog.LevelError, "n",
+			slog.Int64("neg", math.MinInt64), slog.Uint64("big", math.MaxUint64), slog.Bool("t", true), slog.Bool("f", false),
+			slog.Float64("tiny", 1e-9), slog.Float64("huge", 1e22), slog.Float64("third", 1.0/3), slog.Float64("zero", 0),
+			slog.Float64("negzero", math.Copysign(0, -1)), slog.Float64("int", 42)),
+		"durations and times": record(at.In(east), slog.LevelDebug+2, "t",
+			slog.Duration("d", 1500*time.Millisecond), slog.Duration("neg", -time.Nanosecond),
+			slog.Time("west", at.In(west)), slog.Time("epoch", time.Unix(0, 0).UTC()),
+			slog.Time("early", time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC))),
+		"no time":    record(time.Time{}, slog.LevelInfo+1, ""),
+		"float nan":  record(at, slog.LevelInfo, "nan", slog.Float64("x", math.NaN()), slog.Float64("y", math.Inf(-1))),
+		"any value":  record(at, slog.LevelInfo, "any", slog.Any("err", errors.New("boom")), slog.Any("list", []int{1, 2})),
+		"group":      record(at, slog.LevelInfo, "g", slog.Group("req", slog.String("a", "b")), slog.String("after", "x")),
+		"empty key":  record(at, slog.LevelInfo, "e", slog.String("", "v"), slog.Attr{}),
+		"far future": record(time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC), slog.LevelInfo, "f", slog.Time("past", time.Date(-5, 1, 1, 0, 0, 0, 0, time.UTC))),
+	}
+	for name, r := range cases {
+		t.Run(name, func(t *testing.T) { both(t, nil, handle(r)) })
+	}
+}
+
+func TestDerivedHandlers(t *testing.T) {
+	both(t, nil, func(l *slog.Logger) {
+		l = l.With("process", "a", "n", 3)
+		l.Info("request", "path", "/one")
+		l.With(slog.Any("list", []string{"x"})).Info("slow path", "k", "v")
+		l.WithGroup("g").With("in", "group").Info("grouped", "k", "v")
+		l.WithGroup("").Info("empty group name")
+		l.Debug("below the level")
+	})
+	debug := &slog.HandlerOptions{Level: slog.LevelDebug}
+	both(t, debug, func(l *slog.Logger) { l.Debug("shown") })
+	src := &slog.HandlerOptions{AddSource: true, ReplaceAttr: func(_ []string, a slog.Attr) slog.Attr {
+		if a.Key == slog.SourceKey || a.Key == slog.TimeKey {
+			return slog.Attr{}
+		}
+		return a
+	}}
+	both(t, src, func(l *slog.Logger) { l.Info("replaced", "k", "v") })
+}
+
+func FuzzSameAsSlog(f *testing.F) {
+	f.Add("request", "path", "/api/pages/x", "compact=1", int64(200), uint64(7), 0.058, true, int64(1500), int64(1764093712268999999), 0, 0)
+	f.Add("", "k=v", "a\u2028\xff", "\"\\\n", int64(-1), uint64(0), 1e-9, false, int64(-1), int64(-62135596800000000), -11000, 8)
+	f.Fuzz(func(t *testing.T, msg, key, s1, s2 string, i int64, u uint64, fl float64, bo bool, d, nanos int64, zone, level int) {
+		at := time.Unix(0, nanos).In(time.FixedZone("z", zone%(24*3600)))
+		r := record(at, slog.Level(level%16), msg, slog.String(key, s1), slog.String("s2", s2), slog.Int64("i", i),
+			slog.Uint64("u", u), slog.Float64("f", fl), slog.Bool("b", bo), slog.Duration("d", time.Duration(d)), slog.Time(key, at))
+		both(t, nil, handle(r))
+		both(t, nil, func(l *slog.Logger) { l.With(key, s1).Info(msg, "s2", s2) })
+	})
+}
+
+// BenchmarkRequestLine compares the request log line through this
+// package's handler and slog's: go test ./internal/logging -bench .
+func BenchmarkRequestLine(b *testing.B) {
+	r := record(time.Now(), slog.LevelInfo, "request",
+		slog.String("request_id", "6e33e692b4114e5a"), slog.String("method", "GET"),
+		slog.String("path", "/api/pages/6b071e58f895bfc755ff9e75"), slog.String("query", "compact=1"),
+		slog.String("route", "/api/pages/{page}"), slog.Int("status", 200), slog.Float64("ms", 0.058),
+		slog.String("client", "127.0.0.1"), slog.String("token", "6b071e58f895bfc755ff9edb"))
+	for _, h := range []struct {
+		name string
+		h    slog.Handler
+	}{{"slog", slog.NewTextHandler(discard{}, nil)}, {"logging", NewText(discard{}, nil)},
+		{"slog-json", slog.NewJSONHandler(discard{}, nil)}, {"logging-json", NewJSON(discard{}, nil)}} {
+		b.Run(h.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = h.h.Handle(context.Background(), r)
+			}
+		})
+	}
+}
+
+type discard struct{}
+
+func (discard) Write(p []byte) (int, error) { return len(p), nil }
+
+// TestPlain8 checks the eight-byte test against the byte-wise one for
+// every byte value in every position of an otherwise plain word.
+func TestPlain8(t *testing.T) {
+	for pos := 0; pos < 8; pos++ {
+		for c := 0; c < 256; c++ {
+			w := []byte("abcdefgh")
+			w[pos] = byte(c)
+			want := true
+			for _, b := range w {
+				want = want && plain[b]
+			}
+			if got := plain8(load8(string(w))); got != want {
+				t.Errorf("plain8(%q) = %v, want %v", w, got, want)
+			}
+		}
+	}
+}
