@@ -20,49 +20,12 @@ cd "$(dirname "$0")/.."
 ROUNDS=${ROUNDS:-5}
 DURATION=${DURATION:-5s}
 CONNS=${CONNS:-32}
-DATABASE=${DATABASE:-}
-ONLY=${ONLY:-}
 command -v wrk >/dev/null || { echo "bench/run.sh needs wrk (apt-get install wrk)" >&2; exit 2; }
-
-tmp=$(mktemp -d)
-pids=()
-cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
-trap cleanup EXIT
-
-srv_cpu="" load_cpu=""
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  srv_cpu="taskset -c 0" load_cpu="taskset -c 1"
-fi
-
-go build -o "$tmp/tessera" ./cmd/tessera
-go build -o "$tmp/fixture" ./bench/cmd/fixture
-go build -o "$tmp/ceiling" ./bench/cmd/ceiling
-
-store=(--data "$tmp/data")
-[ -n "$DATABASE" ] && store=(--database "$DATABASE")
-"$tmp/fixture" "${store[@]}" > "$tmp/fixture.json"
-field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" "$tmp/fixture.json"; }
-token=$(field token) short=$(field short_id) page=$(field page_id) entry=$(field entry_id) channel=$(field channel)
+source bench/lib.sh
 
 port=18080
-GOMAXPROCS=1 $srv_cpu "$tmp/tessera" serve "${store[@]}" --addr "127.0.0.1:$port" >"$tmp/serve.log" 2>&1 &
-tpid=$!
-pids+=($tpid)
-for _ in $(seq 1 100); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && break; sleep 0.1; done
-if ! kill -0 "$tpid" 2>/dev/null; then
-  echo "bench/run.sh: tessera serve did not start (is port $port taken?):" >&2
-  cat "$tmp/serve.log" >&2
-  exit 1
-fi
-
-auth=(-H "Authorization: Bearer $token" -H "X-Service-Site: $short")
-endpoints=(
-  "page|/api/pages/$page"
-  "page-compact|/api/pages/$page?compact=1"
-  "entry|/api/channels/$channel/entries/$entry"
-  "entry-list|/api/channels/$channel/entries?per_page=20"
-  "settings|/api/sites/$short/settings"
-)
+serve $port
+tpid=$spid
 
 # load PID URL: wrk's requests/s for URL, and the CPU time (user and
 # system) the server PID spent per request, in microseconds.
@@ -89,7 +52,7 @@ printf '%-14s %8s %9s %9s %6s %9s %9s %6s  %s\n' endpoint bytes ceiling tessera 
 n=0
 for e in "${endpoints[@]}"; do
   name=${e%%|*} path=${e#*|}
-  if [ -n "$ONLY" ] && [[ " $ONLY " != *" $name "* ]]; then continue; fi
+  wanted "$name" || continue
   url="http://127.0.0.1:$port$path"
   bytes=$(curl -fs "${auth[@]}" "$url" | wc -c)
   cport=$((19090 + n)); n=$((n + 1))

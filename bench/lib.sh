@@ -1,0 +1,55 @@
+# bench/lib.sh: what bench/run.sh and bench/instructions.sh share, sourced
+# by both from the repository's root: a scratch directory removed on exit
+# with the processes started, the binaries (tessera, the fixture writer
+# and the ceiling), the benchmark fixture in a store (SQLite in the
+# scratch directory, or DATABASE) and the endpoints measured, with their
+# request headers.
+tmp=$(mktemp -d)
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+go build -o "$tmp/tessera" ./cmd/tessera
+go build -o "$tmp/fixture" ./bench/cmd/fixture
+go build -o "$tmp/ceiling" ./bench/cmd/ceiling
+
+DATABASE=${DATABASE:-}
+store=(--data "$tmp/data")
+[ -n "$DATABASE" ] && store=(--database "$DATABASE")
+"$tmp/fixture" "${store[@]}" > "$tmp/fixture.json"
+field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" "$tmp/fixture.json"; }
+token=$(field token) short=$(field short_id) page=$(field page_id) entry=$(field entry_id) channel=$(field channel)
+
+auth=(-H "Authorization: Bearer $token" -H "X-Service-Site: $short")
+endpoints=(
+  "page|/api/pages/$page"
+  "page-compact|/api/pages/$page?compact=1"
+  "entry|/api/channels/$channel/entries/$entry"
+  "entry-list|/api/channels/$channel/entries?per_page=20"
+  "settings|/api/sites/$short/settings"
+)
+
+# wanted NAME: whether ONLY (a space-separated list of endpoint names, or
+# empty for all) includes NAME.
+ONLY=${ONLY:-}
+wanted() { [ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]; }
+
+# serve PORT [WRAPPER...]: starts tessera serve on the fixture's store (on
+# the server's core, through WRAPPER when given), waits until it answers
+# and sets spid; stops the script with the server's log if it did not start.
+serve() {
+  local port=$1
+  shift
+  GOMAXPROCS=1 $srv_cpu "$@" "$tmp/tessera" serve "${store[@]}" --addr "127.0.0.1:$port" >"$tmp/serve.log" 2>&1 &
+  spid=$!
+  pids+=($spid)
+  for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && return; kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done
+  echo "$0: tessera serve did not start (is port $port taken?):" >&2
+  cat "$tmp/serve.log" >&2
+  exit 1
+}
+
+srv_cpu="" load_cpu=""
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+  srv_cpu="taskset -c 0" load_cpu="taskset -c 1"
+fi
