@@ -18,6 +18,7 @@
 #
 #   bash bench/instructions.sh
 #   ONLY="page-compact" DURATION=10s KEEP=/tmp/cg bash bench/instructions.sh
+#   TESSERA=/path/to/tessera bash bench/instructions.sh   # another build
 #
 # Needs valgrind and wrk.
 set -euo pipefail

@@ -1,7 +1,8 @@
 # bench/lib.sh: what bench/run.sh and bench/instructions.sh share, sourced
 # by both from the repository's root: a scratch directory removed on exit
 # with the processes started, the binaries (tessera, the fixture writer
-# and the ceiling), the benchmark fixture in a store (SQLite in the
+# and the ceiling; TESSERA=path measures that tessera build instead of
+# one from this tree), the benchmark fixture in a store (SQLite in the
 # scratch directory, or DATABASE) and the endpoints measured, with their
 # request headers.
 tmp=$(mktemp -d)
@@ -9,7 +10,7 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 
-go build -o "$tmp/tessera" ./cmd/tessera
+if [ -n "${TESSERA:-}" ]; then cp "$TESSERA" "$tmp/tessera"; else go build -o "$tmp/tessera" ./cmd/tessera; fi
 go build -o "$tmp/fixture" ./bench/cmd/fixture
 go build -o "$tmp/ceiling" ./bench/cmd/ceiling
 

@@ -12,6 +12,7 @@
 #   ROUNDS=5 DURATION=10s CONNS=32 bash bench/run.sh
 #   DATABASE=postgres://postgres@127.0.0.1:5432/bench?sslmode=disable bash bench/run.sh
 #   ONLY="page-compact entry-list" bash bench/run.sh   # some endpoints only
+#   TESSERA=/path/to/tessera bash bench/run.sh          # another build, same fixture
 #
 # Needs wrk (Debian package wrk) and, for pinning, taskset (util-linux).
 set -euo pipefail
