@@ -22,6 +22,8 @@ import (
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tessera-cms/tessera/internal/jsonw"
 )
 
 // NewText returns a handler writing slog.TextHandler's format to w.
@@ -206,9 +208,10 @@ func (h *handler) appendKey(b []byte, key string, sep bool) []byte {
 
 func (h *handler) appendString(b []byte, s string) []byte {
 	if h.json {
-		b = append(b, '"')
-		b = appendJSONString(b, s)
-		return append(b, '"')
+		// jsonw escapes as slog does: control characters, '"' and '\\',
+		// invalid UTF-8 as U+FFFD, U+2028 and U+2029; FuzzSameAsSlog holds
+		// the two together.
+		return jsonw.AppendString(b, s)
 	}
 	if needsQuoting(s) {
 		if quotesPlainly(s) { // say, a query string: quoted for its '='
@@ -309,21 +312,13 @@ func appendJSONFloat(b []byte, f float64) ([]byte, bool) {
 	return b, true
 }
 
-// safe holds the ASCII bytes a JSON string holds as they are: all but
-// control characters, the quote and the backslash.
-var safe = func() (s [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		s[c] = c != '"' && c != '\\'
-	}
-	return s
-}()
-
-// plain holds the bytes text output writes unquoted: the ASCII bytes a
-// JSON string holds as they are, and the backslash, but not the space and
-// '='. One look-up per byte is what makes the common case fast.
+// plain holds the bytes text output writes unquoted: printable ASCII
+// (DEL too, as slog has it) but the space, '"' and '='. The backslash is
+// plain: slog quotes for what JSON would escape, but not for it. One
+// look-up per byte is what makes the common case fast.
 var plain = func() (p [256]bool) {
-	for c := 0; c < utf8.RuneSelf; c++ {
-		p[c] = (safe[c] || c == '\\') && c != ' ' && c != '='
+	for c := 0x21; c < utf8.RuneSelf; c++ {
+		p[c] = c != '"' && c != '='
 	}
 	return p
 }()
@@ -390,52 +385,4 @@ func quotesPlainly(s string) bool {
 		}
 	}
 	return true
-}
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString writes s escaped for a JSON string as slog does:
-// control characters, the quote and the backslash escaped, invalid UTF-8
-// as U+FFFD, and U+2028 and U+2029 escaped for JavaScript's sake.
-func appendJSONString(b []byte, s string) []byte {
-	start := 0
-	for i := 0; i < len(s); {
-		if c := s[i]; c < utf8.RuneSelf {
-			if safe[c] {
-				i++
-				continue
-			}
-			b = append(b, s[start:i]...)
-			switch c {
-			case '\\', '"':
-				b = append(b, '\\', c)
-			case '\n':
-				b = append(b, '\\', 'n')
-			case '\r':
-				b = append(b, '\\', 'r')
-			case '\t':
-				b = append(b, '\\', 't')
-			default:
-				b = append(b, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		r, size := utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && size == 1:
-			b = append(b, s[start:i]...)
-			b = append(b, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
-			b = append(b, s[start:i]...)
-			b = append(b, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
-		default:
-			i += size
-			continue
-		}
-		i += size
-		start = i
-	}
-	return append(b, s[start:]...)
 }
