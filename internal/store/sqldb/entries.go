@@ -333,8 +333,13 @@ func (x entries) GetMany(siteID string, ids []string) ([]*store.Entry, error) {
 
 func (x entries) ChannelStamp(siteID, channelID string) (store.Stamp, error) {
 	var st store.Stamp
-	err := x.queryRow(`SELECT COUNT(*), MAX(updated_at) FROM entries WHERE site_id = ? AND channel_id = ?`,
-		siteID, channelID).Scan(&st.Count, optTimeCol{&st.Latest})
+	// Two index look-ups, not a count of the channel's rows: entry_counts
+	// holds the count (kept in every create and delete), and the newest
+	// updated_at is the last key of entries_updated (migration 0015),
+	// asked for as ORDER BY … LIMIT 1 so that both databases read just it.
+	err := x.queryRow(`SELECT COALESCE((SELECT n FROM entry_counts WHERE site_id = ? AND channel_id = ?), 0),
+		(SELECT updated_at FROM entries WHERE site_id = ? AND channel_id = ? ORDER BY updated_at DESC LIMIT 1)`,
+		siteID, channelID, siteID, channelID).Scan(&st.Count, optTimeCol{&st.Latest})
 	if err != nil {
 		return st, x.fail(err, "stamp channel "+channelID+" of site "+siteID, "")
 	}
