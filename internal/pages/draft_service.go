@@ -53,7 +53,7 @@ func (s *Service) archive(tx store.Tx, site *store.Site, p *Page, action string)
 	if err != nil {
 		return fmt.Errorf("pages: encode version of %s: %w", p.ID, err)
 	}
-	snapshot, baseID, err := nextVersion(tx, site.ID, p.ID, doc)
+	snapshot, baseID, depth, err := nextVersion(tx, &s.versionDocs, site.ID, p.ID, doc)
 	if err != nil {
 		return err
 	}
@@ -62,6 +62,7 @@ func (s *Service) archive(tx store.Tx, site *store.Site, p *Page, action string)
 	if err := tx.Versions().Create(v); err != nil {
 		return err
 	}
+	s.versionDocs.put(v.ID, doc, depth)
 	_, err = tx.Versions().Prune(site.ID, p.ID, versionsKept, tx.Now().Add(-versionsWindow))
 	return err
 }

@@ -43,6 +43,9 @@ type Service struct {
 	// seeks are places in each site's page list that deep list windows
 	// start from (see seekWindow), valid while Fresh's mark holds.
 	seeks fresh.Places[string, store.PageCursor]
+	// versionDocs saves the next archive of a page a read of its newest
+	// version's chain.
+	versionDocs versionDocs
 }
 
 // readKey is what a page read is answered by: the site as the request has

@@ -166,23 +166,34 @@ func chainDoc(chain []*store.Version) ([]byte, error) {
 }
 
 // nextVersion returns how to store doc as the page's next version: its
-// snapshot and the version it is stored against (none: on its own). It is
-// a delta against the page's newest version while that version's chain is
-// shorter than versionChainMax and the delta is shorter than the document
-// compressed on its own.
-func nextVersion(tx store.Tx, siteID, pageID string, doc []byte) (snapshot []byte, baseID string, err error) {
-	chain, err := tx.Versions().LatestChain(siteID, pageID)
-	if err != nil {
-		return nil, "", err
+// snapshot, the version it is stored against (none: on its own) and the
+// length of its chain. It is a delta against the page's newest version
+// while that version's chain is shorter than versionChainMax and the delta
+// is shorter than the document compressed on its own. The newest
+// version's document comes from docs when this process archived it, and
+// is read back from its chain otherwise.
+func nextVersion(tx store.Tx, docs *versionDocs, siteID, pageID string, doc []byte) (snapshot []byte, baseID string, depth int, err error) {
+	latest, err := tx.Versions().Latest(siteID, pageID)
+	if err != nil || latest == "" {
+		return encodeVersionDoc(doc), "", 1, err
 	}
-	if len(chain) == 0 || len(chain) >= versionChainMax {
-		return encodeVersionDoc(doc), "", nil
+	base, n, ok := docs.get(latest)
+	if !ok {
+		chain, err := tx.Versions().Chain(siteID, pageID, latest)
+		if err != nil {
+			return nil, "", 0, err
+		}
+		if n = len(chain); n >= versionChainMax {
+			return encodeVersionDoc(doc), "", 1, nil
+		}
+		if base, err = chainDoc(chain); err != nil {
+			// The newest version does not read (a damaged row): the new
+			// one starts a chain of its own rather than fail the save.
+			return encodeVersionDoc(doc), "", 1, nil
+		}
 	}
-	base, err := chainDoc(chain)
-	if err != nil {
-		// The newest version does not read (a damaged row): the new one
-		// starts a chain of its own rather than fail the save.
-		return encodeVersionDoc(doc), "", nil
+	if n >= versionChainMax {
+		return encodeVersionDoc(doc), "", 1, nil
 	}
 	stored := encodeVersionDelta(base, doc)
 	// A delta past an eighth of the document may cost more than the
@@ -190,8 +201,50 @@ func nextVersion(tx store.Tx, siteID, pageID string, doc []byte) (snapshot []byt
 	// only then is the comparison worth a compression.
 	if len(stored) > len(doc)/8 {
 		if full := encodeVersionDoc(doc); len(full) <= len(stored) {
-			return full, "", nil
+			return full, "", 1, nil
 		}
 	}
-	return stored, chain[0].ID, nil
+	return stored, latest, n + 1, nil
+}
+
+// versionDocs keeps the documents of the versions this process archived
+// last, by version id, with the length of their chains: the next save of
+// the same page stores a delta against that document without reading and
+// replaying the chain. A version never changes once stored, so an entry
+// can be wrong only for an id that no committed version has (its
+// transaction rolled back), and such an id is never asked for: ids come
+// from Versions.Latest. It holds at most versionDocsMax bytes and starts
+// over when full.
+type versionDocs struct {
+	mu    sync.Mutex
+	docs  map[string]versionDoc
+	bytes int
+}
+
+type versionDoc struct {
+	doc   []byte
+	depth int
+}
+
+const versionDocsMax = 16 << 20
+
+func (c *versionDocs) get(id string) (doc []byte, depth int, ok bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d, ok := c.docs[id]
+	return d.doc, d.depth, ok
+}
+
+// put keeps doc, which the caller no longer changes.
+func (c *versionDocs) put(id string, doc []byte, depth int) {
+	if len(doc) > versionDocsMax/4 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.docs == nil || c.bytes+len(doc) > versionDocsMax {
+		c.docs, c.bytes = map[string]versionDoc{}, 0
+	}
+	c.docs[id] = versionDoc{doc, depth}
+	c.bytes += len(doc)
 }

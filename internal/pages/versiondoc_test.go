@@ -283,9 +283,19 @@ func TestVersionChains(t *testing.T) {
 			ctx := context.Background()
 			archived := map[string][]byte{}
 			var order []string // oldest first
+			// Every fifth save goes through a second service, as another
+			// process would: its next archive reads the chain back, and
+			// the first service's own next one finds its document held
+			// for a version no longer the newest.
+			other := &pages.Service{Store: env.Pages.Store, Themes: env.Pages.Themes, Locker: env.Pages.Locker,
+				SiteURL: env.Pages.SiteURL, Files: env.Pages.Files, Entries: env.Pages.Entries}
 			save := func(i int) {
 				t.Helper()
-				p, err := env.Pages.Update(ctx, site, pageID, []byte(fmt.Sprintf(`{"title":"Save %d"}`, i)), pages.WriteOptions{Locale: site.DefaultLocale})
+				svc := env.Pages
+				if i%5 == 4 {
+					svc = other
+				}
+				p, err := svc.Update(ctx, site, pageID, []byte(fmt.Sprintf(`{"title":"Save %d"}`, i)), pages.WriteOptions{Locale: site.DefaultLocale})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -358,6 +368,9 @@ func TestVersionChains(t *testing.T) {
 				save(i)
 			}
 			check(saves)
+			if pages.VersionDocsHeld(env.Pages) == 0 || pages.VersionDocsHeld(other) == 0 {
+				t.Errorf("the services hold no version documents for their next archives")
+			}
 			// Eight days on, a save prunes all but the newest ten, whose
 			// chains reach back into the pruned ones.
 			env.Clock.Advance(8 * 24 * time.Hour)

@@ -435,6 +435,9 @@ type Versions interface {
 	// LatestChain is Chain for the page's newest version (as List orders
 	// them); empty when the page has no versions.
 	LatestChain(siteID, pageID string) ([]*Version, error)
+	// Latest returns the id of the page's newest version (as List orders
+	// them), reading no snapshot; "" when the page has none.
+	Latest(siteID, pageID string) (string, error)
 	// List returns a page's versions newest first (created_at, then id,
 	// descending), without their snapshots, and their total.
 	List(siteID, pageID string, opt ListOptions) ([]*Version, int, error)

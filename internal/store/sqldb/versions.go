@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -114,6 +115,19 @@ func (x versions) LatestChain(siteID, pageID string) ([]*store.Version, error) {
 	return x.chain("read the chain of the newest version of page "+pageID+" of site "+siteID,
 		`id = (SELECT id FROM page_versions WHERE site_id = ? AND page_id = ? AND pruned = FALSE
 			ORDER BY created_at DESC, id DESC LIMIT 1)`, siteID, pageID)
+}
+
+func (x versions) Latest(siteID, pageID string) (string, error) {
+	var id string
+	err := x.queryRow(`SELECT id FROM page_versions WHERE site_id = ? AND page_id = ? AND pruned = FALSE
+		ORDER BY created_at DESC, id DESC LIMIT 1`, siteID, pageID).Scan(&id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", x.fail(err, "find the newest version of page "+pageID+" of site "+siteID, "")
+	}
+	return id, nil
 }
 
 func (x versions) List(siteID, pageID string, opt store.ListOptions) ([]*store.Version, int, error) {

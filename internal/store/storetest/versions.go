@@ -376,6 +376,13 @@ func testVersionsChain(t *testing.T, e *env) {
 			t.Fatalf("LatestChain: %v", err)
 		}
 		checkDiff(t, "LatestChain", chainIDs(t, chain), []string{second[1].ID, second[0].ID})
+		for _, c := range []struct{ site, page, want string }{
+			{s.ID, p.ID, second[1].ID}, {s.ID, q.ID, ""}, {other.ID, p.ID, ""},
+		} {
+			if id, err := tx.Versions().Latest(c.site, c.page); err != nil || id != c.want {
+				t.Errorf("Latest(%s, %s) = %q, %v; want %q", c.site, c.page, id, err, c.want)
+			}
+		}
 		chain, err = tx.Versions().LatestChain(s.ID, q.ID)
 		if err != nil || len(chain) != 0 {
 			t.Errorf("LatestChain(page without versions): got %v, %v; want none", ids(chain, versionID), err)
@@ -487,6 +494,9 @@ func testVersionsPruneKeepsBases(t *testing.T, e *env) {
 			t.Fatalf("LatestChain: %v", err)
 		}
 		checkDiff(t, "LatestChain after the second Prune", chainIDs(t, chain), []string{fresh[1].ID, fresh[0].ID})
+		if id, err := tx.Versions().Latest(s.ID, p.ID); err != nil || id != fresh[1].ID {
+			t.Errorf("Latest after the second Prune = %q, %v; want %q", id, err, fresh[1].ID)
+		}
 		return nil
 	})
 
