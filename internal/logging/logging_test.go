@@ -6,6 +6,8 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -161,6 +163,42 @@ func TestPlain8(t *testing.T) {
 			if got := plain8(load8(string(w))); got != want {
 				t.Errorf("plain8(%q) = %v, want %v", w, got, want)
 			}
+		}
+	}
+}
+
+// TestConcurrentLines logs from many goroutines, through both paths and a
+// derived handler, into a writer that is not safe for concurrent use: the
+// handler's lock must keep every line whole.
+func TestConcurrentLines(t *testing.T) {
+	var out bytes.Buffer
+	l := slog.New(NewText(&out, nil))
+	derived := l.With("process", "a")
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range 200 {
+				switch i % 3 {
+				case 0:
+					l.Info("fast", "g", g, "i", i)
+				case 1:
+					l.Info("slow", "list", []int{g, i}) // slog's own handler
+				default:
+					derived.Info("derived", "g", g, "i", i)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 8*200 {
+		t.Fatalf("%d lines, want %d", len(lines), 8*200)
+	}
+	for _, line := range lines {
+		if !strings.HasPrefix(line, "time=") || strings.Count(line, "time=") != 1 {
+			t.Fatalf("a broken line: %q", line)
 		}
 	}
 }
