@@ -70,18 +70,38 @@ func FuzzPageParams(f *testing.F) {
 }
 
 // TestHeaderKeysCanonical checks that every key headerValue is given is
-// in canonical form: a key that is not would never match a header.
+// in canonical form: a key that is not would never match a header. A key
+// is a string literal or a string constant of the package.
 func TestHeaderKeysCanonical(t *testing.T) {
-	files, err := filepath.Glob("*.go")
+	names, err := filepath.Glob("*.go")
 	if err != nil {
 		t.Fatal(err)
 	}
 	fset, calls := token.NewFileSet(), 0
-	for _, name := range files {
+	var files []*ast.File
+	consts := map[string]string{}
+	for _, name := range names {
 		f, err := parser.ParseFile(fset, name, nil, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
+		files = append(files, f)
+		for _, d := range f.Decls {
+			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
+				for _, spec := range g.Specs {
+					vs := spec.(*ast.ValueSpec)
+					for i, n := range vs.Names {
+						if i < len(vs.Values) {
+							if lit, ok := vs.Values[i].(*ast.BasicLit); ok && lit.Kind == token.STRING {
+								consts[n.Name], _ = strconv.Unquote(lit.Value)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+	for _, f := range files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
 			if !ok {
@@ -91,12 +111,20 @@ func TestHeaderKeysCanonical(t *testing.T) {
 				return true
 			}
 			calls++
-			lit, ok := call.Args[1].(*ast.BasicLit)
-			if !ok {
-				t.Errorf("%s: headerValue with a key that is not a string literal", fset.Position(call.Pos()))
+			var key string
+			switch arg := call.Args[1].(type) {
+			case *ast.BasicLit:
+				key, _ = strconv.Unquote(arg.Value)
+			case *ast.Ident:
+				var ok bool
+				if key, ok = consts[arg.Name]; !ok {
+					t.Errorf("%s: headerValue with a key that is not a string constant", fset.Position(call.Pos()))
+					return true
+				}
+			default:
+				t.Errorf("%s: headerValue with a key that is not a string literal or constant", fset.Position(call.Pos()))
 				return true
 			}
-			key, _ := strconv.Unquote(lit.Value)
 			if canon := http.CanonicalHeaderKey(key); canon != key {
 				t.Errorf("%s: header key %q is not canonical (%q)", fset.Position(call.Pos()), key, canon)
 			}

@@ -95,10 +95,7 @@ func query(r *http.Request) url.Values {
 const requestIDHeader = "X-Request-Id"
 
 func requestID(r *http.Request) string {
-	var id string
-	if v := r.Header[requestIDHeader]; len(v) > 0 {
-		id = v[0]
-	}
+	id := headerValue(r.Header, requestIDHeader)
 	if len(id) > 0 && len(id) <= 64 {
 		ok := true
 		for _, c := range id {
