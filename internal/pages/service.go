@@ -76,30 +76,19 @@ type ReadOptions struct {
 }
 
 func (o ReadOptions) key() string {
-	flags := ""
-	switch {
-	case o.Compact && o.ClientVersion:
-		flags = "cv"
-	case o.Compact:
-		flags = "c"
-	case o.ClientVersion:
-		flags = "v"
+	flags := 0
+	if o.Compact {
+		flags |= 1
+	}
+	if o.ClientVersion {
+		flags |= 2
 	}
 	if o.Locale == "" && len(o.Fields) == 0 {
-		// The common reads, with no string to build.
-		switch flags {
-		case "cv":
-			return "|cv|"
-		case "c":
-			return "|c|"
-		case "v":
-			return "|v|"
-		}
-		return "||"
+		return commonReadKeys[flags] // the common reads, with no string to build
 	}
 	var buf [64]byte
 	b := append(buf[:0], o.Locale...)
-	b = append(append(append(b, '|'), flags...), '|')
+	b = append(append(append(b, '|'), readKeyFlags[flags]...), '|')
 	for i, f := range o.Fields {
 		if i > 0 {
 			b = append(b, ',')
@@ -108,6 +97,13 @@ func (o ReadOptions) key() string {
 	}
 	return string(b)
 }
+
+// readKeyFlags spell Compact (c) and ClientVersion (v) in a read's key;
+// commonReadKeys are the whole keys of reads with no locale or fields.
+var (
+	readKeyFlags   = [4]string{"", "c", "v", "cv"}
+	commonReadKeys = [4]string{"||", "|c|", "|v|", "|cv|"}
+)
 
 // WriteOptions are the query options and headers of a page write.
 type WriteOptions struct {
