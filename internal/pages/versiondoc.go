@@ -183,13 +183,13 @@ func nextVersion(tx store.Tx, docs *versionDocs, siteID, pageID string, doc []by
 		if err != nil {
 			return nil, "", 0, err
 		}
-		if n = len(chain); n >= versionChainMax {
-			return encodeVersionDoc(doc), "", 1, nil
-		}
-		if base, err = chainDoc(chain); err != nil {
-			// The newest version does not read (a damaged row): the new
-			// one starts a chain of its own rather than fail the save.
-			return encodeVersionDoc(doc), "", 1, nil
+		// A full chain is not decoded: the new version starts its own.
+		if n = len(chain); n < versionChainMax {
+			if base, err = chainDoc(chain); err != nil {
+				// The newest version does not read (a damaged row): the
+				// new one starts a chain of its own rather than fail.
+				return encodeVersionDoc(doc), "", 1, nil
+			}
 		}
 	}
 	if n >= versionChainMax {
