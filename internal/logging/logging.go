@@ -123,7 +123,7 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 		sep = true
 	}
 	b = h.appendKey(b, slog.LevelKey, sep)
-	b = h.appendString(b, levelString(r.Level))
+	b = h.appendString(b, r.Level.String())
 	b = h.appendKey(b, slog.MessageKey, true)
 	b = h.appendString(b, r.Message)
 	b = append(b, h.attrs...)
@@ -143,20 +143,6 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 	*bp = b
 	_, err := h.w.Write(b)
 	return err
-}
-
-func levelString(l slog.Level) string {
-	switch l {
-	case slog.LevelDebug:
-		return "DEBUG"
-	case slog.LevelInfo:
-		return "INFO"
-	case slog.LevelWarn:
-		return "WARN"
-	case slog.LevelError:
-		return "ERROR"
-	}
-	return l.String()
 }
 
 // appendAttr appends a's separator, key and value; ok is false when the
