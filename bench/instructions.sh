@@ -63,12 +63,8 @@ for e in "${endpoints[@]}"; do
     for load in 0 "$DURATION"; do
       out="$who-$name-${load}"
       if [ $who = ceiling ]; then
-        GOMAXPROCS=1 $srv_cpu "${cg[@]}" --cachegrind-out-file="$tmp/$out.out" "$tmp/ceiling" --addr 127.0.0.1:19090 \
-          --from "http://127.0.0.1:18080$path" "${auth[@]}" 2>>"$tmp/ceiling.log" &
-        pid=$!
-        pids+=($pid)
-        for _ in $(seq 1 300); do curl -fs -o /dev/null "${auth[@]}" "http://127.0.0.1:19090$path" && break; sleep 0.1; done
-        url="http://127.0.0.1:19090$path"
+        ceiling 19090 "http://127.0.0.1:18080$path" "$path" "${cg[@]}" --cachegrind-out-file="$tmp/$out.out"
+        pid=$cpid url="http://127.0.0.1:19090$path"
       else
         serve 18081 "${cg[@]}" --cachegrind-out-file="$tmp/$out.out"
         pid=$spid url="http://127.0.0.1:18081$path"

@@ -3,8 +3,9 @@
 # with the processes started, the binaries (tessera, the fixture writer
 # and the ceiling; TESSERA=path measures that tessera build instead of
 # one from this tree), the benchmark fixture in a store (SQLite in the
-# scratch directory, or DATABASE) and the endpoints measured, with their
-# request headers.
+# scratch directory, or DATABASE), the endpoints measured with their
+# request headers, and how Tessera (serve) and the ceiling (ceiling) are
+# started.
 tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
@@ -48,6 +49,18 @@ serve() {
   echo "$0: tessera serve did not start (is port $port taken?):" >&2
   cat "$tmp/serve.log" >&2
   exit 1
+}
+
+# ceiling PORT FROM PATH [WRAPPER...]: starts the ceiling on PORT serving
+# the answer of the Tessera URL FROM (on the server's core, through WRAPPER
+# when given), waits until it answers PATH and sets cpid.
+ceiling() {
+  local port=$1 from=$2 path=$3
+  shift 3
+  GOMAXPROCS=1 $srv_cpu "$@" "$tmp/ceiling" --addr "127.0.0.1:$port" --from "$from" "${auth[@]}" 2>>"$tmp/ceiling.log" &
+  cpid=$!
+  pids+=($cpid)
+  for _ in $(seq 1 300); do curl -fs -o /dev/null "${auth[@]}" "http://127.0.0.1:$port$path" && break; sleep 0.1; done
 }
 
 srv_cpu="" load_cpu=""

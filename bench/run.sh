@@ -57,10 +57,7 @@ for e in "${endpoints[@]}"; do
   url="http://127.0.0.1:$port$path"
   bytes=$(curl -fs "${auth[@]}" "$url" | wc -c)
   cport=$((19090 + n)); n=$((n + 1))
-  GOMAXPROCS=1 $srv_cpu "$tmp/ceiling" --addr "127.0.0.1:$cport" --from "$url" "${auth[@]}" 2>>"$tmp/ceiling.log" &
-  cpid=$!
-  pids+=($cpid)
-  for _ in $(seq 1 100); do curl -fs "${auth[@]}" "http://127.0.0.1:$cport$path" >/dev/null && break; sleep 0.1; done
+  ceiling "$cport" "$url" "$path"
   cs=() ts=() rs=() ccs=() tcs=() crs=()
   for _ in $(seq 1 "$ROUNDS"); do
     read -r c cc < <(load "$cpid" "http://127.0.0.1:$cport$path")
