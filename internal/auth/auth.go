@@ -54,10 +54,12 @@ var (
 )
 
 // HashToken returns the stored form of a token secret.
-func HashToken(secret string) string {
-	sum := sha256.Sum256([]byte(secret))
-	return hex.EncodeToString(sum[:])
-}
+func HashToken(secret string) string { return storedForm(sha256.Sum256([]byte(secret))) }
+
+// storedForm is how a token's SHA-256 is stored and looked up: in hex.
+// The auth cache keeps the raw sum and turns it into this form only on a
+// miss.
+func storedForm(sum [sha256.Size]byte) string { return hex.EncodeToString(sum[:]) }
 
 // newSecret returns a fresh random token secret.
 func newSecret() (string, error) {
@@ -89,7 +91,7 @@ func (s *Service) Authenticate(ctx context.Context, secret, site string) (*Princ
 	}
 	c.misses.Add(1)
 	gen, readAt := c.generation(), c.clock()
-	p, err := s.resolve(ctx, hex.EncodeToString(key.hash[:]), site)
+	p, err := s.resolve(ctx, storedForm(key.hash), site)
 	if err == nil {
 		c.put(key, p, gen, readAt)
 	}
