@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -37,7 +38,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var addr, logFormat string
 	var withDemo bool
 	var limits httpapi.Limits
-	var connsPerClient int
+	var connsPerClient, heapFloorMiB int
 	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow string
 	var urls sites.URLs
 	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom string
@@ -62,6 +63,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&urls.Public, "public-url", env("TESSERA_PUBLIC_URL", ""), "public base URL of the sites: https://{site}.example.com (each site by short id) or https://www.example.com (the default site); sites with a domain use it instead [TESSERA_PUBLIC_URL]")
 	fs.StringVar(&urls.DefaultSite, "default-site", env("TESSERA_DEFAULT_SITE", ""), "site (id or short id) shown on hosts that name no site [TESSERA_DEFAULT_SITE]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
+	fs.IntVar(&heapFloorMiB, "heap-floor", envInt("TESSERA_HEAP_FLOOR", defaultHeapFloorMiB), "MiB the garbage collector counts as always in use, so that a small live heap is not collected every few MB of allocation; address space, not resident memory; 0 for none [TESSERA_HEAP_FLOOR]")
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
 	if _, err := parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -73,6 +75,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// A renewal every third of a shorter lease would race Redis round trips.
 		return fmt.Errorf("--lock-lease %v: want at least 100ms", lockLease)
 	}
+	floor, err := newHeapFloor(heapFloorMiB)
+	if err != nil {
+		return err
+	}
+	defer runtime.KeepAlive(floor) // the floor lasts as long as the server
 	logOut := newBufferedLog(stderr)
 	defer logOut.Close()
 	logger, err := newLogger(logOut, logFormat)
