@@ -44,16 +44,16 @@ func (x entries) Create(e *store.Entry) error {
 	if err != nil {
 		return x.fail(err, op, entryConflict(e))
 	}
-	_, err = x.exec(`INSERT INTO entry_counts (site_id, channel_id, n) VALUES (?, ?, 1)
-		ON CONFLICT (site_id, channel_id) DO UPDATE SET n = entry_counts.n + 1`, e.SiteID, e.ChannelID)
+	_, err = x.exec(`INSERT INTO entry_counts (site_id, channel_id, stripe, n) VALUES (?, ?, ?, 1)
+		ON CONFLICT (site_id, channel_id, stripe) DO UPDATE SET n = entry_counts.n + 1`, e.SiteID, e.ChannelID, countStripe(e.ID))
 	if err != nil {
 		return x.fail(err, op, "")
 	}
 	return x.putDerived(e, op)
 }
 
-// Count reads entry_counts: one row, or for the whole site one per
-// channel.
+// Count sums entry_counts: the channel's stripes, or for the whole site
+// those of every channel.
 func (x entries) Count(siteID, channelID string) (int, error) {
 	query, args := `SELECT COALESCE(SUM(n), 0) FROM entry_counts WHERE site_id = ?`, []any{siteID}
 	if channelID != "" {
@@ -140,9 +140,12 @@ func (x entries) Delete(siteID, id string) error {
 		return err
 	}
 	// Before the row goes, while its channel can be read; a missing entry
-	// changes no count, and the delete then fails.
-	_, err := x.exec(`UPDATE entry_counts SET n = n - 1 WHERE site_id = ? AND channel_id =
-		(SELECT channel_id FROM entries WHERE site_id = ? AND id = ?)`, siteID, siteID, id)
+	// changes no count, and the delete then fails. The entry's own stripe
+	// may have no row (an entry counted before the stripes, in stripe 0):
+	// it is made, at -1.
+	_, err := x.exec(`INSERT INTO entry_counts (site_id, channel_id, stripe, n)
+		SELECT site_id, channel_id, ?, -1 FROM entries WHERE site_id = ? AND id = ?
+		ON CONFLICT (site_id, channel_id, stripe) DO UPDATE SET n = entry_counts.n + excluded.n`, countStripe(id), siteID, id)
 	if err != nil {
 		return x.fail(err, op, "")
 	}
@@ -333,11 +336,12 @@ func (x entries) GetMany(siteID string, ids []string) ([]*store.Entry, error) {
 
 func (x entries) ChannelStamp(siteID, channelID string) (store.Stamp, error) {
 	var st store.Stamp
-	// Two index look-ups, not a count of the channel's rows: entry_counts
-	// holds the count (kept in every create and delete), and the newest
+	// Two index ranges, not a count of the channel's rows: entry_counts
+	// holds the count (kept in every create and delete, in at most
+	// countStripes rows), and the newest
 	// updated_at is the last key of entries_updated (migration 0015),
 	// asked for as ORDER BY … LIMIT 1 so that both databases read just it.
-	err := x.queryRow(`SELECT COALESCE((SELECT n FROM entry_counts WHERE site_id = ? AND channel_id = ?), 0),
+	err := x.queryRow(`SELECT (SELECT COALESCE(SUM(n), 0) FROM entry_counts WHERE site_id = ? AND channel_id = ?),
 		(SELECT updated_at FROM entries WHERE site_id = ? AND channel_id = ? ORDER BY updated_at DESC LIMIT 1)`,
 		siteID, channelID, siteID, channelID).Scan(&st.Count, optTimeCol{&st.Latest})
 	if err != nil {

@@ -5,3 +5,8 @@ func Rebind(d Dialect, query string) string { return d.rebind(query) }
 
 // PrefixEnd exposes the prefix range bound to the tests.
 var PrefixEnd = prefixEnd
+
+// CountStripe and CountStripes expose the count rows' striping to the tests.
+var CountStripe = countStripe
+
+const CountStripes = countStripes

@@ -53,23 +53,25 @@ func (x pages) Create(p *store.PageRecord) error {
 		return x.fail(err, "create page "+p.ID+" of site "+p.SiteID,
 			fmt.Sprintf("A page with id %q already exists.", p.ID))
 	}
-	return x.addCount(p.SiteID, 1)
+	return x.addCount(p.SiteID, p.ID, 1)
 }
 
-// addCount moves the site's row of page_counts by delta, creating it.
-func (x pages) addCount(siteID string, delta int64) error {
-	_, err := x.exec(`INSERT INTO page_counts (site_id, n) VALUES (?, ?)
-		ON CONFLICT (site_id) DO UPDATE SET n = page_counts.n + excluded.n`, siteID, delta)
+// addCount moves the site's page count by delta, in the stripe of the page
+// id it is for (creating that row).
+func (x pages) addCount(siteID, pageID string, delta int64) error {
+	_, err := x.exec(`INSERT INTO page_counts (site_id, stripe, n) VALUES (?, ?, ?)
+		ON CONFLICT (site_id, stripe) DO UPDATE SET n = page_counts.n + excluded.n`, siteID, countStripe(pageID), delta)
 	if err != nil {
 		return x.fail(err, "count pages of site "+siteID, "")
 	}
 	return nil
 }
 
+// Count sums the site's rows of page_counts: at most countStripes.
 func (x pages) Count(siteID string) (int, error) {
 	var n int
-	err := x.queryRow(`SELECT n FROM page_counts WHERE site_id = ?`, siteID).Scan(&n)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+	err := x.queryRow(`SELECT COALESCE(SUM(n), 0) FROM page_counts WHERE site_id = ?`, siteID).Scan(&n)
+	if err != nil {
 		return 0, x.fail(err, "count pages of site "+siteID, "")
 	}
 	return n, nil
@@ -157,7 +159,9 @@ func (x pages) Delete(siteID string, ids []string) error {
 			return fmt.Errorf("sqldb: delete pages of site %s: %w", siteID, err)
 		}
 		if deleted > 0 {
-			return x.addCount(siteID, -deleted)
+			// Any stripe keeps the sum exact; the first id's spreads
+			// deletes over them as creates are.
+			return x.addCount(siteID, ids[0], -deleted)
 		}
 		return nil
 	})

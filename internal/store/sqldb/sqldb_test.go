@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 
 	_ "modernc.org/sqlite"
 
+	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/store/sqldb"
 )
 
@@ -135,5 +137,22 @@ func TestPrefixEnd(t *testing.T) {
 		if got != c.want || ok != c.ok {
 			t.Errorf("PrefixEnd(%+q): got %+q, %v; want %+q, %v", c.prefix, got, ok, c.want, c.ok)
 		}
+	}
+}
+
+// TestCountStripeSpreads checks that ids made in the same millisecond,
+// as concurrent creates make them, do not share one count row.
+func TestCountStripeSpreads(t *testing.T) {
+	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
+	seen := map[int]int{}
+	for range 64 {
+		s := sqldb.CountStripe(cms.NewID(now))
+		if s < 0 || s >= sqldb.CountStripes {
+			t.Fatalf("stripe %d out of range", s)
+		}
+		seen[s]++
+	}
+	if len(seen) < sqldb.CountStripes/2 {
+		t.Errorf("64 ids of one millisecond fell in %d stripes: %v", len(seen), seen)
 	}
 }

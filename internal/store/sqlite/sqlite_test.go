@@ -127,13 +127,16 @@ func TestTwoProcesses(t *testing.T) {
 	wg.Wait()
 }
 
-// TestCountsBackfill runs migration 0013 on a database that already has
-// pages and entries: the counts it creates start from the rows there.
+// TestCountsBackfill runs migrations 0013 and 0016 on a database that
+// already has pages and entries: the counts they make start from the rows
+// there (all in stripe 0), and deleting each record, which moves the
+// stripe of its own id, brings them to exactly zero.
 func TestCountsBackfill(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "tessera.db")
 	db := MustOpen(t, path)
 	var siteID, channelID string
+	var pageIDs, entryIDs []string
 	err := db.Update(ctx, func(tx store.Tx) error {
 		now := tx.Now()
 		siteID = cms.NewID(now)
@@ -142,7 +145,8 @@ func TestCountsBackfill(t *testing.T) {
 			return err
 		}
 		for i := range 3 {
-			err := tx.Pages().Create(&store.PageRecord{ID: cms.NewID(now), SiteID: siteID, Position: i,
+			pageIDs = append(pageIDs, cms.NewID(now))
+			err := tx.Pages().Create(&store.PageRecord{ID: pageIDs[i], SiteID: siteID, Position: i,
 				SortKey: fmt.Sprint(i), CreatedAt: now, UpdatedAt: now, Doc: []byte(`{}`)})
 			if err != nil {
 				return err
@@ -154,7 +158,8 @@ func TestCountsBackfill(t *testing.T) {
 			return err
 		}
 		for i := range 2 {
-			err := tx.Entries().Create(&store.Entry{ID: cms.NewID(now), SiteID: siteID, ChannelID: channelID,
+			entryIDs = append(entryIDs, cms.NewID(now))
+			err := tx.Entries().Create(&store.Entry{ID: entryIDs[i], SiteID: siteID, ChannelID: channelID,
 				Slug: fmt.Sprint("e", i), Doc: []byte(`{}`), CreatedAt: now, UpdatedAt: now})
 			if err != nil {
 				return err
@@ -173,7 +178,7 @@ func TestCountsBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, q := range []string{`DROP TABLE page_counts`, `DROP TABLE entry_counts`, `DROP INDEX entries_site_id`,
-		`DELETE FROM schema_migrations WHERE version = 13`} {
+		`DELETE FROM schema_migrations WHERE version IN (13, 16)`} {
 		if _, err := conn.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}
@@ -187,6 +192,28 @@ func TestCountsBackfill(t *testing.T) {
 		}
 		if n, err := tx.Entries().Count(siteID, channelID); err != nil || n != 2 {
 			t.Errorf("entries after the backfill: got %d, %v; want 2", n, err)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range pageIDs {
+		if err := db.Update(ctx, func(tx store.Tx) error { return tx.Pages().Delete(siteID, []string{id}) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range entryIDs {
+		if err := db.Update(ctx, func(tx store.Tx) error { return tx.Entries().Delete(siteID, id) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	err = db.View(ctx, func(tx store.Tx) error {
+		if n, err := tx.Pages().Count(siteID); err != nil || n != 0 {
+			t.Errorf("pages after deleting them all: got %d, %v; want 0", n, err)
+		}
+		if st, err := tx.Entries().ChannelStamp(siteID, channelID); err != nil || st.Count != 0 {
+			t.Errorf("entries after deleting them all: got %d, %v; want 0", st.Count, err)
 		}
 		return nil
 	})

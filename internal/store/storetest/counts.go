@@ -41,6 +41,28 @@ func testPagesCount(t *testing.T, e *env) {
 	check("six pages", s.ID, 6)
 	check("the other site", other.ID, 1)
 
+	// Many pages, made and deleted in transactions of their own and
+	// together, as concurrent writers would: the count is kept in several
+	// rows, and stays exact.
+	var many []string
+	var together []*store.PageRecord
+	for i := range 40 {
+		p := newPage(now, s.ID, "", 100+i, fmt.Sprintf("many-%d", i))
+		many = append(many, p.ID)
+		if i < 20 {
+			together = append(together, p)
+		} else {
+			e.createPages(t, p)
+		}
+	}
+	e.createPages(t, together...)
+	check("forty more", s.ID, 46)
+	for i := 0; i < 30; i += 3 {
+		e.update(t, func(tx store.Tx) error { return tx.Pages().Delete(s.ID, many[i:i+3]) })
+	}
+	e.update(t, func(tx store.Tx) error { return tx.Pages().Delete(s.ID, many[30:]) })
+	check("the forty deleted", s.ID, 6)
+
 	// A failed write and a rolled back one change nothing.
 	err := e.tryUpdate(func(tx store.Tx) error {
 		dup := newPage(now, s.ID, "", 9, "dup")
@@ -136,6 +158,28 @@ func testEntriesCount(t *testing.T, e *env) {
 
 	e.update(t, func(tx store.Tx) error { return tx.Entries().Delete(s.ID, es[0].ID) })
 	check("after a delete", map[string]int{"posts": 3, "news": 1, "site": 4, "foreign": 1})
+
+	// Many entries, made and deleted one by one: the count is kept in
+	// several rows, and stays exact, in Count and in the channel's stamp.
+	var many []*store.Entry
+	for i := range 40 {
+		many = append(many, newEntry(now, news, fmt.Sprintf("many-%d", i)))
+		e.createEntries(t, many[i])
+	}
+	check("forty more", map[string]int{"posts": 3, "news": 41, "site": 44, "foreign": 1})
+	for _, en := range many[:30] {
+		e.update(t, func(tx store.Tx) error { return tx.Entries().Delete(s.ID, en.ID) })
+	}
+	check("thirty of them deleted", map[string]int{"posts": 3, "news": 11, "site": 14, "foreign": 1})
+	e.view(t, func(tx store.Tx) error {
+		if st, err := tx.Entries().ChannelStamp(s.ID, news.ID); err != nil || st.Count != 11 {
+			t.Errorf("ChannelStamp(news).Count: got %d, %v; want 11", st.Count, err)
+		}
+		return nil
+	})
+	for _, en := range many[30:] {
+		e.update(t, func(tx store.Tx) error { return tx.Entries().Delete(s.ID, en.ID) })
+	}
 	e.update(t, func(tx store.Tx) error { return tx.Channels().Delete(s.ID, posts.ID) })
 	check("after deleting a channel", map[string]int{"news": 1, "site": 1, "foreign": 1})
 	// A channel made again under the same id starts from zero.
