@@ -45,7 +45,7 @@ func (x entries) Create(e *store.Entry) error {
 		return x.fail(err, op, entryConflict(e))
 	}
 	_, err = x.exec(`INSERT INTO entry_counts (site_id, channel_id, stripe, n) VALUES (?, ?, ?, 1)
-		ON CONFLICT (site_id, channel_id, stripe) DO UPDATE SET n = entry_counts.n + 1`, e.SiteID, e.ChannelID, countStripe(e.ID))
+		ON CONFLICT (site_id, channel_id, stripe) DO UPDATE SET n = entry_counts.n + 1`, e.SiteID, e.ChannelID, x.stripe)
 	if err != nil {
 		return x.fail(err, op, "")
 	}
@@ -140,12 +140,12 @@ func (x entries) Delete(siteID, id string) error {
 		return err
 	}
 	// Before the row goes, while its channel can be read; a missing entry
-	// changes no count, and the delete then fails. The entry's own stripe
-	// may have no row (an entry counted before the stripes, in stripe 0):
-	// it is made, at -1.
+	// changes no count, and the delete then fails. The transaction's
+	// stripe may have no row yet (the entry was counted in another): it is
+	// made, at -1.
 	_, err := x.exec(`INSERT INTO entry_counts (site_id, channel_id, stripe, n)
 		SELECT site_id, channel_id, ?, -1 FROM entries WHERE site_id = ? AND id = ?
-		ON CONFLICT (site_id, channel_id, stripe) DO UPDATE SET n = entry_counts.n + excluded.n`, countStripe(id), siteID, id)
+		ON CONFLICT (site_id, channel_id, stripe) DO UPDATE SET n = entry_counts.n + excluded.n`, x.stripe, siteID, id)
 	if err != nil {
 		return x.fail(err, op, "")
 	}
@@ -338,9 +338,9 @@ func (x entries) ChannelStamp(siteID, channelID string) (store.Stamp, error) {
 	var st store.Stamp
 	// Two index ranges, not a count of the channel's rows: entry_counts
 	// holds the count (kept in every create and delete, in at most
-	// countStripes rows), and the newest
-	// updated_at is the last key of entries_updated (migration 0015),
-	// asked for as ORDER BY … LIMIT 1 so that both databases read just it.
+	// countStripes rows), and the newest updated_at is the last key of
+	// entries_updated (migration 0015), asked for as ORDER BY … LIMIT 1 so
+	// that both databases read just it.
 	err := x.queryRow(`SELECT (SELECT COALESCE(SUM(n), 0) FROM entry_counts WHERE site_id = ? AND channel_id = ?),
 		(SELECT updated_at FROM entries WHERE site_id = ? AND channel_id = ? ORDER BY updated_at DESC LIMIT 1)`,
 		siteID, channelID, siteID, channelID).Scan(&st.Count, optTimeCol{&st.Latest})

@@ -6,7 +6,7 @@ func Rebind(d Dialect, query string) string { return d.rebind(query) }
 // PrefixEnd exposes the prefix range bound to the tests.
 var PrefixEnd = prefixEnd
 
-// CountStripe and CountStripes expose the count rows' striping to the tests.
-var CountStripe = countStripe
+// NextStripe and CountStripes expose the count rows' striping to the tests.
+var NextStripe = nextStripe
 
 const CountStripes = countStripes

@@ -53,14 +53,14 @@ func (x pages) Create(p *store.PageRecord) error {
 		return x.fail(err, "create page "+p.ID+" of site "+p.SiteID,
 			fmt.Sprintf("A page with id %q already exists.", p.ID))
 	}
-	return x.addCount(p.SiteID, p.ID, 1)
+	return x.addCount(p.SiteID, 1)
 }
 
-// addCount moves the site's page count by delta, in the stripe of the page
-// id it is for (creating that row).
-func (x pages) addCount(siteID, pageID string, delta int64) error {
+// addCount moves the site's page count by delta, in the transaction's
+// stripe (creating that row).
+func (x pages) addCount(siteID string, delta int64) error {
 	_, err := x.exec(`INSERT INTO page_counts (site_id, stripe, n) VALUES (?, ?, ?)
-		ON CONFLICT (site_id, stripe) DO UPDATE SET n = page_counts.n + excluded.n`, siteID, countStripe(pageID), delta)
+		ON CONFLICT (site_id, stripe) DO UPDATE SET n = page_counts.n + excluded.n`, siteID, x.stripe, delta)
 	if err != nil {
 		return x.fail(err, "count pages of site "+siteID, "")
 	}
@@ -159,9 +159,7 @@ func (x pages) Delete(siteID string, ids []string) error {
 			return fmt.Errorf("sqldb: delete pages of site %s: %w", siteID, err)
 		}
 		if deleted > 0 {
-			// Any stripe keeps the sum exact; the first id's spreads
-			// deletes over them as creates are.
-			return x.addCount(siteID, ids[0], -deleted)
+			return x.addCount(siteID, -deleted)
 		}
 		return nil
 	})

@@ -14,7 +14,9 @@ package sqldb
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"slices"
@@ -121,6 +123,9 @@ func (db *DB) run(ctx context.Context, pool *sql.DB, stmts *stmtCache, readOnly 
 		stmts:   stmts,
 		now:     db.clock.Now().UTC().Truncate(time.Millisecond),
 	}
+	if !readOnly {
+		t.stripe = nextStripe()
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			_ = sqlTx.Rollback()
@@ -158,6 +163,7 @@ type tx struct {
 	dialect *Dialect
 	stmts   *stmtCache // nil: statements are not cached
 	now     time.Time
+	stripe  int // the count rows this transaction moves (countStripes)
 }
 
 var _ store.Tx = (*tx)(nil)
@@ -304,25 +310,29 @@ type scanner interface{ Scan(dest ...any) error }
 const idBatch = 500
 
 // countStripes is how many rows a site's page count, and a channel's
-// entry count, are kept in (migration 0016). Each create and delete moves
-// the row of its record's id; a count is their sum. On PostgreSQL a row a
-// transaction writes stays locked until it commits: with one row per
-// site, every create of a site waited for the commit of the one before
-// (8 writers on one site made half the creates/s of 8 writers on eight
-// sites, BenchmarkConcurrentCreates). A count still reads one short
-// index range, however many records there are.
+// entry count, are kept in (migration 0016); a count is their sum. On
+// PostgreSQL a row a transaction writes stays locked until it commits:
+// with one row per site, every create of a site waited for the commit of
+// the one before (8 writers on one site made half the creates/s of 8
+// writers on eight sites, BenchmarkConcurrentCreates). A count still
+// reads one short index range, however many records there are.
 const countStripes = 16
 
-// countStripe is the stripe of a record id: FNV-1a of its bytes, so that
-// ids made at the same moment still land apart.
-func countStripe(id string) int {
-	h := uint32(2166136261)
-	for i := 0; i < len(id); i++ {
-		h ^= uint32(id[i])
-		h *= 16777619
-	}
-	return int(h % countStripes)
-}
+// stripes hands each write transaction of this process the next stripe,
+// from a random start so that processes do not start together: writes
+// running at the same time move different rows. All the count changes of
+// one transaction go to its one stripe, so two transactions never wait on
+// each other's count rows in opposite orders.
+var stripes = func() *atomic.Uint32 {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	n := new(atomic.Uint32)
+	n.Store(binary.BigEndian.Uint32(b[:]))
+	return n
+}()
+
+// nextStripe is a write transaction's stripe.
+func nextStripe() int { return int(stripes.Add(1) % countStripes) }
 
 // inBatches calls fn for ids in batches of at most idBatch, with the
 // statement's arguments (siteID, then the batch's ids) and the list of

@@ -8,11 +8,9 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 
 	_ "modernc.org/sqlite"
 
-	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/store/sqldb"
 )
 
@@ -140,19 +138,15 @@ func TestPrefixEnd(t *testing.T) {
 	}
 }
 
-// TestCountStripeSpreads checks that ids made in the same millisecond,
-// as concurrent creates make them, do not share one count row.
-func TestCountStripeSpreads(t *testing.T) {
-	now := time.Date(2026, 11, 25, 12, 0, 0, 0, time.UTC)
-	seen := map[int]int{}
-	for range 64 {
-		s := sqldb.CountStripe(cms.NewID(now))
-		if s < 0 || s >= sqldb.CountStripes {
-			t.Fatalf("stripe %d out of range", s)
+// TestStripesTakeTurns checks that write transactions following each
+// other, as concurrent ones do, move different count rows.
+func TestStripesTakeTurns(t *testing.T) {
+	seen := map[int]bool{}
+	for range sqldb.CountStripes {
+		s := sqldb.NextStripe()
+		if s < 0 || s >= sqldb.CountStripes || seen[s] {
+			t.Fatalf("stripe %d out of range or taken again: %v", s, seen)
 		}
-		seen[s]++
-	}
-	if len(seen) < sqldb.CountStripes/2 {
-		t.Errorf("64 ids of one millisecond fell in %d stripes: %v", len(seen), seen)
+		seen[s] = true
 	}
 }

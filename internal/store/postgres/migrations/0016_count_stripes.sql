@@ -2,8 +2,8 @@
 -- its site's page count (its channel's entry count), and a row written by
 -- one transaction stays locked until it commits, so all the creates of
 -- one site waited on each other for that row. Now a count is kept in up
--- to 16 rows, the one a write moves chosen by the record's id (sqldb's
--- countStripe), and read as their sum: still one index range, however
+-- to 16 rows, each write transaction moving one of them (sqldb's
+-- countStripes), and read as their sum: still one index range, however
 -- many records there are. The rows so far become stripe 0.
 
 ALTER TABLE page_counts ADD COLUMN stripe SMALLINT NOT NULL DEFAULT 0;

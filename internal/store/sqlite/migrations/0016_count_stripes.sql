@@ -2,9 +2,9 @@
 -- its site's page count (its channel's entry count); on PostgreSQL a row
 -- written by one transaction stays locked until it commits, so all the
 -- creates of one site waited on each other for that row. Now a count is
--- kept in up to 16 rows, the one a write moves chosen by the record's id
--- (sqldb's countStripe), and read as their sum: still one index range,
--- however many records there are. The rows so far become stripe 0.
+-- kept in up to 16 rows, each write transaction moving one of them (sqldb's
+-- countStripes), and read as their sum: still one index range, however
+-- many records there are. The rows so far become stripe 0.
 
 CREATE TABLE page_counts_striped (
 	site_id TEXT NOT NULL REFERENCES sites (id) ON DELETE CASCADE,
