@@ -14,11 +14,10 @@ package sqldb
 
 import (
 	"context"
-	"crypto/rand"
 	"database/sql"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -323,13 +322,7 @@ const countStripes = 16
 // running at the same time move different rows. All the count changes of
 // one transaction go to its one stripe, so two transactions never wait on
 // each other's count rows in opposite orders.
-var stripes = func() *atomic.Uint32 {
-	var b [4]byte
-	_, _ = rand.Read(b[:])
-	n := new(atomic.Uint32)
-	n.Store(binary.BigEndian.Uint32(b[:]))
-	return n
-}()
+var stripes = func() *atomic.Uint32 { n := new(atomic.Uint32); n.Store(rand.Uint32()); return n }()
 
 // nextStripe is a write transaction's stripe.
 func nextStripe() int { return int(stripes.Add(1) % countStripes) }
