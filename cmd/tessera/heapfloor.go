@@ -25,8 +25,8 @@ type heapFloor struct{ block []byte }
 
 // newHeapFloor returns a floor of mib MiB; 0 is none.
 func newHeapFloor(mib int) (*heapFloor, error) {
-	if mib < 0 || mib > 4096 {
-		return nil, fmt.Errorf("--heap-floor %d: want 0 to 4096 (MiB)", mib)
+	if mib < 0 || mib > 1024 { // 1 GiB: more would help no heap, and overflow int on 32-bit
+		return nil, fmt.Errorf("--heap-floor %d: want 0 to 1024 (MiB)", mib)
 	}
 	return &heapFloor{block: make([]byte, mib<<20)}, nil
 }

@@ -27,7 +27,7 @@ func TestHeapFloorRaisesTheGoal(t *testing.T) {
 	if after < before+64<<20 {
 		t.Fatalf("heap goal %d MiB before a 64 MiB floor, %d MiB with it", before>>20, after>>20)
 	}
-	for _, mib := range []int{-1, 4097} {
+	for _, mib := range []int{-1, 1025} {
 		if _, err := newHeapFloor(mib); err == nil {
 			t.Errorf("newHeapFloor(%d) took it", mib)
 		}
