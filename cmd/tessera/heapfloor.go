@@ -19,8 +19,9 @@ const defaultHeapFloorMiB = 16
 // live heap's pointers) however little it frees. The block holds no
 // pointers, so it adds nothing to mark, and its pages are never written,
 // so the kernel never backs them: it takes address space, not resident
-// memory. When the live heap is large, the floor adds at most its own
-// size to the goal. GOGC and GOMEMLIMIT keep their meaning on top of it.
+// memory. When the live heap is large, the floor lets the heap grow by at
+// most its own size more before a collection (with the default GOGC).
+// GOGC and GOMEMLIMIT keep their meaning on top of it.
 type heapFloor struct{ block []byte }
 
 // newHeapFloor returns a floor of mib MiB; 0 is none.
