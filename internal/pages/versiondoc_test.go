@@ -252,7 +252,7 @@ func TestVersionOldRows(t *testing.T) {
 				t.Fatal(err)
 			}
 			err = env.Store.View(ctx, func(tx store.Tx) error {
-				chain, err := tx.Versions().LatestChain(site.ID, pageID)
+				chain, err := storetest.LatestChain(tx, site.ID, pageID)
 				if err != nil {
 					return err
 				}
@@ -304,7 +304,7 @@ func TestVersionChains(t *testing.T) {
 					t.Fatal(err)
 				}
 				err = env.Store.View(ctx, func(tx store.Tx) error {
-					chain, err := tx.Versions().LatestChain(site.ID, pageID)
+					chain, err := storetest.LatestChain(tx, site.ID, pageID)
 					if err != nil {
 						return err
 					}

@@ -432,9 +432,6 @@ type Versions interface {
 	// takes to read the version's snapshot. ENotFound when id is not one
 	// of the page's versions.
 	Chain(siteID, pageID, id string) ([]*Version, error)
-	// LatestChain is Chain for the page's newest version (as List orders
-	// them); empty when the page has no versions.
-	LatestChain(siteID, pageID string) ([]*Version, error)
 	// Latest returns the id of the page's newest version (as List orders
 	// them), reading no snapshot; "" when the page has none.
 	Latest(siteID, pageID string) (string, error)

@@ -111,12 +111,6 @@ func (x versions) Chain(siteID, pageID, id string) ([]*store.Version, error) {
 	return list, err
 }
 
-func (x versions) LatestChain(siteID, pageID string) ([]*store.Version, error) {
-	return x.chain("read the chain of the newest version of page "+pageID+" of site "+siteID,
-		`id = (SELECT id FROM page_versions WHERE site_id = ? AND page_id = ? AND pruned = FALSE
-			ORDER BY created_at DESC, id DESC LIMIT 1)`, siteID, pageID)
-}
-
 func (x versions) Latest(siteID, pageID string) (string, error) {
 	var id string
 	err := x.queryRow(`SELECT id FROM page_versions WHERE site_id = ? AND page_id = ? AND pruned = FALSE

@@ -337,7 +337,7 @@ func (e *env) versionChain(t *testing.T, start time.Time, siteID, pageID string,
 	return vs
 }
 
-// testVersionsChain checks Create, Get, List, Chain and LatestChain on
+// testVersionsChain checks Create, Get, List, Chain and Latest on
 // versions stored against others.
 func testVersionsChain(t *testing.T, e *env) {
 	s := e.createSite(t, "acme")
@@ -371,7 +371,7 @@ func testVersionsChain(t *testing.T, e *env) {
 			t.Fatalf("Chain: %v", err)
 		}
 		checkDiff(t, "Chain(a)", chainIDs(t, chain), []string{a.ID})
-		chain, err = tx.Versions().LatestChain(s.ID, p.ID)
+		chain, err = LatestChain(tx, s.ID, p.ID)
 		if err != nil {
 			t.Fatalf("LatestChain: %v", err)
 		}
@@ -383,11 +383,11 @@ func testVersionsChain(t *testing.T, e *env) {
 				t.Errorf("Latest(%s, %s) = %q, %v; want %q", c.site, c.page, id, err, c.want)
 			}
 		}
-		chain, err = tx.Versions().LatestChain(s.ID, q.ID)
+		chain, err = LatestChain(tx, s.ID, q.ID)
 		if err != nil || len(chain) != 0 {
 			t.Errorf("LatestChain(page without versions): got %v, %v; want none", ids(chain, versionID), err)
 		}
-		chain, err = tx.Versions().LatestChain(other.ID, p.ID)
+		chain, err = LatestChain(tx, other.ID, p.ID)
 		if err != nil || len(chain) != 0 {
 			t.Errorf("LatestChain(another site): got %v, %v; want none", ids(chain, versionID), err)
 		}
@@ -489,7 +489,7 @@ func testVersionsPruneKeepsBases(t *testing.T, e *env) {
 		}
 	}
 	e.view(t, func(tx store.Tx) error {
-		chain, err := tx.Versions().LatestChain(s.ID, p.ID)
+		chain, err := LatestChain(tx, s.ID, p.ID)
 		if err != nil {
 			t.Fatalf("LatestChain: %v", err)
 		}
@@ -512,4 +512,14 @@ func testVersionsPruneKeepsBases(t *testing.T, e *env) {
 			t.Errorf("version %s outlived its page", v.ID)
 		}
 	}
+}
+
+// LatestChain is the chain of the page's newest version, as a save finds
+// it (Latest, then Chain); none when the page has no versions.
+func LatestChain(tx store.Tx, siteID, pageID string) ([]*store.Version, error) {
+	id, err := tx.Versions().Latest(siteID, pageID)
+	if err != nil || id == "" {
+		return nil, err
+	}
+	return tx.Versions().Chain(siteID, pageID, id)
 }
