@@ -1,22 +1,21 @@
 // Package apps keeps a site's apps and their cloud code: the apps
-// resource, code files, compilation with github.com/dop251/goja (syntax
-// errors with file, line and column; evaluation in a sandbox that records
-// what the code registers through the `Service` global), and the runtime
-// that runs cloud functions with a time limit and a memory bound.
+// resource, code files, compilation (syntax errors with file, line and
+// column; the registrations the code makes through the `Service` global),
+// and the invocations of functions, jobs, callbacks and routes.
 //
-// Isolation is in-process: each invocation runs in a goja runtime taken
-// from a pool of runtimes prepared for the app's current code, with an
-// interrupt after the time limit and a heap watchdog that interrupts a
-// runtime whose invocation makes the heap grow past the bound. Worker
-// processes would bound memory exactly, but cost a process hop per call
-// and a second binary to ship; goja has no I/O of its own, so the code
-// reaches nothing but the SDK Tessera gives it.
+// Code never runs in this process: package worker runs it on
+// github.com/dop251/goja in worker processes, and every SDK call the code
+// makes comes back here as plain data, is checked against the
+// invocation's site and app, and is answered through the same services
+// (and so the same rules) as the API. A worker that dies, overruns or
+// exceeds its memory costs the invocation in flight, never the server.
 package apps
 
 import (
 	"slices"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/apps/worker"
 	"github.com/tessera-cms/tessera/internal/cms"
 )
 
@@ -39,44 +38,17 @@ type app struct {
 	Registry Registry `json:"registry"`
 }
 
-// Registry is what an app's code registers through the SDK.
-type Registry struct {
-	Functions []Named     `json:"functions,omitempty"`
-	Jobs      []Named     `json:"jobs,omitempty"`
-	Routes    []Route     `json:"routes,omitempty"`
-	Callbacks []Callback  `json:"callbacks,omitempty"`
-	Schedules []Scheduled `json:"schedules,omitempty"`
-}
+// Registry is what an app's code registers through the SDK, as the app's
+// document stores it.
+type Registry struct{ worker.Registry }
 
-// Named is a function or job.
-type Named struct {
-	Name      string    `json:"name"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-// Route is an HTTP route of the app's code.
-type Route struct {
-	Verb        string         `json:"verb"`
-	Path        string         `json:"path"`
-	Constraints map[string]any `json:"constraints"`
-	UpdatedAt   time.Time      `json:"updated_at"`
-}
-
-// Callback is a hook on an event, before or after the change.
-type Callback struct {
-	Event     string    `json:"event"`
-	Type      string    `json:"type"` // before or after
-	Channel   string    `json:"channel,omitempty"`
-	UpdatedAt time.Time `json:"updated_at"`
-}
-
-// Scheduled is a schedule of a job.
-type Scheduled struct {
-	Name      string         `json:"name"`
-	Timing    map[string]any `json:"timing"`
-	Data      map[string]any `json:"data"`
-	UpdatedAt time.Time      `json:"updated_at"`
-}
+// The registrations, as the worker reports them.
+type (
+	Named     = worker.Named
+	Route     = worker.Route
+	Callback  = worker.Callback
+	Scheduled = worker.Scheduled
+)
 
 // keepTimes gives registrations that were there before their previous
 // updated_at, so a recompilation that changes nothing changes no date.

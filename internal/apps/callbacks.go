@@ -7,8 +7,7 @@ import (
 	"log/slog"
 	"slices"
 
-	"github.com/dop251/goja"
-
+	"github.com/tessera-cms/tessera/internal/apps/worker"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -36,7 +35,9 @@ func (s *Service) Attach(bus *events.Bus) {
 			s.after.Add(1)
 			go func() {
 				defer s.after.Done()
-				s.runAfter(context.WithoutCancel(ctx), sdk, e)
+				// Its own worker: the write that announced it may be an SDK
+				// call of code whose worker waits for the answer.
+				s.runAfter(worker.Detach(context.WithoutCancel(ctx)), sdk, e)
 			}()
 			return nil
 		})
@@ -85,15 +86,12 @@ func (s *Service) runBefore(ctx context.Context, event string, e events.Event) e
 	}
 	for _, l := range list {
 		for _, handler := range callbackHandlers(&l.doc.Registry, "before", event, e.Channel) {
-			var object map[string]any
-			_ = json.Unmarshal(e.Record, &object)
-			changes := map[string]any{}
-			res := s.invoke(ctx, site, l, run{handler: handler, params: map[string]any{}, inWrite: true,
-				extra:      objectRequest(object, changes),
+			res := s.invoke(ctx, site, l, run{handler: handler, inWrite: true, changes: true,
+				request:    map[string]any{"object": e.Record},
 				logContext: map[string]any{"callback": "before", "event": event}})
 			switch {
-			case res.err != nil:
-				return fmt.Errorf("apps: the before callback on %s of app %s failed: %s", event, l.rec.Key, exceptionMessage(res.err))
+			case res.crash != "":
+				return fmt.Errorf("apps: the before callback on %s of app %s failed: %s", event, l.rec.Key, res.crash)
 			case res.status >= 400:
 				refusal := &cms.Error{Code: cms.EValidationFailed, Message: res.message}
 				if res.field != "" {
@@ -101,11 +99,19 @@ func (s *Service) runBefore(ctx context.Context, event string, e events.Event) e
 				}
 				return refusal
 			}
-			if len(changes) == 0 {
+			if len(res.changes) == 0 {
 				continue
 			}
 			if e.Change == nil {
 				return fmt.Errorf("apps: the before callback on %s of app %s changed a record that cannot change", event, l.rec.Key)
+			}
+			changes := map[string]any{}
+			for _, c := range res.changes {
+				var v any
+				if err := json.Unmarshal(c.Value, &v); err != nil {
+					return fmt.Errorf("apps: a change of the before callback on %s of app %s: %w", event, l.rec.Key, err)
+				}
+				changes[c.Key] = v
 			}
 			rec, err := e.Change(changes)
 			if err != nil {
@@ -125,45 +131,9 @@ func (s *Service) runAfter(ctx context.Context, event string, e events.Event) {
 	}
 	for _, l := range list {
 		for _, handler := range callbackHandlers(&l.doc.Registry, "after", event, e.Channel) {
-			var object map[string]any
-			_ = json.Unmarshal(e.Record, &object)
-			s.invoke(ctx, site, l, run{handler: handler, params: map[string]any{},
-				extra:      objectRequest(object, nil),
+			s.invoke(ctx, site, l, run{handler: handler,
+				request:    map[string]any{"object": e.Record},
 				logContext: map[string]any{"callback": "after", "event": event}})
 		}
-	}
-}
-
-// objectRequest gives a callback's request the record as request.object:
-// its fields, with get(key), has(key) and, for before callbacks (changes
-// not nil), set(key, value) and unset(key), which change the record before
-// it is stored.
-func objectRequest(record map[string]any, changes map[string]any) func(*goja.Runtime, *goja.Object, *goja.Object) {
-	return func(vm *goja.Runtime, req, _ *goja.Object) {
-		obj := vm.NewObject()
-		for k, v := range record {
-			must(obj.Set(k, v))
-		}
-		get := func(key string) goja.Value { return obj.Get(key) }
-		must(obj.Set("get", get))
-		must(obj.Set("has", func(key string) bool {
-			v := obj.Get(key)
-			return v != nil && !goja.IsUndefined(v) && !goja.IsNull(v)
-		}))
-		if changes != nil {
-			must(obj.Set("set", func(key string, v goja.Value) {
-				changes[key] = exportValue(v)
-				must(obj.Set(key, v))
-			}))
-			must(obj.Set("unset", func(key string) {
-				changes[key] = nil
-				must(obj.Set(key, goja.Null()))
-			}))
-		}
-		if id, ok := record["id"]; ok {
-			must(obj.Set("id", id))
-		}
-		must(req.Set("object", obj))
-		must(req.Set("changes", changes))
 	}
 }

@@ -1,109 +1,59 @@
 package apps
 
 import (
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"sort"
-	"strings"
 	"time"
 
-	"github.com/dop251/goja"
-
+	"github.com/tessera-cms/tessera/internal/apps/worker"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
-// host is one goja runtime with the SDK installed, and what the code
-// registered in it: the registry (what the app lists) and the handlers
-// (what runs). inv is the invocation running now, nil while compiling.
-type host struct {
-	vm       *goja.Runtime
-	reg      Registry
-	now      time.Time
-	handlers map[string]goja.Callable // "function:<name>", "job:<name>", …
-	inv      *invocation
-	broken   bool // interrupted: never reused
-	// customerObj is Service.Customer, which Service.Query tells apart.
-	customerObj *goja.Object
-}
-
-// prepare builds a runtime for files: the SDK installed, every file parsed
-// and then run in name order. It returns the problems found, each naming
-// its file (and for syntax errors line and column).
-func prepare(files []*store.AppFile, limits Limits, now time.Time) (*host, []string) {
-	h := &host{vm: goja.New(), now: now, handlers: map[string]goja.Callable{}}
-	h.vm.SetMaxCallStackSize(1024)
-	h.install()
-	sorted := append([]*store.AppFile(nil), files...)
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Name < sorted[j].Name })
-	var errs []string
-	programs := make([]*goja.Program, 0, len(sorted))
-	for _, f := range sorted {
-		p, err := goja.Compile(f.Name, f.Code, false)
-		if err != nil {
-			errs = append(errs, syntaxMessage(f.Name, err))
-			continue
-		}
-		programs = append(programs, p)
-	}
-	if len(errs) > 0 {
-		return nil, errs
-	}
-	timer := time.AfterFunc(limits.Timeout, func() { h.vm.Interrupt("the code took longer than " + limits.Timeout.String() + " to load") })
-	defer timer.Stop()
-	for i, p := range programs {
-		if _, err := h.vm.RunProgram(p); err != nil {
-			return nil, []string{sorted[i].Name + ": " + exceptionMessage(err)}
-		}
-	}
-	return h, nil
-}
-
-// compile checks files and returns what they register.
-func compile(files []*store.AppFile, limits Limits, now time.Time) (Registry, []string) {
+// compile checks files and returns what they register. The code runs on
+// a worker, within an invocation's limits: code that loops, allocates
+// without end or crashes its worker while it loads fails to compile.
+func (s *Service) compile(ctx context.Context, files []*store.AppFile, now time.Time) (Registry, []string) {
 	if len(files) == 0 {
 		return Registry{}, nil
 	}
-	h, errs := prepare(files, limits, now)
-	if len(errs) > 0 {
-		return Registry{}, errs
+	req := worker.Request{Op: worker.OpCompile, Now: now, Limits: s.limits().worker()}
+	for _, f := range files {
+		req.Files = append(req.Files, worker.File{Name: f.Name, Code: f.Code})
 	}
-	for _, sc := range h.reg.Schedules {
-		if !h.reg.hasJob(sc.Name) {
+	out, err := s.pool().Run(ctx, req, refuseCalls{})
+	switch {
+	case err != nil:
+		return Registry{}, []string{"the code could not be compiled: " + err.Error()}
+	case out.Crash != "":
+		return Registry{}, []string{"the code did not load: " + out.Crash}
+	case len(out.Errors) > 0:
+		return Registry{}, out.Errors
+	case out.Registry == nil:
+		return Registry{}, []string{"the code could not be compiled"}
+	}
+	reg := Registry{*out.Registry}
+	var errs []string
+	for _, sc := range reg.Schedules {
+		if _, err := parseTiming(sc.Timing, now); err != nil {
+			errs = append(errs, fmt.Sprintf("Service.Cloud.schedule(%q): %s", sc.Name, err))
+		} else if !reg.hasJob(sc.Name) {
 			errs = append(errs, fmt.Sprintf("Service.Cloud.schedule: no job %q is defined", sc.Name))
 		}
 	}
 	if len(errs) > 0 {
 		return Registry{}, errs
 	}
-	return h.reg, nil
+	return reg, nil
 }
 
-func syntaxMessage(file string, err error) string {
-	var se *goja.CompilerSyntaxError
-	if errors.As(err, &se) {
-		return se.Error() // "SyntaxError: <message> at <file>:<line>:<column>"
-	}
-	return file + ": " + err.Error()
+// refuseCalls answers the SDK calls of code that is loading: there are
+// none to answer (the SDK refuses them in the worker already).
+type refuseCalls struct{}
+
+func (refuseCalls) Call(context.Context, string, json.RawMessage) (any, error) {
+	return nil, errors.New("the SDK runs inside a handler, not while the code loads")
 }
 
-// exceptionMessage is a thrown value's message, with where it was thrown.
-func exceptionMessage(err error) string {
-	var ex *goja.Exception
-	if errors.As(err, &ex) {
-		return strings.TrimSpace(ex.String())
-	}
-	var ie *goja.InterruptedError
-	if errors.As(err, &ie) {
-		return fmt.Sprint(ie.Value())
-	}
-	return err.Error()
-}
-
-// register records a registration of kind under name with its handler.
-func (h *host) register(kind, name string, fn goja.Value) {
-	call, ok := goja.AssertFunction(fn)
-	if !ok {
-		panic(h.vm.NewTypeError("Service.Cloud.%s(%q, fn): fn must be a function", kind, name))
-	}
-	h.handlers[kind+":"+name] = call
-}
+func (refuseCalls) Log(string, string) {}

@@ -1,11 +1,15 @@
 package apps
 
-import "time"
+import (
+	"time"
+
+	"github.com/tessera-cms/tessera/internal/apps/worker"
+)
 
 // Exported for the tests of package apps_test.
 var (
 	MatchRoute        = matchRoute
-	RoutePatternError = routePatternError
+	RoutePatternError = worker.RoutePatternError
 	JobBackoff        = jobBackoff
 )
 

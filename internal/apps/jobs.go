@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/dop251/goja"
 	"github.com/robfig/cron/v3"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -164,7 +163,7 @@ func (s *Service) RunJob(ctx context.Context) (bool, error) {
 		_ = json.Unmarshal(j.Params, &params)
 		jid := j.ID
 		res := s.invoke(ctx, site, l, run{handler: "job:" + j.Name, params: params,
-			extra:      func(vm *goja.Runtime, req, _ *goja.Object) { must(req.Set("jid", jid)) },
+			request:    map[string]any{"jid": jid},
 			logContext: map[string]any{"job": j.Name, "jid": jid}})
 		if err := res.asError(); err != nil {
 			outcomeErr = err.Error()

@@ -2,11 +2,9 @@ package apps
 
 import (
 	"context"
-	"fmt"
+	"encoding/json"
 	"net/url"
 	"strings"
-
-	"github.com/dop251/goja"
 
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -41,7 +39,7 @@ const (
 type RouteResult struct {
 	Kind string
 	// JSON is the value of a JSON answer.
-	JSON any
+	JSON json.RawMessage
 	// HTML is the text of an HTML answer.
 	HTML string
 	// Location is a redirect's target.
@@ -90,34 +88,24 @@ func (s *Service) Route(ctx context.Context, site *store.Site, req RouteRequest)
 	for k, v := range pathParams {
 		params[k] = v
 	}
-	var out *RouteResult
 	res := s.invoke(ctx, site, found, run{
 		handler: "route:" + strings.ToLower(route.Verb) + " " + route.Path, params: params, customer: req.Customer,
+		route:      true,
+		request:    map[string]any{"path": req.Path, "host": req.Host, "locale": req.Locale, "headers": req.Headers, "body": req.Body},
 		logContext: map[string]any{"route": route.Verb + " " + route.Path, "path": req.Path},
-		extra: func(vm *goja.Runtime, r, resp *goja.Object) {
-			must(r.Set("path", req.Path))
-			must(r.Set("host", req.Host))
-			must(r.Set("locale", req.Locale))
-			must(r.Set("headers", req.Headers))
-			must(r.Set("body", req.Body))
-			set := func(v *RouteResult) {
-				if out == nil {
-					out = v
-				}
-			}
-			must(resp.Set("json", func(v goja.Value) { set(&RouteResult{Kind: RouteJSON, JSON: exportValue(v)}) }))
-			must(resp.Set("html", func(v string) { set(&RouteResult{Kind: RouteHTML, HTML: v}) }))
-			must(resp.Set("redirect_to", func(v string) { set(&RouteResult{Kind: RouteRedirect, Location: v}) }))
-			must(resp.Set("render", func(name string, vars goja.Value) {
-				set(&RouteResult{Kind: RouteRender, Template: name, Vars: exportMap(vars)})
-			}))
-		},
 	})
 	if err := res.asError(); err != nil {
 		return nil, err
 	}
-	if out == nil {
-		out = &RouteResult{Kind: RouteJSON, JSON: res.value}
+	a := res.route
+	if a == nil {
+		return &RouteResult{Kind: RouteJSON, JSON: res.value}, nil
+	}
+	out := &RouteResult{Kind: a.Kind, JSON: a.JSON, HTML: a.HTML, Location: a.Location, Template: a.Template}
+	if a.Kind == RouteRender {
+		if json.Unmarshal(a.Vars, &out.Vars) != nil || out.Vars == nil {
+			out.Vars = map[string]any{}
+		}
 	}
 	return out, nil
 }
@@ -157,18 +145,4 @@ func matchRoute(pattern, path string) (map[string]string, bool) {
 		return nil, false
 	}
 	return params, true
-}
-
-// routePatternError checks a route pattern when the code registers it.
-func routePatternError(pattern string) error {
-	segs := strings.Split(strings.Trim(pattern, "/"), "/")
-	for i, s := range segs {
-		switch {
-		case strings.HasPrefix(s, "*") && i != len(segs)-1:
-			return fmt.Errorf("a *name segment must be the last of %q", pattern)
-		case (strings.HasPrefix(s, ":") || strings.HasPrefix(s, "*")) && len(s) == 1:
-			return fmt.Errorf("a parameter of %q has no name", pattern)
-		}
-	}
-	return nil
 }

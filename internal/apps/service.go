@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/apps/worker"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
@@ -31,9 +32,9 @@ type Service struct {
 	// JobLease is how long a claim on a queued job lasts unless the
 	// process running it renews it; zero means the package's JobLease.
 	JobLease time.Duration
+	// Workers runs the code; nil shares one pool per process.
+	Workers *worker.Pool
 
-	mu    sync.Mutex
-	pools map[string]*pool
 	// loadedApps caches apps with their code by id (see loadApp).
 	loadedApps sync.Map
 
@@ -44,29 +45,61 @@ type Service struct {
 	after sync.WaitGroup
 }
 
-// Limits bound one invocation of cloud code.
+// Limits bound one invocation of cloud code. Zero fields take the
+// defaults.
 type Limits struct {
-	// Timeout is how long one invocation may run (DefaultTimeout).
+	// Timeout is how long one invocation may run (DefaultTimeout). Past
+	// it the code is interrupted; a little later its worker is killed.
 	Timeout time.Duration
-	// Memory is how much one invocation may grow the heap (DefaultMemory).
+	// Memory is how much one invocation may grow its worker's heap
+	// (DefaultMemory).
 	Memory uint64
+	// LogLines and LogBytes bound what one invocation logs.
+	LogLines int
+	LogBytes int
+	// Mails and MailRecipients bound one invocation's Mail.send calls and
+	// the recipients (to and cc) of all of them.
+	Mails          int
+	MailRecipients int
+	// HTTPCalls bounds one invocation's outbound calls.
+	HTTPCalls int
 }
 
 // Default limits.
 const (
-	DefaultTimeout = 10 * time.Second
-	DefaultMemory  = 256 << 20
+	DefaultTimeout        = 10 * time.Second
+	DefaultMemory         = 256 << 20
+	DefaultLogLines       = 1000
+	DefaultLogBytes       = 1 << 20
+	DefaultMails          = 100
+	DefaultMailRecipients = 1000
+	DefaultHTTPCalls      = 100
 )
 
 func (s *Service) limits() Limits {
 	l := s.Limits
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
 	if l.Timeout <= 0 {
 		l.Timeout = DefaultTimeout
 	}
 	if l.Memory == 0 {
 		l.Memory = DefaultMemory
 	}
+	def(&l.LogLines, DefaultLogLines)
+	def(&l.LogBytes, DefaultLogBytes)
+	def(&l.Mails, DefaultMails)
+	def(&l.MailRecipients, DefaultMailRecipients)
+	def(&l.HTTPCalls, DefaultHTTPCalls)
 	return l
+}
+
+// worker is the part of the limits a worker keeps.
+func (l Limits) worker() worker.Limits {
+	return worker.Limits{Timeout: l.Timeout, Memory: l.Memory, LogLines: l.LogLines, LogBytes: l.LogBytes}
 }
 
 // keyPattern keeps app keys usable in URLs.
@@ -284,7 +317,6 @@ func (s *Service) Update(ctx context.Context, site *store.Site, key string, body
 		out = s.full(site, rec, a)
 		return nil
 	})
-	s.forget(site.ID)
 	return out, err
 }
 
@@ -298,7 +330,6 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, key string) erro
 		s.loadedApps.Delete(rec.ID)
 		return tx.Apps().Delete(site.ID, rec.ID)
 	})
-	s.forget(site.ID)
 	return err
 }
 
@@ -339,80 +370,6 @@ func (s *Service) fileView(site *store.Site, key string, f *store.AppFile, withC
 	return v
 }
 
-// PutCode stores the code file name of app key (POST /apps/{key}/code, PUT
-// /apps/{key}/code/{name}) and recompiles the app. A file that breaks the
-// compilation is stored all the same and answered *CompileFailed.
-func (s *Service) PutCode(ctx context.Context, site *store.Site, key, name, code string) (*File, error) {
-	if !fileNamePattern.MatchString(name) || strings.Contains(name, "..") {
-		return nil, cms.FieldError("name", "is a file name of letters, digits, '_', '-' and '.', folders separated by '/'")
-	}
-	if len(code) > maxFileBytes {
-		return nil, cms.Errorf(cms.ETooLarge, "A code file holds at most %d KiB.", maxFileBytes>>10)
-	}
-	var view *File
-	var comp *Compilation
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		rec, a, err := load(tx, site, key)
-		if err != nil {
-			return err
-		}
-		files, err := tx.Apps().Files(site.ID, rec.ID)
-		if err != nil {
-			return err
-		}
-		f := &store.AppFile{SiteID: site.ID, AppID: rec.ID, Name: name, Code: code, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
-		replaced := false
-		for i, old := range files {
-			if old.Name == name {
-				files[i], replaced = f, true
-				f.UpdatedAt = cms.NextUpdatedAt(old.UpdatedAt, tx.Now())
-			}
-		}
-		if !replaced {
-			if len(files) >= maxFiles {
-				return cms.Errorf(cms.EInvalid, "An app holds at most %d code files.", maxFiles)
-			}
-			files = append(files, f)
-		}
-		if err := tx.Apps().PutFile(f); err != nil {
-			return err
-		}
-		comp = s.recompile(tx, rec, a, files)
-		view = s.fileView(site, key, f, true)
-		view.Compilation = comp
-		return nil
-	})
-	s.forget(site.ID)
-	if err != nil {
-		return nil, err
-	}
-	if !comp.Success {
-		return view, &CompileFailed{File: view}
-	}
-	return view, nil
-}
-
-// recompile compiles files into a's registry and stores the app: a
-// failure records its errors and keeps the previous registrations.
-func (s *Service) recompile(tx store.Tx, rec *store.App, a *app, files []*store.AppFile) *Compilation {
-	reg, errs := compile(files, s.limits(), tx.Now())
-	comp := &Compilation{Success: len(errs) == 0, Errors: orNone(errs)}
-	a.CompileErrors = errs
-	if comp.Success {
-		reg.keepTimes(a.Registry)
-		a.Registry, a.CompiledAt = reg, tx.Now()
-		if err := tx.AppQueue().SetSchedules(rec.SiteID, rec.ID, schedules(rec.SiteID, rec.ID, reg, tx.Now())); err != nil {
-			comp.Success, comp.Errors = false, []string{err.Error()}
-		}
-	}
-	prev := rec.UpdatedAt
-	rec.UpdatedAt, rec.Doc = cms.NextUpdatedAt(prev, tx.Now()), mustJSON(a)
-	if err := tx.Apps().Update(rec, prev); err != nil {
-		comp.Success, comp.Errors = false, []string{err.Error()}
-	}
-	return comp
-}
-
 // Files returns the app's code files, without their code.
 func (s *Service) Files(ctx context.Context, site *store.Site, key string) (out []*File, err error) {
 	err = s.Store.View(ctx, func(tx store.Tx) error {
@@ -443,28 +400,6 @@ func (s *Service) File(ctx context.Context, site *store.Site, key, name string) 
 		return err
 	})
 	return out, err
-}
-
-// DeleteFile removes a code file and recompiles the app. ENotFound.
-func (s *Service) DeleteFile(ctx context.Context, site *store.Site, key, name string) (*Compilation, error) {
-	var comp *Compilation
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		rec, a, err := load(tx, site, key)
-		if err != nil {
-			return err
-		}
-		if err := tx.Apps().DeleteFile(site.ID, rec.ID, name); err != nil {
-			return err
-		}
-		files, err := tx.Apps().Files(site.ID, rec.ID)
-		if err != nil {
-			return err
-		}
-		comp = s.recompile(tx, rec, a, files)
-		return nil
-	})
-	s.forget(site.ID)
-	return comp, err
 }
 
 // LogLine is one line of an app's log as the API shows it.
