@@ -57,6 +57,9 @@ func (o outcome) asError() error {
 // own: one set of workers per process, however many services it builds.
 var defaultPool = &worker.Pool{}
 
+// Pool returns the workers that run the service's code.
+func (s *Service) Pool() *worker.Pool { return s.pool() }
+
 func (s *Service) pool() *worker.Pool {
 	if s.Workers != nil {
 		return s.Workers

@@ -38,6 +38,7 @@ type Pool struct {
 	sem  chan struct{}
 	mu   sync.Mutex
 	idle []*proc
+	busy map[*proc]bool
 	// started counts the processes started, for tests and metrics.
 	started int
 	closed  bool
@@ -105,12 +106,12 @@ func (p *Pool) Started() int {
 	return p.started
 }
 
-// PIDs returns the process ids of the idle workers.
-func (p *Pool) PIDs() []int {
+// Busy returns the process ids of the workers running an invocation.
+func (p *Pool) Busy() []int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	out := make([]int, 0, len(p.idle))
-	for _, pr := range p.idle {
+	out := make([]int, 0, len(p.busy))
+	for pr := range p.busy {
 		out = append(out, pr.cmd.Process.Pid)
 	}
 	return out
@@ -194,6 +195,7 @@ func (p *Pool) acquire(ctx context.Context) (*proc, error) {
 		pr := p.idle[len(p.idle)-1]
 		p.idle = p.idle[:len(p.idle)-1]
 		if !pr.exited() {
+			p.markBusy(pr, true)
 			p.mu.Unlock()
 			return pr, nil
 		}
@@ -204,13 +206,30 @@ func (p *Pool) acquire(ctx context.Context) (*proc, error) {
 		<-p.sem
 		return nil, err
 	}
+	p.mu.Lock()
+	p.markBusy(pr, true)
+	p.mu.Unlock()
 	return pr, nil
+}
+
+func (p *Pool) markBusy(pr *proc, busy bool) {
+	if p.busy == nil {
+		p.busy = map[*proc]bool{}
+	}
+	if busy {
+		p.busy[pr] = true
+	} else {
+		delete(p.busy, pr)
+	}
 }
 
 // release gives a worker back; a dead one is replaced at once, so the
 // next invocation does not wait for a start.
 func (p *Pool) release(pr *proc) {
 	defer func() { <-p.sem }()
+	p.mu.Lock()
+	p.markBusy(pr, false)
+	p.mu.Unlock()
 	if pr.broken() {
 		pr.kill()
 		go p.replace()
@@ -406,17 +425,22 @@ func (pr *proc) why() string {
 	return "the worker stopped and was replaced"
 }
 
-// tail keeps the last bytes a worker wrote to its standard error.
+// tail keeps the first and the last bytes a worker wrote to its standard
+// error: a fatal error's cause comes first, then a dump of every stack.
 type tail struct {
-	mu  sync.Mutex
-	buf []byte
+	mu   sync.Mutex
+	head []byte
+	buf  []byte
 }
 
-const tailBytes = 8 << 10
+const tailBytes = 4 << 10
 
 func (t *tail) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if n := min(tailBytes-len(t.head), len(b)); n > 0 {
+		t.head = append(t.head, b[:n]...)
+	}
 	t.buf = append(t.buf, b...)
 	if len(t.buf) > tailBytes {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
@@ -427,5 +451,5 @@ func (t *tail) Write(b []byte) (int, error) {
 func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	return string(t.buf)
+	return string(t.head) + "\n…\n" + string(t.buf)
 }

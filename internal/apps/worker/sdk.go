@@ -150,25 +150,25 @@ func (h *host) runFunction(name string, params goja.Value) (goja.Value, error) {
 	}
 	h.inv.depth++
 	defer func() { h.inv.depth-- }()
-	raw, err := h.toJSON(params)
-	if err != nil {
-		return nil, err
+	if params == nil || goja.IsUndefined(params) || goja.IsNull(params) {
+		params = h.vm.NewObject()
 	}
-	if string(raw) == "null" {
-		raw = json.RawMessage("{}")
-	}
-	sub := &Invoke{Handler: "function:" + name, Request: map[string]json.RawMessage{"params": raw,
-		"customer": h.inv.req.Request["customer"]}}
-	saved := h.inv.route
-	defer func() { h.inv.route = saved }()
-	out := h.run(fn, sub)
+	r := h.vm.NewObject()
+	must(r.Set("params", params))
+	must(r.Set("customer", h.fromJSON(h.inv.req.Request["customer"])))
+	res, answered := h.response(false)
+	v, err := fn(goja.Undefined(), r, res.obj)
 	switch {
-	case out.Crash != "":
-		return nil, &CallError{Message: out.Crash}
-	case out.Status >= 400:
-		return nil, &CallError{Message: out.Message}
+	case err != nil:
+		return nil, err
+	case *answered && res.status >= 400:
+		return nil, &CallError{Message: res.message}
+	case *answered:
+		return res.value, nil
 	}
-	return h.fromJSON(out.Value), nil
+	// A value or a promise of one: an async function's promise settles
+	// once the calling code awaits it.
+	return v, nil
 }
 
 // name checks a registration's name.
