@@ -64,6 +64,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&urls.DefaultSite, "default-site", env("TESSERA_DEFAULT_SITE", ""), "site (id or short id) shown on hosts that name no site [TESSERA_DEFAULT_SITE]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.IntVar(&heapFloorMiB, "heap-floor", envInt("TESSERA_HEAP_FLOOR", defaultHeapFloorMiB), "MiB the garbage collector counts as always in use, so that a small live heap is not collected every few MB of allocation; address space, not resident memory; 0 for none [TESSERA_HEAP_FLOOR]")
+	appsCfg := appsFlags(fs)
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
 	if _, err := parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -75,6 +76,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// A renewal every third of a shorter lease would race Redis round trips.
 		return fmt.Errorf("--lock-lease %v: want at least 100ms", lockLease)
 	}
+	workers, err := appsCfg.pool()
+	if err != nil {
+		return err
+	}
+	defer workers.Close()
 	floor, err := newHeapFloor(heapFloorMiB)
 	if err != nil {
 		return err
@@ -150,6 +156,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer blobs.Close()
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
 		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow)})
+	svc.Apps.Workers, svc.Apps.Limits = workers, appsCfg.limits
 	if redisURL != "" {
 		rc, err := redisClient(redisURL)
 		if err != nil {
