@@ -13,7 +13,7 @@ import (
 // limits of each invocation.
 type appsConfig struct {
 	workers, workerMemoryMiB, memoryMiB, logKiB int
-	limits                                     apps.Limits
+	limits                                      apps.Limits
 }
 
 func appsFlags(fs *flag.FlagSet) *appsConfig {
