@@ -8,6 +8,7 @@ import (
 
 	"github.com/dop251/goja"
 
+	"github.com/tessera-cms/tessera/internal/jsonw"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -452,19 +453,11 @@ const maxFindAll = 10000
 
 // joinArray is a JSON array of items.
 func joinArray(items []json.RawMessage) json.RawMessage {
-	n := 2
-	for _, it := range items {
-		n += len(it) + 1
-	}
-	out := make([]byte, 0, n)
-	out = append(out, '[')
+	docs := make([][]byte, len(items))
 	for i, it := range items {
-		if i > 0 {
-			out = append(out, ',')
-		}
-		out = append(out, it...)
+		docs[i] = it
 	}
-	return append(out, ']')
+	return jsonw.Array(docs)
 }
 
 // condValue turns an equalTo value into a where= value.
