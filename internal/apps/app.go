@@ -123,11 +123,30 @@ type cbJSON struct {
 	UpdatedAt string `json:"updated_at"`
 }
 
+// schedJSON is a schedule as the app shows it. Timing is text, as the
+// original service's clients read it: the cron expression of a recurring
+// schedule (also in cron), the time of {at}, the duration of {in}, or
+// "now".
 type schedJSON struct {
 	Name      string         `json:"name"`
-	Timing    map[string]any `json:"timing"`
+	Timing    string         `json:"timing"`
+	Cron      string         `json:"cron,omitempty"`
 	Data      map[string]any `json:"data"`
 	UpdatedAt string         `json:"updated_at"`
+}
+
+// timingText is a schedule's timing as schedJSON shows it.
+func timingText(t map[string]any) (text, cron string) {
+	for _, k := range []string{"every", "at", "in"} {
+		if v, ok := t[k]; ok {
+			s, _ := v.(string)
+			if k == "every" {
+				return s, s
+			}
+			return s, ""
+		}
+	}
+	return "now", ""
 }
 
 func toListForm(key string, a *app, url string, created, updated time.Time) listForm {
@@ -165,7 +184,8 @@ func toFullForm(key string, a *app, url string, created, updated time.Time) full
 		f.Callbacks = append(f.Callbacks, cbJSON{c.Event, c.Type, cms.FormatTime(c.UpdatedAt)})
 	}
 	for _, sc := range r.Schedules {
-		f.Schedules = append(f.Schedules, schedJSON{sc.Name, orEmpty(sc.Timing), orEmpty(sc.Data), cms.FormatTime(sc.UpdatedAt)})
+		timing, cron := timingText(sc.Timing)
+		f.Schedules = append(f.Schedules, schedJSON{sc.Name, timing, cron, orEmpty(sc.Data), cms.FormatTime(sc.UpdatedAt)})
 	}
 	return f
 }

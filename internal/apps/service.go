@@ -370,7 +370,8 @@ func (s *Service) fileView(site *store.Site, key string, f *store.AppFile, withC
 	return v
 }
 
-// Files returns the app's code files, without their code.
+// Files returns the app's code files with their code (what a client
+// pulls).
 func (s *Service) Files(ctx context.Context, site *store.Site, key string) (out []*File, err error) {
 	err = s.Store.View(ctx, func(tx store.Tx) error {
 		rec, _, err := load(tx, site, key)
@@ -379,7 +380,7 @@ func (s *Service) Files(ctx context.Context, site *store.Site, key string) (out 
 		}
 		files, err := tx.Apps().Files(site.ID, rec.ID)
 		for _, f := range files {
-			out = append(out, s.fileView(site, key, f, false))
+			out = append(out, s.fileView(site, key, f, true))
 		}
 		return err
 	})
@@ -404,8 +405,10 @@ func (s *Service) File(ctx context.Context, site *store.Site, key, name string) 
 
 // LogLine is one line of an app's log as the API shows it.
 type LogLine struct {
-	ID        string          `json:"id"`
-	Time      string          `json:"time"`
+	ID string `json:"id"`
+	// Time is seconds since the epoch, with milliseconds (the original
+	// service's clients read a number, and pass it back as since=).
+	Time      float64         `json:"time"`
 	Level     string          `json:"level"`
 	Data      string          `json:"data"`
 	CreatedAt string          `json:"created_at"`
@@ -429,8 +432,8 @@ func (s *Service) Logs(ctx context.Context, site *store.Site, key string, f stor
 		f.Job = job
 		lines, err := tx.Apps().Logs(site.ID, rec.ID, f, limit)
 		for _, l := range lines {
-			at := cms.FormatTime(l.Time)
-			out = append(out, LogLine{ID: l.ID, Time: at, Level: l.Level, Data: l.Message, CreatedAt: at, Context: l.Context})
+			out = append(out, LogLine{ID: l.ID, Time: float64(l.Time.UnixMilli()) / 1000, Level: l.Level, Data: l.Message,
+				CreatedAt: cms.FormatTime(l.Time), Context: l.Context})
 		}
 		return err
 	})

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"strings"
@@ -94,8 +96,13 @@ func (s *Server) handleAppCodePost(w http.ResponseWriter, r *http.Request) error
 	if err := decodeJSON(r, &body); err != nil {
 		return err
 	}
-	if body.Name == nil || body.Code == nil {
-		return cms.Errorf(cms.EInvalid, "Send both 'name' and 'code'.")
+	switch {
+	case body.Name == nil || *body.Name == "":
+		codeFileError(w, r, "The code file needs a name.", "name", "", []string{"is required"})
+		return nil
+	case body.Code == nil:
+		codeFileError(w, r, "The code file needs its code.", "code", *body.Name, []string{"is required"})
+		return nil
 	}
 	return s.putAppCode(w, r, *body.Name, *body.Code)
 }
@@ -120,22 +127,40 @@ func (s *Server) handleAppCodePut(w http.ResponseWriter, r *http.Request) error 
 func (s *Server) putAppCode(w http.ResponseWriter, r *http.Request, name, code string) error {
 	f, err := s.Apps.PutCode(r.Context(), principal(r).Site, r.PathValue("key"), name, code)
 	var failed *apps.CompileFailed
-	if errors.As(err, &failed) {
-		errs := make([]map[string]any, 0, len(failed.File.Compilation.Errors))
-		for _, m := range failed.File.Compilation.Errors {
-			errs = append(errs, map[string]any{"resource": "app_code", "field": "code", "message": m, "code": "invalid",
-				"messages": []string{m}, "codes": []string{"invalid"}, "value": name})
-		}
-		info(r).reason = "compilation failed"
-		writeJSON(w, http.StatusUnprocessableEntity, map[string]any{"message": "The code does not compile.",
-			"code": http.StatusUnprocessableEntity, "errors": errs, "compilation": failed.File.Compilation})
+	var ce *cms.Error
+	switch {
+	case errors.As(err, &failed):
+		codeFileError(w, r, "The code does not compile.", "code", name, failed.File.Compilation.Errors,
+			"compilation", failed.File.Compilation)
 		return nil
-	}
-	if err != nil {
+	case errors.As(err, &ce) && ce.Code == cms.EValidationFailed:
+		field, _ := ce.Fields["field"].(string)
+		codeFileError(w, r, ce.Message, field, name, []string{ce.Message})
+		return nil
+	case err != nil:
 		return err
 	}
 	writeJSON(w, http.StatusOK, f)
 	return nil
+}
+
+// codeFileError answers a code file that was refused with the spec's code
+// file error envelope: {message, code (the status, an integer), errors:
+// [{resource, field, message, code, messages, codes, value}]}, plus extra
+// keys (the compilation). Tools of the original service read a 4xx as a
+// failed push.
+func codeFileError(w http.ResponseWriter, r *http.Request, message, field, value string, problems []string, extra ...any) {
+	errs := make([]map[string]any, 0, len(problems))
+	for _, m := range problems {
+		errs = append(errs, map[string]any{"resource": "app_code", "field": field, "message": m, "code": "invalid",
+			"messages": []string{m}, "codes": []string{"invalid"}, "value": value})
+	}
+	info(r).reason = "code file refused: " + message
+	body := map[string]any{"message": message, "code": http.StatusUnprocessableEntity, "errors": errs}
+	for i := 0; i+1 < len(extra); i += 2 {
+		body[extra[i].(string)] = extra[i+1]
+	}
+	writeJSON(w, http.StatusUnprocessableEntity, body)
 }
 
 // handleAppCodeGet handles "GET /api/apps/{key}/code/{name...}".
@@ -166,9 +191,9 @@ func (s *Server) handleAppLogs(w http.ResponseWriter, r *http.Request) error {
 		dst  *time.Time
 	}{{"since", &f.Since}, {"before", &f.Before}} {
 		if v := q.Get(p.name); v != "" {
-			t, err := time.Parse(time.RFC3339Nano, v)
+			t, err := logTime(v)
 			if err != nil {
-				return cms.Errorf(cms.EBadRequest, "%s: an ISO 8601 time, as 2026-11-24T10:00:00Z.", p.name)
+				return cms.Errorf(cms.EBadRequest, "%s: an ISO 8601 time, as 2026-11-24T10:00:00Z, or seconds since the epoch, as 1795000000.5.", p.name)
 			}
 			*p.dst = t
 		}
@@ -260,4 +285,17 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) error {
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// logTime reads a log filter's time: ISO 8601, or seconds since the epoch
+// (what the logs' time is, so a client can pass on the last one it saw).
+func logTime(v string) (time.Time, error) {
+	if secs, err := strconv.ParseFloat(v, 64); err == nil {
+		if secs < 0 || secs > 1e11 {
+			return time.Time{}, fmt.Errorf("out of range")
+		}
+		// Times are kept to the millisecond; a float's nearest one.
+		return time.UnixMilli(int64(math.Round(secs * 1000))).UTC(), nil
+	}
+	return time.Parse(time.RFC3339Nano, v)
 }

@@ -197,12 +197,13 @@ func schemas() map[string]any {
 		"App": object([]string{"name", "key", "sdk_version", "compile_errors", "functions", "routes", "callbacks", "jobs", "schedules"}, map[string]any{
 			"name": str, "key": str, "sdk_version": str, "compiled_at": nstr, "compile_errors": strs, "env": strs,
 			"functions": map[string]any{"type": "array"}, "routes": map[string]any{"type": "array"}, "callbacks": map[string]any{"type": "array"},
-			"jobs": map[string]any{"type": "array"}, "schedules": map[string]any{"type": "array"},
+			"jobs": map[string]any{"type": "array"}, "schedules": map[string]any{"type": "array", "items": object([]string{"name", "timing", "data", "updated_at"},
+				map[string]any{"name": str, "timing": str, "cron": str, "data": map[string]any{"type": "object"}, "updated_at": str})},
 		}),
 		"AppFile": object([]string{"name", "url"}, map[string]any{"name": str, "url": str, "code": str, "created_at": str, "updated_at": str,
 			"compilation": object([]string{"success", "errors"}, map[string]any{"success": boolean, "errors": strs})}),
 		"AppCodeWrite": object([]string{"name", "code"}, map[string]any{"name": str, "code": str}),
-		"AppLog": object([]string{"id", "time", "level", "data"}, map[string]any{"id": str, "time": str, "level": str, "data": str,
+		"AppLog": object([]string{"id", "time", "level", "data"}, map[string]any{"id": str, "time": map[string]any{"type": "number"}, "level": str, "data": str,
 			"created_at": str, "context": map[string]any{"type": "object"}}),
 		"Simulator": object([]string{"simulator"}, map[string]any{"simulator": object([]string{"code"}, map[string]any{
 			"code": str, "method": str, "path": str, "version": map[string]any{}, "request": map[string]any{"type": "object"},
