@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
@@ -43,6 +44,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var urls sites.URLs
 	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom string
 	var lockTimeout, lockLease, sessionTTL time.Duration
+	var appsQueue apps.QueueLimits
+	var appsLogs apps.LogRetention
+	var appsLogBytes int
 	fs := newFlags("serve", &c)
 	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for what several processes share: the write lock, the rate-limit counters, the caches' invalidations and, without TESSERA_FILES_SECRET, the secret signing private file URLs; empty keeps them in-process [TESSERA_REDIS_URL]")
 	fs.StringVar(&redisPrefix, "redis-prefix", env("TESSERA_REDIS_PREFIX", "tessera:"), "prefix of every Redis key this deployment uses, so that several share one Redis [TESSERA_REDIS_PREFIX]")
@@ -57,6 +61,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&connsPerClient, "max-client-conns", envInt("TESSERA_MAX_CLIENT_CONNS", 64), "connections one client address may hold open; 0 for no limit (loopback is never limited) [TESSERA_MAX_CLIENT_CONNS]")
 	fs.StringVar(&corsOrigins, "cors-origins", env("TESSERA_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from; empty allows any [TESSERA_CORS_ORIGINS]")
 	fs.StringVar(&appsHTTPAllow, "apps-http-allow", env("TESSERA_APPS_HTTP_ALLOW", ""), "comma-separated hosts cloud code may call with HTTP.get|post|put|delete (api.example.com, *.example.com); empty allows none [TESSERA_APPS_HTTP_ALLOW]")
+	fs.IntVar(&appsQueue.MaxQueued, "apps-max-queued-jobs", envInt("TESSERA_APPS_MAX_QUEUED_JOBS", apps.DefaultMaxQueuedJobs), "cloud-code jobs one site may have queued: more are refused (429) and schedules' firings skipped; 0 for no limit [TESSERA_APPS_MAX_QUEUED_JOBS]")
+	fs.IntVar(&appsQueue.Concurrency, "apps-job-concurrency", envInt("TESSERA_APPS_JOB_CONCURRENCY", apps.DefaultJobConcurrency), "cloud-code jobs this process runs at once [TESSERA_APPS_JOB_CONCURRENCY]")
+	fs.DurationVar(&appsLogs.MaxAge, "apps-log-retention", envDuration("TESSERA_APPS_LOG_RETENTION", apps.DefaultLogMaxAge), "how long app log lines are kept; 0 for no limit [TESSERA_APPS_LOG_RETENTION]")
+	fs.IntVar(&appsLogBytes, "apps-log-max-bytes", envInt("TESSERA_APPS_LOG_MAX_BYTES", apps.DefaultLogMaxBytes), "bytes of newest lines each app's log keeps; 0 for no limit [TESSERA_APPS_LOG_MAX_BYTES]")
+	fs.IntVar(&limits.RoutesPerSite, "apps-route-rate", envInt("TESSERA_APPS_ROUTE_RATE", 600), "public requests to cloud-code routes one site may get per minute, from any address; 0 for no limit [TESSERA_APPS_ROUTE_RATE]")
 	fs.StringVar(&metricsToken, "metrics-token", env("TESSERA_METRICS_TOKEN", ""), "bearer token GET /metrics requires; empty serves it openly [TESSERA_METRICS_TOKEN]")
 	fs.StringVar(&metricsAddr, "metrics-addr", env("TESSERA_METRICS_ADDR", ""), "serve /metrics on this address instead of the main one [TESSERA_METRICS_ADDR]")
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
@@ -75,6 +84,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		// A renewal every third of a shorter lease would race Redis round trips.
 		return fmt.Errorf("--lock-lease %v: want at least 100ms", lockLease)
 	}
+	if appsQueue.Concurrency < 1 {
+		return fmt.Errorf("--apps-job-concurrency %d: want at least 1", appsQueue.Concurrency)
+	}
+	// A flag's 0 is no limit; the services take zero for their default.
+	appsQueue.MaxQueued, appsLogs.MaxAge = unbounded(appsQueue.MaxQueued), unbounded(appsLogs.MaxAge)
+	appsLogs.MaxBytes = unbounded(int64(appsLogBytes))
 	floor, err := newHeapFloor(heapFloorMiB)
 	if err != nil {
 		return err
@@ -149,7 +164,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer blobs.Close()
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
-		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow)})
+		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow), AppsQueue: appsQueue, AppsLogRetention: appsLogs})
 	if redisURL != "" {
 		rc, err := redisClient(redisURL)
 		if err != nil {
@@ -224,6 +239,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// unbounded turns a flag's 0, no limit, into the services' negative one.
+func unbounded[T int | int64 | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // redisClient opens a client of its own on the --redis URL.

@@ -31,6 +31,12 @@ type Service struct {
 	// JobLease is how long a claim on a queued job lasts unless the
 	// process running it renews it; zero means the package's JobLease.
 	JobLease time.Duration
+	// Queue bounds each site's queued jobs and sets how many jobs this
+	// process runs at once; zero fields take the defaults.
+	Queue QueueLimits
+	// LogRetention bounds the age and size of each app's log; zero
+	// fields take the defaults.
+	LogRetention LogRetention
 
 	mu    sync.Mutex
 	pools map[string]*pool
