@@ -80,7 +80,12 @@ func (x appQueue) Backlog(siteID string, at time.Time) (int, time.Time, error) {
 // read, skipping rows another claim holds, so concurrent claims take
 // different jobs; SQLite's one writer runs claims one after the other.
 func (x appQueue) Claim(now, until time.Time, n, maxAttempts int) (claimed, spent []*store.AppJob, err error) {
-	q := `SELECT ` + appJobColumns + ` FROM app_jobs WHERE state = ? AND run_at <= ? AND lease_until <= ? ORDER BY fair_at, id LIMIT ?`
+	from := `app_jobs`
+	if x.dialect.IndexedBy {
+		// Not app_jobs_due: every due job, sorted, for one.
+		from += ` INDEXED BY app_jobs_fair`
+	}
+	q := `SELECT ` + appJobColumns + ` FROM ` + from + ` WHERE state = ? AND run_at <= ? AND lease_until <= ? ORDER BY fair_at, id LIMIT ?`
 	if x.dialect.RowLocks {
 		q += ` FOR UPDATE SKIP LOCKED`
 	}
