@@ -67,7 +67,7 @@ type Apps interface {
 	GetFile(siteID, appID, name string) (*AppFile, error)
 	// DeleteFile removes one file. ENotFound.
 	DeleteFile(siteID, appID, name string) error
-	// AppendLog stores one log line. Its size, for TrimLogs, is the bytes
+	// AppendLog stores one log line. Its size, for LogCut, is the bytes
 	// of its message and context.
 	AppendLog(l *AppLog) error
 	// Logs returns the app's log lines matching f, newest first, at most limit.
@@ -128,7 +128,8 @@ type AppJob struct {
 	// lease of a run that never finished.
 	LeaseUntil time.Time
 	// FairAt orders due jobs across sites: Claim takes the due job with
-	// the earliest. Package apps sets it when it queues the job.
+	// the earliest. Package apps sets it when it queues the job; Enqueue
+	// stores RunAt for zero.
 	FairAt    time.Time
 	LastError string
 	CreatedAt time.Time

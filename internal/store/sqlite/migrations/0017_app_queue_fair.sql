@@ -1,7 +1,8 @@
 -- Jobs are claimed in a fair order across sites (fair_at, set by package
 -- apps when it queues a job), and a site's backlog is counted on an index
 -- of its own. App log lines carry their size, so that each app's log is
--- kept within a size, and an index by time serves pruning by age.
+-- kept within a size (summed on the app's index, which now holds it), and
+-- an index by time serves pruning by age.
 
 ALTER TABLE app_jobs ADD COLUMN fair_at INTEGER NOT NULL DEFAULT 0;
 UPDATE app_jobs SET fair_at = run_at;
