@@ -9,11 +9,14 @@ import (
 	"github.com/tessera-cms/tessera/internal/apps/worker"
 )
 
-// appsConfig is how `serve` runs cloud code: its worker processes and the
-// limits of each invocation.
+// appsConfig is how `serve` runs cloud code: its worker processes, the
+// limits of each invocation, the job queue and the logs' retention.
 type appsConfig struct {
 	workers, workerMemoryMiB, memoryMiB, logKiB int
 	limits                                      apps.Limits
+	queue                                       apps.QueueLimits
+	logs                                        apps.LogRetention
+	logBytes                                    int
 }
 
 func appsFlags(fs *flag.FlagSet) *appsConfig {
@@ -27,6 +30,10 @@ func appsFlags(fs *flag.FlagSet) *appsConfig {
 	fs.IntVar(&a.limits.Mails, "apps-max-mails", envInt("TESSERA_APPS_MAX_MAILS", apps.DefaultMails), "Mail.send calls one invocation may make [TESSERA_APPS_MAX_MAILS]")
 	fs.IntVar(&a.limits.MailRecipients, "apps-max-mail-recipients", envInt("TESSERA_APPS_MAX_MAIL_RECIPIENTS", apps.DefaultMailRecipients), "recipients (to and cc) of all the mail one invocation sends [TESSERA_APPS_MAX_MAIL_RECIPIENTS]")
 	fs.IntVar(&a.limits.HTTPCalls, "apps-max-http-calls", envInt("TESSERA_APPS_MAX_HTTP_CALLS", apps.DefaultHTTPCalls), "outbound HTTP calls one invocation may make [TESSERA_APPS_MAX_HTTP_CALLS]")
+	fs.IntVar(&a.queue.MaxQueued, "apps-max-queued-jobs", envInt("TESSERA_APPS_MAX_QUEUED_JOBS", apps.DefaultMaxQueuedJobs), "cloud-code jobs one site may have queued: more are refused (429) and schedules' firings skipped; 0 for no limit [TESSERA_APPS_MAX_QUEUED_JOBS]")
+	fs.IntVar(&a.queue.Concurrency, "apps-job-concurrency", envInt("TESSERA_APPS_JOB_CONCURRENCY", apps.DefaultJobConcurrency), "cloud-code jobs this process runs at once [TESSERA_APPS_JOB_CONCURRENCY]")
+	fs.DurationVar(&a.logs.MaxAge, "apps-log-retention", envDuration("TESSERA_APPS_LOG_RETENTION", apps.DefaultLogMaxAge), "how long app log lines are kept; 0 for no limit [TESSERA_APPS_LOG_RETENTION]")
+	fs.IntVar(&a.logBytes, "apps-log-max-bytes", envInt("TESSERA_APPS_LOG_MAX_BYTES", apps.DefaultLogMaxBytes), "bytes of newest lines each app's log keeps; 0 for no limit [TESSERA_APPS_LOG_MAX_BYTES]")
 	return a
 }
 
@@ -44,6 +51,12 @@ func (a *appsConfig) pool() (*worker.Pool, error) {
 	case a.limits.LogLines < 1 || a.logKiB < 1 || a.limits.Mails < 0 || a.limits.MailRecipients < 0 || a.limits.HTTPCalls < 0:
 		return nil, fmt.Errorf("the --apps-max-… limits: want positive numbers")
 	}
+	if a.queue.Concurrency < 1 {
+		return nil, fmt.Errorf("--apps-job-concurrency %d: want at least 1", a.queue.Concurrency)
+	}
+	// A flag's 0 is no limit; the services take zero for their default.
+	a.queue.MaxQueued, a.logs.MaxAge = unbounded(a.queue.MaxQueued), unbounded(a.logs.MaxAge)
+	a.logs.MaxBytes = unbounded(int64(a.logBytes))
 	a.limits.Memory = uint64(a.memoryMiB) << 20
 	a.limits.LogBytes = a.logKiB << 10
 	return &worker.Pool{Size: a.workers, Memory: uint64(a.workerMemoryMiB) << 20}, nil

@@ -57,6 +57,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&connsPerClient, "max-client-conns", envInt("TESSERA_MAX_CLIENT_CONNS", 64), "connections one client address may hold open; 0 for no limit (loopback is never limited) [TESSERA_MAX_CLIENT_CONNS]")
 	fs.StringVar(&corsOrigins, "cors-origins", env("TESSERA_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from; empty allows any [TESSERA_CORS_ORIGINS]")
 	fs.StringVar(&appsHTTPAllow, "apps-http-allow", env("TESSERA_APPS_HTTP_ALLOW", ""), "comma-separated hosts cloud code may call with HTTP.get|post|put|delete (api.example.com, *.example.com); empty allows none [TESSERA_APPS_HTTP_ALLOW]")
+	fs.IntVar(&limits.RoutesPerSite, "apps-route-rate", envInt("TESSERA_APPS_ROUTE_RATE", 600), "public requests to cloud-code routes one site may get per minute, from any address; 0 for no limit [TESSERA_APPS_ROUTE_RATE]")
 	fs.StringVar(&metricsToken, "metrics-token", env("TESSERA_METRICS_TOKEN", ""), "bearer token GET /metrics requires; empty serves it openly [TESSERA_METRICS_TOKEN]")
 	fs.StringVar(&metricsAddr, "metrics-addr", env("TESSERA_METRICS_ADDR", ""), "serve /metrics on this address instead of the main one [TESSERA_METRICS_ADDR]")
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
@@ -155,7 +156,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer blobs.Close()
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
-		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow)})
+		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow), AppsQueue: appsCfg.queue, AppsLogRetention: appsCfg.logs})
 	svc.Apps.Workers, svc.Apps.Limits = workers, appsCfg.limits
 	if redisURL != "" {
 		rc, err := redisClient(redisURL)
@@ -231,6 +232,14 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	return nil
+}
+
+// unbounded turns a flag's 0, no limit, into the services' negative one.
+func unbounded[T int | int64 | time.Duration](v T) T {
+	if v == 0 {
+		return -1
+	}
+	return v
 }
 
 // redisClient opens a client of its own on the --redis URL.

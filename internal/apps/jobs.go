@@ -22,10 +22,57 @@ import (
 // schedules the code declares). Any process may run any job: a claim is a
 // lease in the database, so a job runs once however many processes poll,
 // and a job whose process died runs again once its lease ends. A job that
-// fails is tried again with backoff, up to maxJobAttempts times.
+// fails is tried again with backoff, up to maxJobAttempts times. The
+// attempt is counted when the job is claimed, before it runs, so a job
+// that takes its process (or worker) down with it also runs at most
+// maxJobAttempts times: then it fails instead of being claimed again.
+//
+// Sites share the queue fairly: each job gets a place in a fair order
+// (its FairAt) when it is queued, its run time plus fairStep for every job
+// of its site queued before it, and claims take the due job earliest in
+// that order. One site's thousand queued jobs then wait behind another
+// site's single job, and sites with backlogs take turns, while one site
+// alone still runs its jobs as fast as they come.
 
-// maxJobAttempts bounds how often a failing job runs.
+// maxJobAttempts bounds how often a job runs.
 const maxJobAttempts = 5
+
+// fairStep is how far back in the fair order each job of a site's backlog
+// sets the site's next job. It is long (a job of a site with n queued
+// jobs waits behind every other site's jobs queued within n hours) so that
+// the order is close to taking turns however fast jobs run.
+const fairStep = time.Hour
+
+// Queue defaults.
+const (
+	DefaultMaxQueuedJobs  = 1000
+	DefaultJobConcurrency = 2
+)
+
+// QueueLimits bound the job queue; zero fields take the defaults.
+type QueueLimits struct {
+	// MaxQueued is how many jobs one site may have queued, claimed ones
+	// included (DefaultMaxQueuedJobs); negative for no bound. Concurrent
+	// enqueues on PostgreSQL may pass it by a few.
+	MaxQueued int
+	// Concurrency is how many jobs this process's worker runs at once
+	// (DefaultJobConcurrency).
+	Concurrency int
+}
+
+func (q QueueLimits) maxQueued() int {
+	if q.MaxQueued == 0 {
+		return DefaultMaxQueuedJobs
+	}
+	return q.MaxQueued
+}
+
+func (q QueueLimits) concurrency() int {
+	if q.Concurrency <= 0 {
+		return DefaultJobConcurrency
+	}
+	return q.Concurrency
+}
 
 // JobLease is how long a claim on a job lasts unless renewed. The process
 // running a job renews its claim every third of it, so a job keeps its
@@ -55,7 +102,7 @@ func (s *Service) Enqueue(ctx context.Context, site *store.Site, name string, pa
 		if l == nil {
 			return cms.Errorf(cms.ENotFound, "No app of this site defines the job %q.", name)
 		}
-		jid, err = enqueue(tx, site.ID, l.rec.ID, name, raw, tx.Now())
+		jid, err = s.Queue.enqueue(tx, site.ID, l.rec.ID, name, raw, tx.Now())
 		return err
 	})
 	if err != nil {
@@ -69,10 +116,24 @@ func (r *Registry) hasJob(name string) bool {
 	return slices.ContainsFunc(r.Jobs, func(n Named) bool { return n.Name == name })
 }
 
-func enqueue(tx store.Tx, siteID, appID, name string, params []byte, runAt time.Time) (string, error) {
+// enqueue queues a run of job name of app appID at runAt, in its place in
+// the fair order, and returns its jid. too_many_requests when the site
+// has its most jobs queued.
+func (q QueueLimits) enqueue(tx store.Tx, siteID, appID, name string, params []byte, runAt time.Time) (string, error) {
+	queued, last, err := tx.AppQueue().Backlog(siteID, runAt)
+	if err != nil {
+		return "", err
+	}
+	if limit := q.maxQueued(); limit > 0 && queued >= limit {
+		return "", cms.Errorf(cms.ETooManyRequests, "The site has %d jobs queued, as many as it may; queue more once some have run.", queued)
+	}
+	fair := runAt
+	if !last.IsZero() && last.Add(fairStep).After(fair) {
+		fair = last.Add(fairStep)
+	}
 	now := tx.Now()
 	j := &store.AppJob{ID: cms.NewID(now), SiteID: siteID, AppID: appID, Name: name, Params: params,
-		State: store.JobQueued, RunAt: runAt, CreatedAt: now, UpdatedAt: now}
+		State: store.JobQueued, RunAt: runAt, FairAt: fair, CreatedAt: now, UpdatedAt: now}
 	return j.ID, tx.AppQueue().Enqueue(j)
 }
 
@@ -86,21 +147,60 @@ func (s *Service) wakeWorker() {
 	}
 }
 
-// RunWorker runs queued jobs and fires due schedules until ctx ends,
-// looking every poll (and at once when this process queues a job).
+// RunWorker runs queued jobs, up to Queue.Concurrency at once, and fires
+// due schedules until ctx ends, looking every poll (and at once when this
+// process queues or claims a job); it also prunes the app logs every
+// logPruneInterval. It returns once the jobs it started have finished.
 func (s *Service) RunWorker(ctx context.Context, poll time.Duration) {
 	s.wakeOnce.Do(func() { s.wake = make(chan struct{}, 1) })
+	var running sync.WaitGroup
+	defer running.Wait()
+	running.Go(func() { s.keepLogs(ctx) })
 	t := time.NewTicker(poll)
 	defer t.Stop()
+	free := s.Queue.concurrency()
+	// A runner claims and runs jobs until none is due; a claim wakes the
+	// loop, which starts another runner while jobs are due and one is
+	// free, so runners start one at a time, as long as there is work.
+	ended := make(chan struct{}, free)
+	tick := true
 	for {
-		if s.due(ctx) {
-			s.work(ctx)
+		if (tick || free > 0) && s.due(ctx) {
+			if tick {
+				if _, err := s.FireSchedules(ctx); err != nil && ctx.Err() == nil {
+					slog.ErrorContext(ctx, "firing app schedules failed", slog.Any("err", err))
+				}
+			}
+			if free > 0 {
+				free--
+				running.Go(func() {
+					defer func() { ended <- struct{}{} }()
+					s.runJobs(ctx)
+				})
+			}
 		}
+		tick = false
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			tick = true
 		case <-s.wake:
+		case <-ended:
+			free++
+		}
+	}
+}
+
+// runJobs runs due jobs until none is left.
+func (s *Service) runJobs(ctx context.Context) {
+	for ctx.Err() == nil {
+		ran, err := s.RunJob(ctx)
+		if err != nil && ctx.Err() == nil {
+			slog.ErrorContext(ctx, "running an app job failed", slog.Any("err", err))
+		}
+		if !ran || err != nil {
+			return
 		}
 	}
 }
@@ -117,31 +217,28 @@ func (s *Service) due(ctx context.Context) bool {
 	return due || err != nil
 }
 
-// work fires the due schedules, then runs due jobs until none is left.
-func (s *Service) work(ctx context.Context) {
-	if _, err := s.FireSchedules(ctx); err != nil && ctx.Err() == nil {
-		slog.ErrorContext(ctx, "firing app schedules failed", slog.Any("err", err))
-	}
-	for ctx.Err() == nil {
-		ran, err := s.RunJob(ctx)
-		if err != nil && ctx.Err() == nil {
-			slog.ErrorContext(ctx, "running an app job failed", slog.Any("err", err))
-		}
-		if !ran || err != nil {
-			return
-		}
-	}
-}
-
-// RunJob claims one due job and runs it; it reports whether there was one.
+// RunJob claims one due job and runs it; it reports whether there was one
+// (or a job it failed instead: one whose runs never finished, out of
+// attempts).
 func (s *Service) RunJob(ctx context.Context) (bool, error) {
 	var j *store.AppJob
 	var site *store.Site
 	var l *loaded
+	spent := 0
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		jobs, err := tx.AppQueue().Claim(tx.Now(), tx.Now().Add(s.jobLease()), 1)
-		if err != nil || len(jobs) == 0 {
+		j, spent = nil, 0
+		jobs, dead, err := tx.AppQueue().Claim(tx.Now(), tx.Now().Add(s.jobLease()), 1, maxJobAttempts)
+		if err != nil {
 			return err
+		}
+		for _, d := range dead {
+			if err := failSpent(tx, d); err != nil {
+				return err
+			}
+			spent++
+		}
+		if len(jobs) == 0 {
+			return nil
 		}
 		j = jobs[0]
 		if site, err = tx.Sites().Get(j.SiteID); err != nil {
@@ -151,8 +248,10 @@ func (s *Service) RunJob(ctx context.Context) (bool, error) {
 		return err
 	})
 	if err != nil || j == nil {
-		return false, err
+		return spent > 0 && err == nil, err
 	}
+	// Another runner may take the next job while this one runs.
+	s.wakeWorker()
 	renewal := s.renewClaim(ctx, j)
 	var outcomeErr string
 	switch {
@@ -188,6 +287,31 @@ func (s *Service) RunJob(ctx context.Context) (bool, error) {
 		err = nil
 	}
 	return true, err
+}
+
+// failSpent fails a job whose claims all lapsed: each run took its process
+// or worker down, or outlived it, so it is not run again. The app's log
+// says so.
+func failSpent(tx store.Tx, j *store.AppJob) error {
+	prev := j.LeaseUntil
+	j.State, j.LeaseUntil, j.UpdatedAt = store.JobFailed, time.Time{}, tx.Now()
+	j.LastError = fmt.Sprintf("its runs never finished: %d attempts each ended without an outcome "+
+		"(the job stopped the process or worker that ran it, or outlived it)", j.Attempts)
+	if err := tx.AppQueue().Finish(j, prev); err != nil {
+		return err
+	}
+	return appLog(tx, j.SiteID, j.AppID, "error", fmt.Sprintf("Job %q failed: %s.", j.Name, j.LastError),
+		map[string]any{"job": j.Name, "jid": j.ID})
+}
+
+// appLog stores a line in an app's log on behalf of the server.
+func appLog(tx store.Tx, siteID, appID, level, message string, logContext map[string]any) error {
+	ctxJSON, err := json.Marshal(logContext)
+	if err != nil {
+		return err
+	}
+	return tx.Apps().AppendLog(&store.AppLog{ID: cms.NewID(tx.Now()), SiteID: siteID, AppID: appID, Time: tx.Now(),
+		Level: level, Message: message, Context: ctxJSON})
 }
 
 func (s *Service) jobLease() time.Duration {
@@ -271,7 +395,8 @@ func (s *Service) appByID(tx store.Tx, site *store.Site, id string) (*loaded, er
 // FireSchedules queues a job for every schedule due now and moves each to
 // its next firing, in one transaction: with several processes, each due
 // firing is taken by one of them (rows locked and skipped on PostgreSQL,
-// the one writer on SQLite). It returns how many fired.
+// the one writer on SQLite). A firing for a site whose queue is full is
+// skipped and logged to its app's log. It returns how many fired.
 func (s *Service) FireSchedules(ctx context.Context) (int, error) {
 	fired := 0
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
@@ -281,10 +406,19 @@ func (s *Service) FireSchedules(ctx context.Context) (int, error) {
 			return err
 		}
 		for _, sc := range due {
-			if _, err := enqueue(tx, sc.SiteID, sc.AppID, sc.Job, sc.Params, tx.Now()); err != nil {
+			_, err := s.Queue.enqueue(tx, sc.SiteID, sc.AppID, sc.Job, sc.Params, tx.Now())
+			switch {
+			case cms.IsCode(err, cms.ETooManyRequests):
+				// The site's queue is full: this firing is skipped, and
+				// the app's log says so.
+				err = appLog(tx, sc.SiteID, sc.AppID, "warn", fmt.Sprintf("A firing of the schedule of job %q was skipped: %s",
+					sc.Job, cms.ErrorMessage(err)), map[string]any{"job": sc.Job, "schedule": sc.Key})
+			case err == nil:
+				fired++
+			}
+			if err != nil {
 				return err
 			}
-			fired++
 			sc.NextAt = time.Time{}
 			if sc.Every != "" {
 				if sched, err := cron.ParseStandard(sc.Every); err == nil {

@@ -54,25 +54,7 @@ type RouteResult struct {
 // result, or nil when no route matches. Errors: *Reply (response.error),
 // *Crash (the handler threw or hit a limit; logged).
 func (s *Service) Route(ctx context.Context, site *store.Site, req RouteRequest) (*RouteResult, error) {
-	verb := strings.ToUpper(req.Method)
-	if verb == "HEAD" {
-		verb = "GET"
-	}
-	var found *loaded
-	var route Route
-	var pathParams map[string]string
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		found, err = s.findApp(tx, site, func(r *Registry) bool {
-			for _, rt := range r.Routes {
-				if p, ok := matchRoute(rt.Path, req.Path); ok && rt.Verb == verb {
-					route, pathParams = rt, p
-					return true
-				}
-			}
-			return false
-		})
-		return err
-	})
+	found, route, pathParams, err := s.findRoute(ctx, site, req.Method, req.Path)
 	if err != nil || found == nil {
 		return nil, err
 	}
@@ -108,6 +90,37 @@ func (s *Service) Route(ctx context.Context, site *store.Site, req RouteRequest)
 		}
 	}
 	return out, nil
+}
+
+// findRoute returns the first app of the site with a route that matches
+// method and path, the route and the path's named parts; a nil app when
+// none matches.
+func (s *Service) findRoute(ctx context.Context, site *store.Site, method, path string) (found *loaded, route Route, params map[string]string, err error) {
+	verb := strings.ToUpper(method)
+	if verb == "HEAD" {
+		verb = "GET"
+	}
+	err = s.Store.View(ctx, func(tx store.Tx) (err error) {
+		found, err = s.findApp(tx, site, func(r *Registry) bool {
+			for _, rt := range r.Routes {
+				if p, ok := matchRoute(rt.Path, path); ok && rt.Verb == verb {
+					route, params = rt, p
+					return true
+				}
+			}
+			return false
+		})
+		return err
+	})
+	return found, route, params, err
+}
+
+// HasRoute reports whether a route of the site's apps matches method and
+// path, without running it: the public site counts the requests that
+// reach a route against the site's rate before it runs them.
+func (s *Service) HasRoute(ctx context.Context, site *store.Site, method, path string) (bool, error) {
+	found, _, _, err := s.findRoute(ctx, site, method, path)
+	return found != nil, err
 }
 
 // matchRoute matches path against a route pattern of static segments,

@@ -281,7 +281,7 @@ func (inv *invocation) schedule(ctx context.Context, name string, params, when m
 		if t.every != "" {
 			return errors.New("Service.Cloud.schedule: a recurring schedule is declared when the code loads, not in a handler")
 		}
-		jid, err = enqueue(tx, inv.site.ID, inv.app.rec.ID, name, raw, t.next)
+		jid, err = inv.svc.Queue.enqueue(tx, inv.site.ID, inv.app.rec.ID, name, raw, t.next)
 		return err
 	})
 	if err != nil {

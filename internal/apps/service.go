@@ -34,6 +34,12 @@ type Service struct {
 	JobLease time.Duration
 	// Workers runs the code; nil shares one pool per process.
 	Workers *worker.Pool
+	// Queue bounds each site's queued jobs and sets how many jobs this
+	// process runs at once; zero fields take the defaults.
+	Queue QueueLimits
+	// LogRetention bounds the age and size of each app's log; zero
+	// fields take the defaults.
+	LogRetention LogRetention
 
 	// loadedApps caches apps with their code by id (see loadApp).
 	loadedApps sync.Map

@@ -6,17 +6,23 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // Limits bounds API requests per Window: PerAddress from one client
 // address (counted before authentication, so bad tokens count too) and
 // PerToken with one token. Zero does not limit. Loopback addresses are not
 // limited unless LimitLoopback is set: a local tool or test is trusted.
+//
+// RoutesPerSite bounds the public-site requests that reach a route of a
+// site's cloud code, per site and minute, from any address: each runs the
+// site's code and may write to its log. Zero does not limit.
 type Limits struct {
 	PerAddress    int
 	PerToken      int
 	Window        time.Duration
 	LimitLoopback bool
+	RoutesPerSite int
 }
 
 // limit counts one request under kind+key against limit. Errors: a
@@ -36,6 +42,23 @@ func (s *Server) limit(r *http.Request, ri *requestInfo, kind, key string, limit
 	}
 	if !ok {
 		return ratelimit.NewExceeded(retry, "Too many requests; slow down.")
+	}
+	return nil
+}
+
+// limitRoutes counts one request to a cloud-code route of site against
+// Limits.RoutesPerSite. Errors: a *ratelimit.Exceeded,
+// service_unavailable when the counter cannot be reached.
+func (s *Server) limitRoutes(r *http.Request, site *store.Site) error {
+	if s.Limits.RoutesPerSite <= 0 {
+		return nil
+	}
+	ok, retry, err := s.limiter().Hit(r.Context(), "route:"+site.ID, s.Limits.RoutesPerSite, time.Minute)
+	if err != nil {
+		return cms.Errorf(cms.EServiceUnavailable, "Requests cannot be counted right now; try again.")
+	}
+	if !ok {
+		return ratelimit.NewExceeded(retry, "Too many requests to this site; try again later.")
 	}
 	return nil
 }

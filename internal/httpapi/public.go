@@ -420,6 +420,27 @@ func (p *public) appRoute(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	site := siteOf(r)
+	if p.s.Limits.RoutesPerSite > 0 {
+		// Counted before the route runs, and only requests that reach
+		// one: the site's pages and 404s cost its routes nothing.
+		matched, err := p.s.Apps.HasRoute(r.Context(), site, r.Method, r.URL.Path)
+		if err != nil {
+			p.fail(w, r, err)
+			return true
+		}
+		if !matched {
+			return false
+		}
+		if err := p.s.limitRoutes(r, site); err != nil {
+			var ex *ratelimit.Exceeded
+			if errors.As(err, &ex) {
+				w.Header().Set("Retry-After", strconv.FormatInt(ex.Seconds(), 10))
+				info(r).reason = "route rate"
+			}
+			p.plain(w, statusOf(err), cmsMessage(err))
+			return true
+		}
+	}
 	c, err := p.customer(w, r)
 	if err != nil {
 		p.fail(w, r, err)

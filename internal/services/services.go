@@ -49,6 +49,12 @@ type Options struct {
 	// AppsHTTPAllow lists the hosts cloud code may call (HTTP.get…); none
 	// by default.
 	AppsHTTPAllow []string
+	// AppsQueue bounds the cloud-code job queue; zero fields take the
+	// defaults.
+	AppsQueue apps.QueueLimits
+	// AppsLogRetention bounds the apps' logs; zero fields take the
+	// defaults.
+	AppsLogRetention apps.LogRetention
 	// URLs decide the public URL of each site.
 	URLs sites.URLs
 	// NoAuthCache makes every request read its token, user, site and
@@ -142,7 +148,7 @@ func New(st store.Store, opt Options) *Set {
 		Fresh: s.Fresh}
 	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src}
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL,
-		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}}
+		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}, Queue: opt.AppsQueue, LogRetention: opt.AppsLogRetention}
 	s.Apps.Attach(s.Events)
 	s.Files.Register("pages", s.Pages)
 	s.Files.Register("entries", s.Entries)

@@ -67,10 +67,37 @@ type Apps interface {
 	GetFile(siteID, appID, name string) (*AppFile, error)
 	// DeleteFile removes one file. ENotFound.
 	DeleteFile(siteID, appID, name string) error
-	// AppendLog stores one log line.
+	// AppendLog stores one log line. Its size, for LogCut, is the bytes
+	// of its message and context.
 	AppendLog(l *AppLog) error
 	// Logs returns the app's log lines matching f, newest first, at most limit.
 	Logs(siteID, appID string, f AppLogFilter, limit int) ([]*AppLog, error)
+	// LoggedApps returns the apps, of every site, with a log line at or
+	// after since.
+	LoggedApps(since time.Time) ([]AppRef, error)
+	// DeleteLogsBefore deletes up to n log lines, of every app, older than
+	// before, and returns how many it deleted.
+	DeleteLogsBefore(before time.Time, n int) (int, error)
+	// LogCut returns the newest line of the app's log beyond its newest
+	// maxBytes of lines: that line and every older one are past the
+	// bound. ok is false when the whole log is within it.
+	LogCut(a AppRef, maxBytes int64) (cut AppLogMark, ok bool, err error)
+	// DeleteLogsThrough deletes up to n of the app's log lines at or
+	// before cut, and returns how many it deleted.
+	DeleteLogsThrough(a AppRef, cut AppLogMark, n int) (int, error)
+}
+
+// AppLogMark is a place in an app's log: a line's time and id, the
+// order of its lines.
+type AppLogMark struct {
+	Time time.Time
+	ID   string
+}
+
+// AppRef names an app of a site.
+type AppRef struct {
+	SiteID string
+	AppID  string
 }
 
 // Job states.
@@ -97,11 +124,16 @@ type AppJob struct {
 	// RunAt is when the job may run next.
 	RunAt time.Time
 	// LeaseUntil is when a claim runs out; before it no other claim takes
-	// the job.
+	// the job. Zero when no claim holds it; one that has passed is the
+	// lease of a run that never finished.
 	LeaseUntil time.Time
-	LastError  string
-	CreatedAt  time.Time
-	UpdatedAt  time.Time
+	// FairAt orders due jobs across sites: Claim takes the due job with
+	// the earliest. Package apps sets it when it queues the job; Enqueue
+	// stores RunAt for zero.
+	FairAt    time.Time
+	LastError string
+	CreatedAt time.Time
+	UpdatedAt time.Time
 }
 
 // AppSchedule is a recurring or one-off firing of a job that an app's code
@@ -128,10 +160,18 @@ type AppQueue interface {
 	Enqueue(j *AppJob) error
 	// GetJob returns a job of the site. ENotFound.
 	GetJob(siteID, id string) (*AppJob, error)
+	// Backlog returns how many jobs the site has queued (claimed ones
+	// included), and the latest FairAt of those whose RunAt is at or
+	// before at (zero when none is).
+	Backlog(siteID string, at time.Time) (queued int, lastFair time.Time, err error)
 	// Claim leases up to n queued jobs whose run_at and lease have passed
-	// at now until until, counting an attempt for each: a job is claimed
-	// by one caller at a time, across every process sharing the store.
-	Claim(now, until time.Time, n int) ([]*AppJob, error)
+	// at now, by FairAt, until until, counting an attempt for each before
+	// the job runs: a job is claimed by one caller at a time, across every
+	// process sharing the store. A due job whose lease ran out (its run
+	// never finished) with maxAttempts attempts or more is not claimed but
+	// returned in spent, locked like a claimed one, for the caller to
+	// finish in the same transaction; maxAttempts <= 0 spends none.
+	Claim(now, until time.Time, n, maxAttempts int) (claimed, spent []*AppJob, err error)
 	// Finish stores a claimed job's outcome: State, LastError, RunAt (a
 	// retry) and LeaseUntil, if its lease is still the one claimed (prev).
 	// ErrStale when another claim took it over.

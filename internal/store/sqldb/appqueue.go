@@ -12,7 +12,7 @@ type appQueue struct{ *tx }
 
 var _ store.AppQueue = appQueue{}
 
-const appJobColumns = `id, site_id, app_id, name, params, state, attempts, run_at, lease_until, last_error, created_at, updated_at`
+const appJobColumns = `id, site_id, app_id, name, params, state, attempts, run_at, lease_until, fair_at, last_error, created_at, updated_at`
 
 // epoch stands for "no lease": a column every claim's now is past.
 var epoch = time.UnixMilli(0).UTC()
@@ -21,7 +21,7 @@ func scanAppJob(row scanner) (*store.AppJob, error) {
 	var j store.AppJob
 	var params string
 	err := row.Scan(&j.ID, &j.SiteID, &j.AppID, &j.Name, &params, &j.State, &j.Attempts, timeCol{&j.RunAt},
-		timeCol{&j.LeaseUntil}, &j.LastError, timeCol{&j.CreatedAt}, timeCol{&j.UpdatedAt})
+		timeCol{&j.LeaseUntil}, timeCol{&j.FairAt}, &j.LastError, timeCol{&j.CreatedAt}, timeCol{&j.UpdatedAt})
 	if err != nil {
 		return nil, err
 	}
@@ -40,9 +40,13 @@ func (x appQueue) lease(t time.Time) any {
 }
 
 func (x appQueue) Enqueue(j *store.AppJob) error {
-	_, err := x.exec(`INSERT INTO app_jobs (`+appJobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	fair := j.FairAt
+	if fair.IsZero() {
+		fair = j.RunAt
+	}
+	_, err := x.exec(`INSERT INTO app_jobs (`+appJobColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		j.ID, j.SiteID, j.AppID, j.Name, string(j.Params), j.State, j.Attempts, x.time(j.RunAt), x.lease(j.LeaseUntil),
-		j.LastError, x.time(j.CreatedAt), x.time(j.UpdatedAt))
+		x.time(fair), j.LastError, x.time(j.CreatedAt), x.time(j.UpdatedAt))
 	if err != nil {
 		return x.fail(err, "enqueue job "+j.Name+" of app "+j.AppID, "")
 	}
@@ -60,28 +64,49 @@ func (x appQueue) GetJob(siteID, id string) (*store.AppJob, error) {
 	return j, nil
 }
 
-// Claim selects the due jobs and leases them in the same transaction. On
-// PostgreSQL the rows are locked as they are read, skipping rows another
-// claim holds, so concurrent claims take different jobs; SQLite's one
-// writer runs claims one after the other.
-func (x appQueue) Claim(now, until time.Time, n int) ([]*store.AppJob, error) {
-	q := `SELECT ` + appJobColumns + ` FROM app_jobs WHERE state = ? AND run_at <= ? AND lease_until <= ? ORDER BY run_at, id LIMIT ?`
+func (x appQueue) Backlog(siteID string, at time.Time) (int, time.Time, error) {
+	var n int
+	var last time.Time
+	err := x.queryRow(`SELECT COUNT(*), MAX(CASE WHEN run_at <= ? THEN fair_at END) FROM app_jobs WHERE site_id = ? AND state = ?`,
+		x.time(at), siteID, store.JobQueued).Scan(&n, optTimeCol{&last})
+	if err != nil {
+		return 0, time.Time{}, x.fail(err, "count the jobs of site "+siteID, "")
+	}
+	return n, last, nil
+}
+
+// Claim selects the due jobs, earliest fair_at first, and leases them in
+// the same transaction. On PostgreSQL the rows are locked as they are
+// read, skipping rows another claim holds, so concurrent claims take
+// different jobs; SQLite's one writer runs claims one after the other.
+func (x appQueue) Claim(now, until time.Time, n, maxAttempts int) (claimed, spent []*store.AppJob, err error) {
+	from := `app_jobs`
+	if x.dialect.IndexedBy {
+		// Not app_jobs_due: every due job, sorted, for one.
+		from += ` INDEXED BY app_jobs_fair`
+	}
+	q := `SELECT ` + appJobColumns + ` FROM ` + from + ` WHERE state = ? AND run_at <= ? AND lease_until <= ? ORDER BY fair_at, id LIMIT ?`
 	if x.dialect.RowLocks {
 		q += ` FOR UPDATE SKIP LOCKED`
 	}
 	jobs, err := scanAll(x.tx, scanAppJob, q, store.JobQueued, x.time(now), x.time(now), n)
 	if err != nil {
-		return nil, x.fail(err, "claim jobs", "")
+		return nil, nil, x.fail(err, "claim jobs", "")
 	}
 	for _, j := range jobs {
+		if maxAttempts > 0 && !j.LeaseUntil.IsZero() && j.Attempts >= maxAttempts {
+			spent = append(spent, j)
+			continue
+		}
 		j.Attempts++
 		j.LeaseUntil, j.UpdatedAt = until.UTC().Truncate(time.Millisecond), now.UTC().Truncate(time.Millisecond)
 		if _, err := x.exec(`UPDATE app_jobs SET attempts = ?, lease_until = ?, updated_at = ? WHERE id = ?`,
 			j.Attempts, x.time(j.LeaseUntil), x.time(j.UpdatedAt), j.ID); err != nil {
-			return nil, x.fail(err, "claim job "+j.ID, "")
+			return nil, nil, x.fail(err, "claim job "+j.ID, "")
 		}
+		claimed = append(claimed, j)
 	}
-	return jobs, nil
+	return claimed, spent, nil
 }
 
 func (x appQueue) Finish(j *store.AppJob, prev time.Time) error {

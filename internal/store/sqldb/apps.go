@@ -1,6 +1,8 @@
 package sqldb
 
 import (
+	"database/sql"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -122,8 +124,8 @@ func (x apps) DeleteFile(siteID, appID, name string) error {
 const appLogColumns = `id, site_id, app_id, time, level, message, context`
 
 func (x apps) AppendLog(l *store.AppLog) error {
-	_, err := x.exec(`INSERT INTO app_logs (`+appLogColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-		l.ID, l.SiteID, l.AppID, x.time(l.Time), l.Level, l.Message, string(l.Context))
+	_, err := x.exec(`INSERT INTO app_logs (`+appLogColumns+`, bytes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		l.ID, l.SiteID, l.AppID, x.time(l.Time), l.Level, l.Message, string(l.Context), len(l.Message)+len(l.Context))
 	if err != nil {
 		return x.fail(err, "append a log line of app "+l.AppID, "")
 	}
@@ -164,4 +166,72 @@ func (x apps) Logs(siteID, appID string, f store.AppLogFilter, limit int) ([]*st
 		return nil, x.fail(err, "list logs of app "+appID, "")
 	}
 	return logs, nil
+}
+
+func (x apps) LoggedApps(since time.Time) ([]store.AppRef, error) {
+	from := `app_logs`
+	if x.dialect.IndexedBy {
+		// Not a scan of every line by app for DISTINCT's sake: the
+		// lines since, by time.
+		from += ` INDEXED BY app_logs_age`
+	}
+	refs, err := scanAll(x.tx, func(row scanner) (store.AppRef, error) {
+		var r store.AppRef
+		return r, row.Scan(&r.SiteID, &r.AppID)
+	}, `SELECT DISTINCT site_id, app_id FROM `+from+` WHERE time >= ?`, x.time(since))
+	if err != nil {
+		return nil, x.fail(err, "list the apps that logged", "")
+	}
+	return refs, nil
+}
+
+// deleteLogs deletes up to n of the log lines that where selects, in no
+// order: every one of them goes, batch after batch, and an order would
+// sort them all for each batch. On PostgreSQL lines another transaction
+// is deleting are skipped: processes pruning at once delete different
+// lines and wait on none.
+func (x apps) deleteLogs(op string, n int, where string, args ...any) (int, error) {
+	sel := `SELECT id FROM app_logs WHERE ` + where + ` LIMIT ?`
+	if x.dialect.RowLocks {
+		sel += ` FOR UPDATE SKIP LOCKED`
+	}
+	res, err := x.exec(`DELETE FROM app_logs WHERE id IN (`+sel+`)`, append(args, n)...)
+	if err != nil {
+		return 0, x.fail(err, op, "")
+	}
+	deleted, err := res.RowsAffected()
+	return int(deleted), err
+}
+
+func (x apps) DeleteLogsBefore(before time.Time, n int) (int, error) {
+	return x.deleteLogs("delete old log lines", n, `time < ?`, x.time(before))
+}
+
+func (x apps) LogCut(a store.AppRef, maxBytes int64) (store.AppLogMark, bool, error) {
+	var cut store.AppLogMark
+	// The total first: a sum over the index is a tenth of the running
+	// sums below, and most logs are within their bound.
+	var total sql.NullInt64
+	if err := x.queryRow(`SELECT SUM(bytes) FROM app_logs WHERE app_id = ? AND site_id = ?`, a.AppID, a.SiteID).Scan(&total); err != nil {
+		return cut, false, x.fail(err, "size the log of app "+a.AppID, "")
+	}
+	if total.Int64 <= maxBytes {
+		return cut, false, nil
+	}
+	err := x.queryRow(`SELECT time, id FROM (
+			SELECT time, id, SUM(bytes) OVER (ORDER BY time DESC, id DESC ROWS UNBOUNDED PRECEDING) AS newer
+			FROM app_logs WHERE app_id = ? AND site_id = ?) AS lines
+		WHERE newer > ? ORDER BY time DESC, id DESC LIMIT 1`, a.AppID, a.SiteID, maxBytes).Scan(timeCol{&cut.Time}, &cut.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return cut, false, nil
+	}
+	if err != nil {
+		return cut, false, x.fail(err, "size the log of app "+a.AppID, "")
+	}
+	return cut, true, nil
+}
+
+func (x apps) DeleteLogsThrough(a store.AppRef, cut store.AppLogMark, n int) (int, error) {
+	return x.deleteLogs("trim the log of app "+a.AppID, n, `app_id = ? AND site_id = ? AND (time < ? OR time = ? AND id <= ?)`,
+		a.AppID, a.SiteID, x.time(cut.Time), x.time(cut.Time), cut.ID)
 }

@@ -35,6 +35,12 @@ type Dialect struct {
 	// RowLocks reports whether the database takes row locks (SELECT …
 	// FOR UPDATE / FOR SHARE): several writers may run at once.
 	RowLocks bool
+	// IndexedBy reports whether a statement names the index it must read
+	// (SQLite's INDEXED BY) where the database, without statistics, would
+	// pick one that reads every row: an index that narrows a range and
+	// then sorts all of it, where reading an ordered index up to the LIMIT
+	// takes a few rows. PostgreSQL's planner picks the right one itself.
+	IndexedBy bool
 	// CacheStatements keeps statements prepared per connection (SQLite,
 	// whose driver prepares every statement anew otherwise; pgx caches
 	// them itself).

@@ -90,6 +90,7 @@ func open(ctx context.Context, path string, clock cms.Clock, migrate bool) (*DB,
 		IsForeignKeyViolation: hasCode(sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY),
 		Migrations:            migrations,
 		CacheStatements:       true,
+		IndexedBy:             true,
 		// FTS5: each word a quoted phrase (so no word is an operator), all
 		// of them ANDed.
 		SearchMatch: `entry_search MATCH ?`,

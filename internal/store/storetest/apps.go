@@ -1,6 +1,9 @@
 package storetest
 
 import (
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -82,4 +85,119 @@ func testApps(t *testing.T, e *env) {
 		}
 		return nil
 	})
+}
+
+// testAppLogRetention: LoggedApps finds the apps that logged since a
+// time; DeleteLogsBefore deletes old lines of every app, in batches;
+// LogCut finds where an app's newest lines reach a size (their message
+// and context bytes) and DeleteLogsThrough deletes the older ones, of
+// that app only.
+func testAppLogRetention(t *testing.T, e *env) {
+	s, other := e.createSite(t, "acme"), e.createSite(t, "other")
+	a, b := e.createApp(t, s, "shop"), e.createApp(t, other, "blog")
+	now := t0.Truncate(time.Millisecond)
+	// Ten lines of 100 bytes each (90 of message, 10 of context), one a
+	// minute, for each app.
+	e.update(t, func(tx store.Tx) error {
+		for _, app := range []*store.App{a, b} {
+			for i := range 10 {
+				at := now.Add(time.Duration(i) * time.Minute)
+				l := &store.AppLog{ID: fmt.Sprintf("%s-%02d", cms.NewID(at), i), SiteID: app.SiteID, AppID: app.ID, Time: at, Level: "info",
+					Message: fmt.Sprintf("%02d", i) + strings.Repeat("x", 88), Context: []byte(`{"n":"12"}`)}
+				if err := tx.Apps().AppendLog(l); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	lines := func(app *store.App) []string {
+		t.Helper()
+		var out []string
+		e.view(t, func(tx store.Tx) error {
+			logs, err := tx.Apps().Logs(app.SiteID, app.ID, store.AppLogFilter{}, 100)
+			for _, l := range logs {
+				out = append(out, l.Message[:2])
+			}
+			return err
+		})
+		return out
+	}
+	e.view(t, func(tx store.Tx) error {
+		for _, c := range []struct {
+			since time.Time
+			want  int
+		}{{time.Time{}, 2}, {now.Add(9 * time.Minute), 2}, {now.Add(10 * time.Minute), 0}} {
+			got, err := tx.Apps().LoggedApps(c.since)
+			if err != nil || len(got) != c.want {
+				t.Errorf("LoggedApps(%v): %+v, %v; want %d apps", c.since, got, err, c.want)
+			}
+		}
+		return nil
+	})
+	// Trim shop's log to 350 bytes: its newest three lines stay, deleted
+	// in batches of four.
+	ref := store.AppRef{SiteID: s.ID, AppID: a.ID}
+	cut := func(maxBytes int64) (store.AppLogMark, bool) {
+		t.Helper()
+		var m store.AppLogMark
+		var ok bool
+		e.view(t, func(tx store.Tx) (err error) {
+			m, ok, err = tx.Apps().LogCut(ref, maxBytes)
+			return err
+		})
+		return m, ok
+	}
+	m, ok := cut(350)
+	if !ok || !m.Time.Equal(now.Add(6*time.Minute)) {
+		t.Fatalf("LogCut(350): %+v, %v; want the line of minute 6", m, ok)
+	}
+	var trimmed []int
+	for {
+		var n int
+		e.update(t, func(tx store.Tx) (err error) {
+			n, err = tx.Apps().DeleteLogsThrough(ref, m, 4)
+			return err
+		})
+		if trimmed = append(trimmed, n); n == 0 || len(trimmed) > 5 {
+			break
+		}
+	}
+	if want := []int{4, 3, 0}; !slices.Equal(trimmed, want) {
+		t.Errorf("DeleteLogsThrough deleted %v, want %v", trimmed, want)
+	}
+	if got, want := lines(a), []string{"09", "08", "07"}; !slices.Equal(got, want) {
+		t.Errorf("shop's log after the trim: %v, want %v", got, want)
+	}
+	if got := lines(b); len(got) != 10 {
+		t.Errorf("the trim of shop's log left blog with %d lines, want 10", len(got))
+	}
+	// A log exactly at the bound is within it.
+	if m, ok := cut(300); ok {
+		t.Errorf("LogCut of a log exactly at the bound: %+v", m)
+	}
+	if m, ok := cut(299); !ok || !m.Time.Equal(now.Add(7*time.Minute)) {
+		t.Errorf("LogCut a byte under the log's size: %+v, %v; want its oldest line", m, ok)
+	}
+	// Lines older than 5 minutes go, of both apps.
+	e.update(t, func(tx store.Tx) error {
+		n, err := tx.Apps().DeleteLogsBefore(now.Add(5*time.Minute), 100)
+		if err == nil && n != 5 {
+			t.Errorf("DeleteLogsBefore: %d deleted, want blog's 5 (shop's are newer)", n)
+		}
+		return err
+	})
+	if got, want := lines(b), []string{"09", "08", "07", "06", "05"}; !slices.Equal(got, want) {
+		t.Errorf("blog's log after the age cut: %v, want %v", got, want)
+	}
+	e.update(t, func(tx store.Tx) error {
+		n, err := tx.Apps().DeleteLogsBefore(now.Add(time.Hour), 2)
+		if err == nil && n != 2 {
+			t.Errorf("DeleteLogsBefore in a batch of 2: %d deleted", n)
+		}
+		return err
+	})
+	if left := len(lines(a)) + len(lines(b)); left != 6 {
+		t.Errorf("after a batch of 2: %d lines left, want 6", left)
+	}
 }
