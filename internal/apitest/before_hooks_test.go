@@ -434,8 +434,8 @@ func TestBeforeCallbacksRefuseAndChange(t *testing.T) {
 }
 
 // TestBeforeHookFiles: a file uploaded in a write that a before hook
-// refuses leaves no blob; one it accepts is stored once, and an upload a
-// hook's change replaced is not kept.
+// refuses leaves no blob; one it accepts is stored once, and neither an
+// upload a hook's change replaced nor one of a change that failed is kept.
 func TestBeforeHookFiles(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *apitest.Env) {
 		efChannel(t, env, "Docs", obj{"name": "title", "type": "string"}, obj{"name": "doc", "type": "file"})
@@ -444,6 +444,14 @@ func TestBeforeHookFiles(t *testing.T) {
 			switch {
 			case strings.Contains(rec, `"title":"refuse"`):
 				return cms.FieldError("doc", "is refused")
+			case strings.Contains(rec, `"title":"failed change"`):
+				// The change stores its file, then fails on a field the
+				// channel lacks; the hook lets the write go on without it.
+				if _, err := e.Change(map[string]any{"doc": map[string]any{"__type": "File", "filename": "c.txt",
+					"attachment": efB64([]byte("a change that fails"))}, "nope": 1}); err == nil {
+					t.Errorf("a change of a field the channel lacks went through")
+				}
+				return nil
 			case strings.Contains(rec, `"title":"replace"`):
 				_, err := e.Change(map[string]any{"doc": map[string]any{"__type": "File", "filename": "b.txt",
 					"attachment": efB64([]byte("replaced by the hook"))}})
@@ -468,8 +476,12 @@ func TestBeforeHookFiles(t *testing.T) {
 		if got := str(res.JSON, "doc", "filename"); got != "b.txt" {
 			t.Errorf("the hook's file: got %q, want b.txt", got)
 		}
-		if n := blobs(); n != 2 {
-			t.Errorf("two accepted writes left %d blobs, want 2 (one each)", n)
+		res = mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels/docs/entries", Body: obj{"title": "failed change", "doc": upload}}, 201)
+		if got := str(res.JSON, "doc", "filename"); got != "a.txt" {
+			t.Errorf("after a failed change: got %q, want a.txt", got)
+		}
+		if n := blobs(); n != 3 {
+			t.Errorf("three accepted writes left %d blobs, want 3 (one each)", n)
 		}
 	})
 }

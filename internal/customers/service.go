@@ -679,6 +679,7 @@ func (s *Service) changer(ctx context.Context, cw *customerWrite) func(map[strin
 		site := cw.site
 		var c *customer
 		var out []byte
+		stored := len(cw.fws)
 		err = s.Store.Update(ctx, func(tx store.Tx) error {
 			c = cw.c.clone()
 			if err := c.apply(w, site, false); err != nil {
@@ -704,6 +705,12 @@ func (s *Service) changer(ctx context.Context, cw *customerWrite) func(map[strin
 			return errProposed
 		})
 		if !errors.Is(err, errProposed) {
+			// A failed change is not part of the write, even if the hook
+			// goes on: its uploads go now.
+			for _, fw := range cw.fws[stored:] {
+				fw.Finish(false)
+			}
+			cw.fws = cw.fws[:stored]
 			return nil, err
 		}
 		cw.c = c

@@ -411,6 +411,7 @@ func (s *Service) change(ctx context.Context, wr *entryWrite, fields map[string]
 	var e *Entry
 	var held []string
 	site, ch := wr.site, wr.ch
+	stored := len(wr.fws)
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		e = wr.e.clone()
 		if err := s.entryWriter(ctx, tx, wr, &held).apply(e, fields, wr.locale); err != nil {
@@ -438,6 +439,12 @@ func (s *Service) change(ctx context.Context, wr *entryWrite, fields map[string]
 		return errProposed
 	})
 	if !errors.Is(err, errProposed) {
+		// A failed change is not part of the write, even if the hook goes
+		// on: its uploads go now.
+		for _, fw := range wr.fws[stored:] {
+			fw.Finish(false)
+		}
+		wr.fws = wr.fws[:stored]
 		return nil, err
 	}
 	wr.e = e
