@@ -24,13 +24,19 @@ var sdkEvents = map[string]string{
 }
 
 // Attach hooks the callbacks of every site's apps to bus: a before
-// callback runs inside the change's transaction and may refuse the change
-// (response.error) or change the record (request.object.set); an after
-// callback runs once the change committed, in the background, and what it
-// does or throws goes to its app's log.
+// callback runs on the proposed record before the change's transaction,
+// with no transaction held, and may refuse the change (response.error) or
+// change the record (request.object.set); an after callback runs once the
+// change committed, in the background, and what it does or throws goes to
+// its app's log. A change on a site with no before callback for it commits
+// in its one transaction.
 func (s *Service) Attach(bus *events.Bus) {
 	for name, sdk := range sdkEvents {
-		bus.Before(name, func(ctx context.Context, e events.Event) error { return s.runBefore(ctx, sdk, e) })
+		want := func(ctx context.Context, e events.Event) (bool, error) {
+			_, list, err := s.callbacksOf(ctx, "before", sdk, e)
+			return len(list) > 0, err
+		}
+		bus.BeforeIf(name, want, func(ctx context.Context, e events.Event) error { return s.runBefore(ctx, sdk, e) })
 		bus.After(name, func(ctx context.Context, e events.Event) error {
 			s.after.Add(1)
 			go func() {
@@ -79,6 +85,16 @@ func (s *Service) callbacksOf(ctx context.Context, typ, event string, e events.E
 	return site, list, err
 }
 
+// runBefore runs the before callbacks on event of e's site on the proposed
+// record, outside the change's transaction: the JavaScript holds up no
+// write, on SQLite none of any site. They may run more than once for one
+// change (when the record moved before it committed). They run with
+// inWrite set: they read (what is committed; the proposal is
+// request.object), but they may not write through the SDK. A write of the
+// record they decide on would wait on the change's lock, or move the
+// record so that the change is proposed again and they run again, without
+// end; a write of another record would commit even when the change is
+// then refused.
 func (s *Service) runBefore(ctx context.Context, event string, e events.Event) error {
 	site, list, err := s.callbacksOf(ctx, "before", event, e)
 	if err != nil || len(list) == 0 {

@@ -51,6 +51,15 @@ func decodeCustomer(rec *store.Customer) (*customer, error) {
 	return c, nil
 }
 
+// clone returns a copy of c that can be changed without touching c.
+func (c *customer) clone() *customer {
+	d := *c
+	rec := *c.rec
+	d.rec = &rec
+	d.Fields = c.Fields.Clone()
+	return &d
+}
+
 // encode writes the profile back into the record, with the searchable
 // text (names and email, lower case) search= looks in.
 func (c *customer) encode() error {

@@ -266,11 +266,22 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 	if err != nil {
 		return nil, err
 	}
+	for attempt := 0; ; attempt++ {
+		out, err := s.createOnce(ctx, site, w, hash, caller)
+		if !errors.Is(err, store.ErrStale) || attempt+1 >= maxWriteAttempts {
+			return out, slugTaken(err)
+		}
+	}
+}
+
+func (s *Service) createOnce(ctx context.Context, site *store.Site, w *write, hash string, caller files.Caller) ([]byte, error) {
 	var out []byte
 	var ev events.Event
-	var fw *files.Writer
 	var confirm *mail.Message
-	err = s.Store.Update(ctx, func(tx store.Tx) error {
+	cw := &customerWrite{site: site, caller: caller, create: true, slugSent: w.slug != nil}
+	committed := false
+	defer func() { cw.finish(committed) }()
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		confirm = nil
 		now := tx.Now()
 		c := &customer{rec: &store.Customer{ID: cms.NewID(now), SiteID: site.ID, CreatedAt: now, UpdatedAt: now}}
@@ -292,8 +303,7 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 		if err := freeSlug(tx, site, c, w.slug != nil); err != nil {
 			return err
 		}
-		fw = s.writer(ctx, tx, site, caller)
-		if err := s.applyCustom(tx, site, c, w, fw); err != nil {
+		if err := s.applyCustom(tx, site, c, w, s.filesOf(ctx, tx, cw)); err != nil {
 			return err
 		}
 		if site.CustomerConfirmation && w.status == nil {
@@ -314,16 +324,15 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 		if out, err = s.render(tx, site, c, ""); err != nil {
 			return err
 		}
-		ev = events.Event{Name: events.CustomerCreate, SiteID: site.ID, ID: c.rec.ID, Record: out,
-			Change: s.changer(tx, site, c, fw, &out)}
-		if err := s.Events.RunBefore(store.WithEnclosing(ctx, tx), ev); err != nil {
-			return err
-		}
-		ev.Record, ev.Change = out, nil
-		return nil
+		cw.c = c
+		ev = events.Event{Name: events.CustomerCreate, SiteID: site.ID, ID: c.rec.ID, Record: out}
+		return s.propose(ctx, tx, ev)
 	})
-	fw.Finish(err == nil)
-	if err == nil {
+	if errors.Is(err, errProposed) {
+		out, confirm, err = s.proposed(ctx, cw, &ev, "")
+	}
+	committed = err == nil
+	if committed {
 		s.Events.RunAfter(ctx, ev)
 		if confirm != nil {
 			if err := s.mailer().Send(ctx, *confirm); err != nil {
@@ -331,7 +340,146 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 			}
 		}
 	}
-	return out, slugTaken(err)
+	return out, err
+}
+
+// errProposed rolls back the transaction of a write that before hooks
+// want to see: what it computed is the proposal they run on, outside any
+// transaction, and a second transaction commits it (see proposed).
+var errProposed = errors.New("customers: a write proposed to before hooks")
+
+// propose is the end of a write's transaction, with ev its before event:
+// errProposed when a before hook wants to see it.
+func (s *Service) propose(ctx context.Context, tx store.Tx, ev events.Event) error {
+	if !s.Events.HasBefore(ev.Name) {
+		return nil
+	}
+	want, err := s.Events.WantsBefore(store.WithEnclosing(ctx, tx), ev)
+	if err == nil && want {
+		err = errProposed
+	}
+	return err
+}
+
+// customerWrite is a create or an update as its transaction computed it:
+// the customer it would store, and what committing it later re-checks.
+type customerWrite struct {
+	site   *store.Site
+	caller files.Caller
+	c      *customer
+	create bool
+	// prev is the updated_at of the customer the update started from.
+	prev time.Time
+	// slugSent reports whether the write or a hook's change set the slug
+	// (else a create's is made from the name, and may not be taken since).
+	slugSent bool
+	// newPassword reports whether an update sets a password, which ends
+	// the customer's other sessions.
+	newPassword bool
+	fws         []*files.Writer
+}
+
+// filesOf returns the files writer of one transaction of cw: its uploads
+// are the write's, removed again unless it commits.
+func (s *Service) filesOf(ctx context.Context, tx store.Tx, cw *customerWrite) *files.Writer {
+	fw := s.writer(ctx, tx, cw.site, cw.caller)
+	if fw != nil {
+		cw.fws = append(cw.fws, fw)
+	}
+	return fw
+}
+
+// finish removes the blobs the write stored, unless it committed.
+func (cw *customerWrite) finish(committed bool) {
+	for _, fw := range cw.fws {
+		fw.Finish(committed)
+	}
+}
+
+// proposed runs the before hooks of ev on the write cw proposed, with no
+// transaction held, and then commits the customer they saw, with their
+// changes, in a transaction that re-checks what it was computed from: an
+// update's customer unchanged, the email and slug still free. When one
+// moved, ErrStale: the caller computes the write again, and the hooks see
+// it again. A create takes its number and times in that transaction; keep
+// is the session a new password does not end. It returns the committed
+// read shape, and for a create that asks for it, the confirmation mail.
+func (s *Service) proposed(ctx context.Context, cw *customerWrite, ev *events.Event, keep string) ([]byte, *mail.Message, error) {
+	ev.Change = s.changer(ctx, cw)
+	if err := s.Events.RunBefore(ctx, *ev); err != nil {
+		return nil, nil, err
+	}
+	ev.Change = nil
+	site, c := cw.site, cw.c
+	var out []byte
+	var confirm *mail.Message
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		confirm = nil
+		now := tx.Now()
+		if cw.create {
+			// The number is reserved only now, so creates of the site wait
+			// on this transaction, not on the hooks.
+			n, err := tx.Customers().NextNumber(site.ID)
+			if err != nil {
+				return err
+			}
+			c.rec.Number, c.rec.CreatedAt, c.rec.UpdatedAt = n, now, now
+		} else {
+			cur, err := tx.Customers().Get(site.ID, c.rec.ID)
+			if err != nil {
+				return err
+			}
+			if !cur.UpdatedAt.Equal(cw.prev) {
+				return store.ErrStale
+			}
+			// Activity moves without updated_at.
+			c.rec.LastActivityAt = cur.LastActivityAt
+			c.rec.UpdatedAt = cms.NextUpdatedAt(cw.prev, now)
+		}
+		self := c.rec.ID
+		if cw.create {
+			self = ""
+		}
+		if err := checkEmailFree(tx, site, c.rec.EmailKey, self); err != nil {
+			return err
+		}
+		slug := c.rec.Slug
+		if err := freeSlug(tx, site, c, cw.slugSent); err != nil {
+			return err
+		}
+		if c.rec.Slug != slug {
+			return store.ErrStale // the slug made from the name was taken since
+		}
+		if err := c.encode(); err != nil {
+			return err
+		}
+		var err error
+		if cw.create {
+			err = tx.Customers().Create(c.rec)
+		} else {
+			err = tx.Customers().Update(c.rec, cw.prev)
+		}
+		if err != nil {
+			return err
+		}
+		if cw.newPassword {
+			if _, err := tx.CustomerSessions().DeleteForCustomer(site.ID, c.rec.ID, keep); err != nil {
+				return err
+			}
+		}
+		if c.confirmationToken != "" {
+			if confirm, err = s.startConfirmation(tx, site, c); err != nil {
+				return err
+			}
+		}
+		out, err = s.render(tx, site, c, "")
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	ev.Record = out
+	return out, confirm, nil
 }
 
 // maxSlugTries bounds the search for a free slug: slug, slug-2, ...
@@ -379,74 +527,97 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 	if keepSession != "" {
 		keep = tokenHash(keepSession)
 	}
-	var out []byte
-	var ev events.Event
 	for attempt := 0; ; attempt++ {
-		var fw *files.Writer
-		err = s.Store.Update(ctx, func(tx store.Tx) error {
-			c, err := find(tx, site, ref)
-			if err != nil {
-				return err
-			}
-			prev := c.rec.UpdatedAt
-			c.rec.UpdatedAt = cms.NextUpdatedAt(prev, tx.Now())
-			if err := c.apply(w, site, false); err != nil {
-				return err
-			}
-			if err := checkEmailFree(tx, site, c.rec.EmailKey, c.rec.ID); err != nil {
-				return err
-			}
-			if w.slug != nil {
-				if err := freeSlug(tx, site, c, true); err != nil {
-					return err
-				}
-			}
-			fw = s.writer(ctx, tx, site, caller)
-			if err := s.applyCustom(tx, site, c, w, fw); err != nil {
-				return err
-			}
-			if err := c.encode(); err != nil {
-				return err
-			}
-			if hash != "" {
-				c.rec.PasswordHash = hash
-			}
-			if err := tx.Customers().Update(c.rec, prev); err != nil {
-				return err
-			}
-			if hash != "" {
-				if _, err := tx.CustomerSessions().DeleteForCustomer(site.ID, c.rec.ID, keep); err != nil {
-					return err
-				}
-			}
-			if out, err = s.render(tx, site, c, ""); err != nil {
-				return err
-			}
-			ev = events.Event{Name: events.CustomerUpdate, SiteID: site.ID, ID: c.rec.ID, Record: out,
-				Change: s.changer(tx, site, c, fw, &out)}
-			if err := s.Events.RunBefore(store.WithEnclosing(ctx, tx), ev); err != nil {
-				return err
-			}
-			ev.Record, ev.Change = out, nil
-			return nil
-		})
-		fw.Finish(err == nil)
-		if err == nil {
-			s.Events.RunAfter(ctx, ev)
-		}
+		out, err := s.updateOnce(ctx, site, ref, w, hash, keep, caller)
 		if !errors.Is(err, store.ErrStale) || attempt+1 >= maxWriteAttempts {
 			return out, slugTaken(err)
 		}
 	}
 }
 
-// Delete removes the customer ref names, with its sessions. ENotFound.
-func (s *Service) Delete(ctx context.Context, site *store.Site, ref string) error {
+func (s *Service) updateOnce(ctx context.Context, site *store.Site, ref string, w *write, hash, keep string, caller files.Caller) ([]byte, error) {
+	var out []byte
 	var ev events.Event
+	cw := &customerWrite{site: site, caller: caller, slugSent: w.slug != nil, newPassword: hash != ""}
+	committed := false
+	defer func() { cw.finish(committed) }()
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		c, err := find(tx, site, ref)
 		if err != nil {
 			return err
+		}
+		cw.prev = c.rec.UpdatedAt
+		c.rec.UpdatedAt = cms.NextUpdatedAt(cw.prev, tx.Now())
+		if err := c.apply(w, site, false); err != nil {
+			return err
+		}
+		if err := checkEmailFree(tx, site, c.rec.EmailKey, c.rec.ID); err != nil {
+			return err
+		}
+		if w.slug != nil {
+			if err := freeSlug(tx, site, c, true); err != nil {
+				return err
+			}
+		}
+		if err := s.applyCustom(tx, site, c, w, s.filesOf(ctx, tx, cw)); err != nil {
+			return err
+		}
+		if err := c.encode(); err != nil {
+			return err
+		}
+		if hash != "" {
+			c.rec.PasswordHash = hash
+		}
+		if err := tx.Customers().Update(c.rec, cw.prev); err != nil {
+			return err
+		}
+		if hash != "" {
+			if _, err := tx.CustomerSessions().DeleteForCustomer(site.ID, c.rec.ID, keep); err != nil {
+				return err
+			}
+		}
+		if out, err = s.render(tx, site, c, ""); err != nil {
+			return err
+		}
+		cw.c = c
+		ev = events.Event{Name: events.CustomerUpdate, SiteID: site.ID, ID: c.rec.ID, Record: out}
+		return s.propose(ctx, tx, ev)
+	})
+	if errors.Is(err, errProposed) {
+		out, _, err = s.proposed(ctx, cw, &ev, keep)
+	}
+	committed = err == nil
+	if committed {
+		s.Events.RunAfter(ctx, ev)
+	}
+	return out, err
+}
+
+// Delete removes the customer ref names, with its sessions. ENotFound.
+// Before hooks see the customer as it is, with no transaction held; the
+// delete then commits in a transaction that finds it unchanged (else it is
+// looked at again).
+func (s *Service) Delete(ctx context.Context, site *store.Site, ref string) error {
+	for attempt := 0; ; attempt++ {
+		err := s.deleteOnce(ctx, site, ref)
+		if !errors.Is(err, store.ErrStale) || attempt+1 >= maxWriteAttempts {
+			return err
+		}
+	}
+}
+
+func (s *Service) deleteOnce(ctx context.Context, site *store.Site, ref string) error {
+	var ev events.Event
+	// seen is the updated_at of the customer the before hooks saw, once
+	// they did.
+	var seen *time.Time
+	del := func(tx store.Tx) error {
+		c, err := find(tx, site, ref)
+		if err != nil {
+			return err
+		}
+		if seen != nil && !c.rec.UpdatedAt.Equal(*seen) {
+			return store.ErrStale
 		}
 		if s.Entries != nil {
 			// Entries that name the customer stop naming it, in the same
@@ -454,6 +625,9 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string) erro
 			if err := s.Entries.DropReferences(tx, site, c.rec.ID); err != nil {
 				return err
 			}
+		}
+		if seen != nil {
+			return tx.Customers().Delete(site.ID, c.rec.ID)
 		}
 		gone, err := s.render(tx, site, c, "")
 		if err != nil {
@@ -463,19 +637,33 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string) erro
 			return err
 		}
 		ev = events.Event{Name: events.CustomerDelete, SiteID: site.ID, ID: c.rec.ID, Record: gone}
-		return s.Events.RunBefore(store.WithEnclosing(ctx, tx), ev)
-	})
+		err = s.propose(ctx, tx, ev)
+		if errors.Is(err, errProposed) {
+			at := c.rec.UpdatedAt
+			seen = &at
+		}
+		return err
+	}
+	err := s.Store.Update(ctx, del)
+	if errors.Is(err, errProposed) {
+		if err := s.Events.RunBefore(ctx, ev); err != nil {
+			return err
+		}
+		ref = ev.ID // the customer they saw, not one that took its email since
+		err = s.Store.Update(ctx, del)
+	}
 	if err == nil {
 		s.Events.RunAfter(ctx, ev)
 	}
 	return err
 }
 
-// changer is the Change of a before event of customer c, written in tx:
-// fields are applied as an update body would be, c is stored again and
-// *out becomes its new read shape. A password is not among them: before
+// changer is the Change of a proposed customer write cw: fields are
+// applied to the proposal as an update body would be, and checked as its
+// transaction would check them, in a transaction then rolled back; the new
+// proposal's read shape is returned. A password is not among them: before
 // hooks change what a customer shows, not how it logs in.
-func (s *Service) changer(tx store.Tx, site *store.Site, c *customer, fw *files.Writer, out *[]byte) func(map[string]any) (json.RawMessage, error) {
+func (s *Service) changer(ctx context.Context, cw *customerWrite) func(map[string]any) (json.RawMessage, error) {
 	return func(fields map[string]any) (json.RawMessage, error) {
 		body, err := json.Marshal(fields)
 		if err != nil {
@@ -488,30 +676,46 @@ func (s *Service) changer(tx store.Tx, site *store.Site, c *customer, fw *files.
 		if w.password != nil {
 			return nil, cms.FieldError("password", "cannot be set by a callback")
 		}
-		if err := c.apply(w, site, false); err != nil {
-			return nil, err
-		}
-		if err := checkEmailFree(tx, site, c.rec.EmailKey, c.rec.ID); err != nil {
-			return nil, err
-		}
-		if w.slug != nil {
-			if err := freeSlug(tx, site, c, true); err != nil {
-				return nil, err
+		site := cw.site
+		var c *customer
+		var out []byte
+		stored := len(cw.fws)
+		err = s.Store.Update(ctx, func(tx store.Tx) error {
+			c = cw.c.clone()
+			if err := c.apply(w, site, false); err != nil {
+				return err
 			}
-		}
-		if err := s.applyCustom(tx, site, c, w, fw); err != nil {
+			if err := checkEmailFree(tx, site, c.rec.EmailKey, c.rec.ID); err != nil {
+				return err
+			}
+			if w.slug != nil {
+				if err := freeSlug(tx, site, c, true); err != nil {
+					return err
+				}
+			}
+			if err := s.applyCustom(tx, site, c, w, s.filesOf(ctx, tx, cw)); err != nil {
+				return err
+			}
+			if err := c.encode(); err != nil {
+				return err
+			}
+			if out, err = s.render(tx, site, c, ""); err != nil {
+				return err
+			}
+			return errProposed
+		})
+		if !errors.Is(err, errProposed) {
+			// A failed change is not part of the write, even if the hook
+			// goes on: its uploads go now.
+			for _, fw := range cw.fws[stored:] {
+				fw.Finish(false)
+			}
+			cw.fws = cw.fws[:stored]
 			return nil, err
 		}
-		if err := c.encode(); err != nil {
-			return nil, err
-		}
-		if err := tx.Customers().Update(c.rec, c.rec.UpdatedAt); err != nil {
-			return nil, err
-		}
-		if *out, err = s.render(tx, site, c, ""); err != nil {
-			return nil, err
-		}
-		return *out, nil
+		cw.c = c
+		cw.slugSent = cw.slugSent || w.slug != nil
+		return out, nil
 	}
 }
 

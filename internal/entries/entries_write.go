@@ -92,6 +92,8 @@ func (c *channelCache) get(id string) (*Channel, error) {
 type refLookup struct {
 	tx   store.Tx
 	site *store.Site
+	// held, when set, collects the entries EntryID found and held.
+	held *[]string
 }
 
 // EntryID holds the target shared (store.Entries.Hold): an entry being
@@ -112,6 +114,9 @@ func (r refLookup) EntryID(channelID, ref string, bySlug bool) (string, error) {
 	}
 	if err != nil {
 		return "", err
+	}
+	if r.held != nil {
+		*r.held = append(*r.held, id)
 	}
 	return id, nil
 }
@@ -195,35 +200,71 @@ func (s *Service) write(ctx context.Context, site *store.Site, ref, entryRef str
 	}
 }
 
+// errProposed rolls back the transaction of a write that before hooks
+// want to see: what it computed is the proposal they run on, outside any
+// transaction, and a second transaction commits it (see proposed).
+var errProposed = errors.New("entries: a write proposed to before hooks")
+
+// entryWrite is a create or an update as its transaction computed it: the
+// entry it would store, and what committing it later re-checks.
+type entryWrite struct {
+	site   *store.Site
+	ch     *Channel
+	e      *Entry
+	create bool
+	locale string
+	opt    WriteOptions
+	// prev is the updated_at of the entry the update started from.
+	prev time.Time
+	// before are the blob keys the entry held; seen those every proposal
+	// held. The ones the committed entry does not hold are deleted
+	// (replaced or removed files, and uploads a hook's change replaced):
+	// entries keep no versions that could still show them.
+	before, seen []string
+	// held are the entries its references name: held shared in its
+	// transaction, so none is deleted unseen.
+	held []string
+	fws  []*files.Writer
+}
+
+// entryWriter returns the writer of one transaction of wr: its file
+// uploads are the write's (removed again unless it commits), the entries
+// its references find are added to *held.
+func (s *Service) entryWriter(ctx context.Context, tx store.Tx, wr *entryWrite, held *[]string) *writer {
+	w := &writer{ch: wr.ch, def: wr.site.DefaultLocale, locales: wr.site.Locales, loc: s.location(wr.site), now: tx.Now(),
+		refs: refLookup{tx: tx, site: wr.site, held: held}}
+	if s.Files != nil {
+		fw := s.Files.Writer(ctx, tx, wr.site, wr.opt.Caller, false)
+		wr.fws = append(wr.fws, fw)
+		w.files = fw
+	}
+	return w
+}
+
+// finish removes the blobs the write stored, unless it committed.
+func (wr *entryWrite) finish(committed bool) {
+	for _, fw := range wr.fws {
+		fw.Finish(committed)
+	}
+}
+
 func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef string, m map[string]any, locale string, opt WriteOptions) ([]byte, error) {
 	var out []byte
-	var fw *files.Writer
-	// before are the blob keys the entry held; those it no longer holds
-	// once the write commits (replaced or removed files) are deleted:
-	// entries keep no versions that could still show them.
-	var before, replaced []string
+	var replaced []string
 	var changed events.Event
+	wr := &entryWrite{site: site, create: entryRef == "", locale: locale, opt: opt}
 	committed := false
-	defer func() {
-		if fw != nil {
-			fw.Finish(committed)
-		}
-	}()
+	defer func() { wr.finish(committed) }()
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		ch, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {
 			return err
 		}
+		wr.ch = ch
 		now := tx.Now()
-		w := &writer{ch: ch, def: site.DefaultLocale, locales: site.Locales, loc: s.location(site), now: now,
-			refs: refLookup{tx: tx, site: site}}
-		if s.Files != nil {
-			fw = s.Files.Writer(ctx, tx, site, opt.Caller, false)
-			w.files = fw
-		}
+		w := s.entryWriter(ctx, tx, wr, &wr.held)
 		var e *Entry
-		var prev time.Time
-		if entryRef == "" {
+		if wr.create {
 			e = &Entry{ID: cms.NewID(now), ChannelID: ch.ID, CreatedAt: now, UpdatedAt: now}
 		} else {
 			rec, err := findEntry(tx, site, ch, entryRef)
@@ -234,14 +275,14 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 			if err != nil {
 				return err
 			}
-			e, prev = cur.clone(), cur.UpdatedAt
-			e.UpdatedAt = cms.NextUpdatedAt(prev, now)
-			before = cur.fileKeys(ch, site.ID)
+			e, wr.prev = cur.clone(), cur.UpdatedAt
+			e.UpdatedAt = cms.NextUpdatedAt(wr.prev, now)
+			wr.before = cur.fileKeys(ch, site.ID)
 		}
 		if err := w.apply(e, m, locale); err != nil {
 			return err
 		}
-		if err := s.setSlug(tx, site, ch, e, m, entryRef == ""); err != nil {
+		if err := s.setSlug(tx, site, ch, e, m, wr.create); err != nil {
 			return err
 		}
 		if err := validate(tx, site, ch, e); err != nil {
@@ -251,56 +292,165 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 		if err != nil {
 			return err
 		}
-		if entryRef == "" {
+		if wr.create {
 			err = tx.Entries().Create(rec)
 		} else {
-			err = tx.Entries().Update(rec, prev)
+			err = tx.Entries().Update(rec, wr.prev)
 		}
 		if err != nil {
 			return slugTaken(err, "entry of this channel")
 		}
-		r := s.reader(site, ReadOptions{ClientVersion: opt.ClientVersion})
-		out = appendJSON(nil, r.entry(ch, e, false))
-		replaced = without(before, e.fileKeys(ch, site.ID))
+		out = appendJSON(nil, s.reader(site, ReadOptions{ClientVersion: opt.ClientVersion}).entry(ch, e, false))
 		changed = events.Event{Name: events.EntryUpdate, SiteID: site.ID, ID: e.ID, Record: out, Channel: ch.Slug}
-		if entryRef == "" {
+		if wr.create {
 			changed.Name = events.EntryCreate
 		}
-		// A before hook may change the entry: with the rules of a write,
-		// stored again in this transaction.
-		changed.Change = func(fields map[string]any) (json.RawMessage, error) {
-			if err := w.apply(e, fields, locale); err != nil {
-				return nil, err
-			}
-			if err := s.setSlug(tx, site, ch, e, fields, false); err != nil {
-				return nil, err
-			}
-			if err := validate(tx, site, ch, e); err != nil {
-				return nil, err
-			}
-			rec, err := e.record(site, ch)
+		wr.e = e
+		if s.Events.HasBefore(changed.Name) {
+			want, err := s.Events.WantsBefore(store.WithEnclosing(ctx, tx), changed)
 			if err != nil {
-				return nil, err
+				return err
+			} else if want {
+				return errProposed
 			}
-			if err := tx.Entries().Update(rec, e.UpdatedAt); err != nil {
-				return nil, slugTaken(err, "entry of this channel")
-			}
-			out = appendJSON(nil, r.entry(ch, e, false))
-			return out, nil
 		}
-		if err := s.Events.RunBefore(store.WithEnclosing(ctx, tx), changed); err != nil {
-			return err
-		}
-		changed.Record, changed.Change = out, nil
-		replaced = without(before, e.fileKeys(ch, site.ID))
+		replaced = without(wr.before, e.fileKeys(ch, site.ID))
 		return nil
 	})
+	if errors.Is(err, errProposed) {
+		out, replaced, err = s.proposed(ctx, wr, &changed)
+	}
 	committed = err == nil
 	if committed {
 		s.deleteBlobs(ctx, replaced)
 		s.Events.RunAfter(ctx, changed)
 	}
 	return out, err
+}
+
+// proposed runs the before hooks of ev on the write wr proposed, with no
+// transaction held, and then commits the entry they saw, with their
+// changes, in a transaction that re-checks what it was computed from: the
+// channel's definition and the entry's updated_at unchanged, the entries
+// it references still there, its unique values and slug still free. When
+// one moved, ErrStale: the caller computes the write again, and the hooks
+// see it again. It returns the committed read shape and the blob keys the
+// entry no longer holds.
+func (s *Service) proposed(ctx context.Context, wr *entryWrite, ev *events.Event) ([]byte, []string, error) {
+	wr.seen = wr.e.fileKeys(wr.ch, wr.site.ID)
+	ev.Change = func(fields map[string]any) (json.RawMessage, error) { return s.change(ctx, wr, fields) }
+	if err := s.Events.RunBefore(ctx, *ev); err != nil {
+		return nil, nil, err
+	}
+	ev.Change = nil
+	site, ch, e := wr.site, wr.ch, wr.e
+	var out []byte
+	var replaced []string
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		crec, err := tx.Channels().Get(site.ID, ch.ID)
+		if cms.IsCode(err, cms.ENotFound) {
+			return cms.ErrNotFound()
+		} else if err != nil {
+			return err
+		}
+		if !crec.UpdatedAt.Equal(ch.UpdatedAt) || crec.Slug != ch.Slug {
+			return store.ErrStale
+		}
+		for _, id := range wr.held {
+			if _, err := tx.Entries().Hold(site.ID, id, false); cms.IsCode(err, cms.ENotFound) {
+				return store.ErrStale
+			} else if err != nil {
+				return err
+			}
+		}
+		if err := validate(tx, site, ch, e); err != nil {
+			return err
+		}
+		// The entry's times are the commit's, as a write in one
+		// transaction has them: a client that lists what changed since a
+		// time misses no commit that came after it.
+		now := tx.Now()
+		if wr.create {
+			e.CreatedAt, e.UpdatedAt = now, now
+		} else {
+			e.UpdatedAt = cms.NextUpdatedAt(wr.prev, now)
+		}
+		rec, err := e.record(site, ch)
+		if err != nil {
+			return err
+		}
+		if wr.create {
+			err = tx.Entries().Create(rec)
+		} else {
+			err = tx.Entries().Update(rec, wr.prev)
+		}
+		if cms.IsCode(err, cms.EConflict) {
+			// A slug taken since: computed again, the write gets another
+			// (a derived one) or answers that it is taken (one sent).
+			return store.ErrStale
+		} else if err != nil {
+			return err
+		}
+		out = appendJSON(nil, s.reader(site, ReadOptions{ClientVersion: wr.opt.ClientVersion}).entry(ch, e, false))
+		replaced = without(slices.Concat(wr.before, wr.seen), e.fileKeys(ch, site.ID))
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	ev.Record = out
+	return out, replaced, nil
+}
+
+// change is the Change of a proposed entry write: fields are applied to
+// the proposal with the rules of a write and checked as its transaction
+// would check them, in a transaction then rolled back. It returns the new
+// proposal's read shape.
+func (s *Service) change(ctx context.Context, wr *entryWrite, fields map[string]any) (json.RawMessage, error) {
+	var out json.RawMessage
+	var e *Entry
+	var held []string
+	site, ch := wr.site, wr.ch
+	stored := len(wr.fws)
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		e = wr.e.clone()
+		if err := s.entryWriter(ctx, tx, wr, &held).apply(e, fields, wr.locale); err != nil {
+			return err
+		}
+		if err := s.setSlug(tx, site, ch, e, fields, false); err != nil {
+			return err
+		}
+		if err := validate(tx, site, ch, e); err != nil {
+			return err
+		}
+		rec, err := e.record(site, ch)
+		if err != nil {
+			return err
+		}
+		if wr.create {
+			err = tx.Entries().Create(rec)
+		} else {
+			err = tx.Entries().Update(rec, wr.prev)
+		}
+		if err != nil {
+			return slugTaken(err, "entry of this channel")
+		}
+		out = appendJSON(nil, s.reader(site, ReadOptions{ClientVersion: wr.opt.ClientVersion}).entry(ch, e, false))
+		return errProposed
+	})
+	if !errors.Is(err, errProposed) {
+		// A failed change is not part of the write, even if the hook goes
+		// on: its uploads go now.
+		for _, fw := range wr.fws[stored:] {
+			fw.Finish(false)
+		}
+		wr.fws = wr.fws[:stored]
+		return nil, err
+	}
+	wr.e = e
+	wr.held = append(wr.held, held...)
+	wr.seen = append(wr.seen, e.fileKeys(ch, site.ID)...)
+	return out, nil
 }
 
 // without returns the keys of a that are not in b.
@@ -437,11 +587,26 @@ func validate(tx store.Tx, site *store.Site, ch *Channel, e *Entry) error {
 
 // DeleteEntry deletes an entry. Entries that reference it lose the
 // reference in the same transaction (a relation drops it, a single
-// reference becomes null), and their updated_at moves.
+// reference becomes null), and their updated_at moves. Before hooks see
+// the entry as it is, with no transaction held; the delete then commits in
+// a transaction that finds it unchanged (else it is looked at again).
 func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryRef string) error {
+	for attempt := 1; ; attempt++ {
+		err := s.deleteOnce(ctx, site, ref, entryRef)
+		if errors.Is(err, store.ErrStale) && attempt < maxWriteAttempts {
+			continue
+		}
+		return err
+	}
+}
+
+func (s *Service) deleteOnce(ctx context.Context, site *store.Site, ref, entryRef string) error {
 	var keys []string
 	var deleted events.Event
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
+	// seen is the updated_at of the entry the before hooks saw, once they
+	// did.
+	var seen *time.Time
+	del := func(tx store.Tx) error {
 		ch, rec, err := s.lookupEntry(tx, site, ref, entryRef)
 		if err != nil {
 			return err
@@ -451,6 +616,9 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 		// and then finds it gone.
 		if _, err := tx.Entries().Hold(site.ID, rec.ID, true); err != nil {
 			return err
+		}
+		if seen != nil && !rec.UpdatedAt.Equal(*seen) {
+			return store.ErrStale
 		}
 		gone, err := decodeEntry(rec)
 		if err != nil {
@@ -463,10 +631,31 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 		if err := tx.Entries().Delete(site.ID, rec.ID); err != nil {
 			return err
 		}
+		if seen != nil {
+			return nil
+		}
 		deleted = events.Event{Name: events.EntryDelete, SiteID: site.ID, ID: rec.ID, Channel: ch.Slug,
 			Record: appendJSON(nil, s.reader(site, ReadOptions{}).entry(ch, gone, false))}
-		return s.Events.RunBefore(store.WithEnclosing(ctx, tx), deleted)
-	})
+		if s.Events.HasBefore(deleted.Name) {
+			want, err := s.Events.WantsBefore(store.WithEnclosing(ctx, tx), deleted)
+			if err != nil {
+				return err
+			} else if want {
+				at := rec.UpdatedAt
+				seen = &at
+				return errProposed
+			}
+		}
+		return nil
+	}
+	err := s.Store.Update(ctx, del)
+	if errors.Is(err, errProposed) {
+		if err := s.Events.RunBefore(ctx, deleted); err != nil {
+			return err
+		}
+		entryRef = deleted.ID // the entry they saw, not one that took its slug since
+		err = s.Store.Update(ctx, del)
+	}
 	if err == nil {
 		s.deleteBlobs(ctx, keys)
 		s.Events.RunAfter(ctx, deleted)

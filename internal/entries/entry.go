@@ -105,12 +105,19 @@ func (e *Entry) set(f *Field, locale, def string, v json.RawMessage) {
 // clone returns a copy of e whose maps can be changed without touching e.
 func (e *Entry) clone() *Entry {
 	c := *e
-	c.Values = maps.Clone(e.Values)
-	c.Translations = make(map[string]map[string]json.RawMessage, len(e.Translations))
-	for l, m := range e.Translations {
+	c.Doc = e.Doc.Clone()
+	return &c
+}
+
+// Clone returns a copy of d whose maps can be changed without touching d
+// (the values themselves are shared: writes replace them, never change
+// them in place).
+func (d Doc) Clone() Doc {
+	c := Doc{Values: maps.Clone(d.Values), Translations: make(map[string]map[string]json.RawMessage, len(d.Translations))}
+	for l, m := range d.Translations {
 		c.Translations[l] = maps.Clone(m)
 	}
-	return &c
+	return c
 }
 
 // record returns the entry as a store record, with what queries look at:

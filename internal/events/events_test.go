@@ -54,3 +54,52 @@ func fmtList(l []string) string {
 	}
 	return out + "]"
 }
+
+// TestBusWants: a change asks its before hooks' Wants (inside its
+// transaction) whether any has something to do; one attached without a
+// Want always has.
+func TestBusWants(t *testing.T) {
+	ctx := context.Background()
+	no := func(context.Context, events.Event) (bool, error) { return false, nil }
+	yes := func(_ context.Context, e events.Event) (bool, error) { return e.SiteID == "a", nil }
+	broken := func(context.Context, events.Event) (bool, error) { return false, errors.New("broken") }
+	hook := func(context.Context, events.Event) error { return nil }
+	tests := []struct {
+		name    string
+		attach  func(b *events.Bus)
+		has     bool
+		site    string
+		want    bool
+		wantErr bool
+	}{
+		{name: "None", attach: func(*events.Bus) {}},
+		{name: "OtherEvent", attach: func(b *events.Bus) { b.Before(events.EntryDelete, hook) }},
+		{name: "Unconditional", attach: func(b *events.Bus) { b.Before(events.EntryCreate, hook) }, has: true, want: true},
+		{name: "WantsNot", attach: func(b *events.Bus) { b.BeforeIf(events.EntryCreate, no, hook) }, has: true},
+		{name: "WantsThisSite", attach: func(b *events.Bus) {
+			b.BeforeIf(events.EntryCreate, no, hook)
+			b.BeforeIf(events.EntryCreate, yes, hook)
+		},
+			has: true, site: "a", want: true},
+		{name: "WantsAnotherSite", attach: func(b *events.Bus) { b.BeforeIf(events.EntryCreate, yes, hook) }, has: true, site: "b"},
+		{name: "WantFails", attach: func(b *events.Bus) { b.BeforeIf(events.EntryCreate, broken, hook) }, has: true, wantErr: true},
+		{name: "AfterOnly", attach: func(b *events.Bus) { b.After(events.EntryCreate, hook) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var b events.Bus
+			tt.attach(&b)
+			if got := b.HasBefore(events.EntryCreate); got != tt.has {
+				t.Errorf("HasBefore: got %v, want %v", got, tt.has)
+			}
+			got, err := b.WantsBefore(ctx, events.Event{Name: events.EntryCreate, SiteID: tt.site})
+			if got != tt.want || (err != nil) != tt.wantErr {
+				t.Errorf("WantsBefore: got %v, %v; want %v (error: %v)", got, err, tt.want, tt.wantErr)
+			}
+		})
+	}
+	var nilBus *events.Bus
+	if ok, err := nilBus.WantsBefore(ctx, events.Event{Name: events.EntryCreate}); ok || err != nil || nilBus.HasBefore(events.EntryCreate) {
+		t.Errorf("a nil bus wants hooks: %v, %v", ok, err)
+	}
+}
