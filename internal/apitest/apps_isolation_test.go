@@ -85,7 +85,7 @@ func TestCloudCodeCannotStopTheServer(t *testing.T) {
 			{"deep", "worker"},
 			{"r", "nest"},
 			{"thrower", "ran longer than 1s"},
-			{"big", "|memory|ran longer than"},
+			{"big", "|memory|ran longer than|CPU time"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				res := do(t, "POST", "/functions/"+tc.name, obj{}, 500)

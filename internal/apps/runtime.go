@@ -169,9 +169,8 @@ type run struct {
 	// route gives the handler the route methods of response.
 	route      bool
 	logContext map[string]any
-	// inWrite reports whether the invocation runs for a write that waits
-	// on it (a before callback): it may read, but not write, or the
-	// record it changes would change under it.
+	// inWrite reports whether the invocation decides on a write (a before
+	// callback): it may read, but not write (see runBefore).
 	inWrite bool
 }
 
@@ -202,16 +201,6 @@ func (s *Service) invoke(ctx context.Context, site *store.Site, l *loaded, r run
 	}
 	if res.crash != "" {
 		inv.Log("error", res.crash)
-	}
-	if r.inWrite {
-		// For a write that may hold the store: the logs are stored once it
-		// let go (SQLite has one writer).
-		s.after.Add(1)
-		go func() {
-			defer s.after.Done()
-			s.writeLogs(site, l.rec, inv.logs, r.logContext)
-		}()
-		return res
 	}
 	s.writeLogs(site, l.rec, inv.logs, r.logContext)
 	return res

@@ -25,8 +25,8 @@ type invocation struct {
 	site   *store.Site
 	app    *loaded
 	limits Limits
-	// inWrite reports whether the invocation runs for a write that waits
-	// on it (a before callback): it may read, but not write.
+	// inWrite reports whether the invocation decides on a write (a before
+	// callback): it may read, but not write (see runBefore).
 	inWrite bool
 
 	logs      []logLine
