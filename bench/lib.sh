@@ -1,8 +1,10 @@
-# bench/lib.sh: what bench/run.sh and bench/instructions.sh share, sourced
-# by both from the repository's root: a scratch directory removed on exit
-# with the processes started, the binaries (tessera, the fixture writer
-# and the ceiling; TESSERA=path measures that tessera build instead of
-# one from this tree), the benchmark fixture in a store (SQLite in the
+# bench/lib.sh: what the load scripts share, sourced from the repository's
+# root: a scratch directory removed on exit with the processes started,
+# the cores of the servers and of the load (srv_cpu, load_cpu), median and
+# up. Then, for bench/run.sh and bench/instructions.sh, unless the script
+# set fixture=no before sourcing: the binaries (tessera, the fixture
+# writer and the ceiling; TESSERA=path measures that tessera build instead
+# of one from this tree), the benchmark fixture in a store (SQLite in the
 # scratch directory, or DATABASE), the endpoints measured with their
 # request headers, and how Tessera (serve) and the ceiling (ceiling) are
 # started.
@@ -10,6 +12,25 @@ tmp=$(mktemp -d)
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
+
+srv_cpu="" load_cpu=""
+if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
+  srv_cpu="taskset -c 0" load_cpu="taskset -c 1"
+fi
+
+# median: the median of the numbers on standard input, one a line.
+median() { sort -g | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
+
+# up URL PID LOG: waits until URL answers; stops the script with LOG when
+# process PID ended first or 30 s went by.
+up() {
+  for _ in $(seq 1 300); do curl -fs -o /dev/null "$1" && return; kill -0 "$2" 2>/dev/null || break; sleep 0.1; done
+  echo "$0: the server of $1 did not start:" >&2
+  cat "$3" >&2
+  exit 1
+}
+
+[ "${fixture:-yes}" = no ] && return 0
 
 if [ -n "${TESSERA:-}" ]; then cp "$TESSERA" "$tmp/tessera"; else go build -o "$tmp/tessera" ./cmd/tessera; fi
 go build -o "$tmp/fixture" ./bench/cmd/fixture
@@ -62,8 +83,3 @@ ceiling() {
   pids+=($cpid)
   for _ in $(seq 1 300); do curl -fs -o /dev/null "${auth[@]}" "http://127.0.0.1:$port$path" && break; sleep 0.1; done
 }
-
-srv_cpu="" load_cpu=""
-if command -v taskset >/dev/null && [ "$(nproc)" -ge 2 ]; then
-  srv_cpu="taskset -c 0" load_cpu="taskset -c 1"
-fi

@@ -48,7 +48,6 @@ load() {
 # CPU time per request is a second yardstick, less moved by the load
 # generator's core: "cpu ratio" is the ceiling's CPU per request over
 # Tessera's.
-median() { sort -g | awk '{v[NR]=$1} END {if (NR % 2) print v[(NR+1)/2]; else print (v[NR/2]+v[NR/2+1])/2}'; }
 printf '%-14s %8s %9s %9s %6s %9s %9s %6s  %s\n' endpoint bytes ceiling tessera ratio "µs/req c" "µs/req t" "cpu" "rounds' ratios"
 n=0
 for e in "${endpoints[@]}"; do
