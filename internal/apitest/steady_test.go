@@ -56,6 +56,20 @@ func TestSteadyReadsTouchNoStore(t *testing.T) {
 				t.Error("the read after a write did not check the store")
 			}
 			steady("after a write")
+
+			// A cloud function that reads nothing and logs nothing: its
+			// app is found in memory, and the call touches the store only
+			// after a write.
+			api(t, env, site, "POST", "/apps", obj{"name": "Steady"}, 201)
+			api(t, env, site, "POST", "/apps/steady/code", obj{"name": "main.js", "code": "Service.Cloud.define('sum', (r) => r.params.a + r.params.b)"}, 200)
+			api(t, env, site, "POST", "/functions/sum", obj{"a": 1, "b": 2}, 200) // warm
+			v, u := counted.Views.Load(), counted.Updates.Load()
+			for range 20 {
+				wantContains(t, api(t, env, site, "POST", "/functions/sum", obj{"a": 1, "b": 2}, 200), "3")
+			}
+			if dv, du := counted.Views.Load()-v, counted.Updates.Load()-u; dv != 0 || du != 0 {
+				t.Errorf("20 function calls opened %d read and %d write transactions, want none", dv, du)
+			}
 		})
 	}
 }

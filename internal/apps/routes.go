@@ -100,17 +100,14 @@ func (s *Service) findRoute(ctx context.Context, site *store.Site, method, path 
 	if verb == "HEAD" {
 		verb = "GET"
 	}
-	err = s.Store.View(ctx, func(tx store.Tx) (err error) {
-		found, err = s.findApp(tx, site, func(r *Registry) bool {
-			for _, rt := range r.Routes {
-				if p, ok := matchRoute(rt.Path, path); ok && rt.Verb == verb {
-					route, params = rt, p
-					return true
-				}
+	found, err = s.findCached(ctx, site, func(r *Registry) bool {
+		for _, rt := range r.Routes {
+			if p, ok := matchRoute(rt.Path, path); ok && rt.Verb == verb {
+				route, params = rt, p
+				return true
 			}
-			return false
-		})
-		return err
+		}
+		return false
 	})
 	return found, route, params, err
 }

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"time"
 
 	"github.com/tessera-cms/tessera/internal/apps/worker"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -73,16 +75,12 @@ func (s *Service) pool() *worker.Pool {
 // it), *Reply (the function's own error answer), *Crash (it threw or hit a
 // limit; logged in the app's log).
 func (s *Service) Call(ctx context.Context, site *store.Site, name string, params map[string]any, customer map[string]any) (json.RawMessage, error) {
-	var found *loaded
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		found, err = s.findApp(tx, site, func(r *Registry) bool {
-			return slices.ContainsFunc(r.Functions, func(n Named) bool { return n.Name == name })
-		})
-		if err == nil && found == nil {
-			err = cms.Errorf(cms.ENotFound, "No app of this site defines the function %q.", name)
-		}
-		return err
+	found, err := s.findCached(ctx, site, func(r *Registry) bool {
+		return slices.ContainsFunc(r.Functions, func(n Named) bool { return n.Name == name })
 	})
+	if err == nil && found == nil {
+		err = cms.Errorf(cms.ENotFound, "No app of this site defines the function %q.", name)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -112,6 +110,48 @@ func (s *Service) findApp(tx store.Tx, site *store.Site, match func(*Registry) b
 		return nil, err
 	}
 	return all[0], nil
+}
+
+// cachedApps is a site's apps with their code, as the store had them at
+// mark.
+type cachedApps struct {
+	mark fresh.Mark
+	at   time.Time
+	list []*loaded
+}
+
+// findCached is findApp on the site's apps as they were when last read,
+// while nothing can have been written since (Fresh), so that a call of a
+// function or a route touches the store only after a write.
+func (s *Service) findCached(ctx context.Context, site *store.Site, match func(*Registry) bool) (*loaded, error) {
+	mark, at, current := s.Fresh.Mark(ctx)
+	var list []*loaded
+	if v, ok := s.bySite.Load(site.ID); ok && current {
+		if c := v.(*cachedApps); s.Fresh.Valid(c.mark, c.at, mark, at) {
+			list = c.list
+		}
+	}
+	if list == nil {
+		err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+			list, err = s.matchingApps(tx, site, func(*store.App, *Registry) bool { return true })
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if list == nil {
+			list = []*loaded{}
+		}
+		if current {
+			s.bySite.Store(site.ID, &cachedApps{mark: mark, at: at, list: list})
+		}
+	}
+	for _, l := range list {
+		if match(&l.doc.Registry) {
+			return l, nil
+		}
+	}
+	return nil, nil
 }
 
 // matchingApps returns every app of the site that matches, with its code.

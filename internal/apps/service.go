@@ -12,6 +12,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -41,8 +42,14 @@ type Service struct {
 	// fields take the defaults.
 	LogRetention LogRetention
 
+	// Fresh tells whether the store may have changed since the site's apps
+	// were read (findCached); nil reads them on every call.
+	Fresh *fresh.Source
+
 	// loadedApps caches apps with their code by id (see loadApp).
 	loadedApps sync.Map
+	// bySite caches each site's apps (*cachedApps) for findCached.
+	bySite sync.Map
 
 	// wake tells the worker a job was queued by this process.
 	wake     chan struct{}
