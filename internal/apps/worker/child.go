@@ -24,6 +24,7 @@ type child struct {
 	recent   []string
 	depth    int
 	writeErr error
+	watch    *watchdog
 }
 
 // Keeping runtimes: how many app versions, and how many idle runtimes of
@@ -39,7 +40,8 @@ const maxNesting = 8
 
 // Serve runs the worker's side of the protocol on r and w until r ends.
 func Serve(r io.Reader, w io.Writer) error {
-	c := &child{in: bufio.NewReaderSize(r, 64<<10), out: bufio.NewWriterSize(w, 64<<10), hosts: map[string][]*host{}}
+	c := &child{in: bufio.NewReaderSize(r, 64<<10), out: bufio.NewWriterSize(w, 64<<10), hosts: map[string][]*host{},
+		watch: newWatchdog()}
 	for {
 		var req Request
 		if err := readFrame(c.in, &req); err != nil {

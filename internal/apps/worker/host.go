@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/dop251/goja"
@@ -98,33 +99,15 @@ func (c *child) prepare(files []File, lim Limits, now time.Time) (*host, []strin
 }
 
 // guard runs fn on the runtime within the limits: an interrupt after the
-// timeout, and one when the heap grows past the memory bound (sampled
-// every few milliseconds; the worker runs one invocation at a time, so the
-// heap it grows is the invocation's). A panic that goes through the
-// runtime (a bug of the engine, an interrupt where a native did not expect
-// one) is caught: the runtime is broken and never reused. stopped
-// receives why fn did not finish.
+// timeout, and one when the heap grows past the memory bound (the
+// worker's watchdog samples it every few milliseconds; the worker runs one
+// invocation at a time, plus those nested in it, so the heap it grows is
+// theirs). A panic that goes through the runtime (a bug of the engine, an
+// interrupt where a native did not expect one) is caught: the runtime is
+// broken and never reused. stopped receives why fn did not finish.
 func (h *host) guard(lim Limits, fn func(), stopped func(cause string)) {
 	timer := time.AfterFunc(lim.Timeout, func() { h.vm.Interrupt(fmt.Sprintf("it ran longer than %s", lim.Timeout)) })
-	stop := make(chan struct{})
-	watchdogDone := make(chan struct{})
-	go func() {
-		defer close(watchdogDone)
-		base := heapBytes()
-		t := time.NewTicker(5 * time.Millisecond)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case <-t.C:
-				if heapBytes() > base+lim.Memory {
-					h.vm.Interrupt(fmt.Sprintf("it used more than %d MiB of memory", lim.Memory>>20))
-					return
-				}
-			}
-		}
-	}()
+	h.c.watch.push(h, lim.Memory)
 	func() {
 		defer func() {
 			if x := recover(); x != nil {
@@ -134,12 +117,77 @@ func (h *host) guard(lim Limits, fn func(), stopped func(cause string)) {
 		}()
 		fn()
 	}()
-	close(stop)
-	<-watchdogDone
+	if h.c.watch.pop() {
+		h.broken = true // interrupted for its memory
+	}
 	if !timer.Stop() {
 		h.broken = true // the interrupt may be pending: never run this runtime again
 	}
 	h.vm.ClearInterrupt()
+}
+
+// watchdog interrupts the runtimes running when the worker's heap grew
+// past the bound of the invocation that started first. One goroutine
+// serves every invocation: it sleeps while none runs, and an invocation
+// costs a lock and a wake-up rather than a goroutine and a ticker.
+type watchdog struct {
+	mu      sync.Mutex
+	running []*host
+	base    uint64 // the heap when the outermost invocation started
+	limit   uint64
+	fired   bool
+	wake    chan struct{}
+}
+
+func newWatchdog() *watchdog {
+	w := &watchdog{wake: make(chan struct{}, 1)}
+	go w.loop()
+	return w
+}
+
+// push marks h running; the outermost invocation sets the bound.
+func (w *watchdog) push(h *host, memory uint64) {
+	w.mu.Lock()
+	if len(w.running) == 0 {
+		w.base, w.limit, w.fired = heapBytes(), memory, false
+	}
+	w.running = append(w.running, h)
+	w.mu.Unlock()
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// pop marks the innermost runtime done and reports whether the watchdog
+// interrupted it.
+func (w *watchdog) pop() bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.running = w.running[:len(w.running)-1]
+	return w.fired
+}
+
+func (w *watchdog) loop() {
+	t := time.NewTicker(5 * time.Millisecond)
+	defer t.Stop()
+	for range w.wake {
+		for {
+			w.mu.Lock()
+			idle := len(w.running) == 0
+			if !idle && !w.fired && heapBytes() > w.base+w.limit {
+				w.fired = true
+				for _, h := range w.running {
+					h.vm.Interrupt(fmt.Sprintf("it used more than %d MiB of memory", w.limit>>20))
+				}
+			}
+			w.mu.Unlock()
+			if idle {
+				break
+			}
+			<-t.C
+		}
+	}
 }
 
 func panicMessage(x any) string {
@@ -347,8 +395,11 @@ func (h *host) toJSON(v goja.Value) (json.RawMessage, error) {
 // fromJSON makes plain data a value of the runtime, as JSON.parse would:
 // ordinary objects and arrays, no wrapped Go values.
 func (h *host) fromJSON(raw json.RawMessage) goja.Value {
-	if len(raw) == 0 {
+	switch string(raw) {
+	case "", "null":
 		return goja.Null()
+	case "{}":
+		return h.vm.NewObject()
 	}
 	v, err := h.parse(goja.Undefined(), h.vm.ToValue(string(raw)))
 	if err != nil {
