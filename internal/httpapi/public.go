@@ -261,7 +261,27 @@ func etagMatches(r *http.Request, etag string) bool {
 func (p *public) renderError(w http.ResponseWriter, r *http.Request, req *render.Request, err error) {
 	var login *render.LoginRequired
 	var te *render.TemplateError
+	var limit *render.LimitError
 	switch {
+	case errors.As(err, &limit):
+		if run := simulatorRunOf(r); run != nil {
+			// The simulator answers for the render itself.
+			run.stopped = limit
+			p.plain(w, http.StatusInternalServerError, "This page could not be shown.")
+			return
+		}
+		if limit.Bound == render.BoundCanceled {
+			// Nobody waits for the answer: the visitor went away.
+			p.plain(w, http.StatusServiceUnavailable, "The request was canceled.")
+			return
+		}
+		p.s.Logger.Warn("render stopped", slog.String("site", req.Site.ShortID), slog.String("path", r.URL.Path),
+			slog.String("bound", limit.Bound), slog.String("error", limit.Error()))
+		details := ""
+		if p.admin(r, req.Site) {
+			details = limit.Error()
+		}
+		p.special(w, r, req, http.StatusInternalServerError, render.TemplateError500, "This page could not be shown", details)
 	case errors.As(err, &login):
 		w.Header().Set("Cache-Control", "private, no-store")
 		http.Redirect(w, r, render.LoginPath+"?return_to="+url.QueryEscape(login.ReturnTo), http.StatusSeeOther)
