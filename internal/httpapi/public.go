@@ -185,7 +185,17 @@ func (p *public) favicon(w http.ResponseWriter, r *http.Request) {
 // cookie names (nil when none or expired).
 func (p *public) request(r *http.Request, c *customers.Customer) *render.Request {
 	templates, _ := r.Context().Value(templatesKey{}).(map[string]string)
-	return &render.Request{Site: siteOf(r), Path: r.URL.Path, Query: r.URL.Query(), Host: r.Host, Customer: c, Templates: templates}
+	req := &render.Request{Site: siteOf(r), Path: r.URL.Path, Query: r.URL.Query(), Host: r.Host, Customer: c, Templates: templates}
+	if run := simulatorRunOf(r); run != nil {
+		// Error pages do not fail (they fall back to a built-in one), so a
+		// bound one of them stops at reaches the simulator this way.
+		req.Stopped = func(e *render.LimitError) {
+			if run.stopped == nil {
+				run.stopped = e
+			}
+		}
+	}
+	return req
 }
 
 // customer returns the customer r's session cookie names, clearing a
@@ -264,9 +274,9 @@ func (p *public) renderError(w http.ResponseWriter, r *http.Request, req *render
 	var limit *render.LimitError
 	switch {
 	case errors.As(err, &limit):
-		if run := simulatorRunOf(r); run != nil {
-			// The simulator answers for the render itself.
-			run.stopped = limit
+		if simulatorRunOf(r) != nil {
+			// The simulator answers for the render itself (req.Stopped
+			// told it), so no error page is rendered.
 			p.plain(w, http.StatusInternalServerError, "This page could not be shown.")
 			return
 		}

@@ -248,14 +248,12 @@ func (w *limitWriter) Write(p []byte) (int, error) {
 
 func (w *limitWriter) String() string { return w.buf.String() }
 
-// located returns the render's error with where it stopped, taken from
-// err, the error the template engine returned, when that names a place.
-func (b *budget) located(err error) *LimitError {
-	e := *b.err
-	if se, ok := err.(parser.Error); ok && se.Path() != "" {
-		e.File, e.Line = se.Path(), se.LineNumber()
+// locate sets where the render stopped, if not yet known, from err, the
+// error the template engine returned, when that names a place.
+func (b *budget) locate(err error) {
+	if se, ok := err.(parser.Error); ok && se.Path() != "" && b.err.File == "" {
+		b.err.File, b.err.Line = se.Path(), se.LineNumber()
 	}
-	return &e
 }
 
 // elemBytes is what one element of a list counts: its slot and, for the
@@ -295,10 +293,10 @@ func (b *budget) bound(f filterDef) func(any, ...any) (any, error) {
 		for _, a := range args {
 			work = min(work+shallowSize(a), math.MaxInt/2)
 		}
-		if err := b.step(1 + work/4096 + quadraticWork(f.name, in)); err != nil {
+		if err := b.reserve(filterNeed(f.name, args, b.lim.Output+1)); err != nil {
 			return nil, err
 		}
-		if err := b.reserve(filterNeed(f.name, args, b.lim.Output+1)); err != nil {
+		if err := b.step(1 + work/4096 + quadraticWork(f.name, in)); err != nil {
 			return nil, err
 		}
 		out, err := values.Call(f.fn, args)

@@ -82,6 +82,10 @@ type Request struct {
 	// (kind/name -> code): the simulator's working copy. Assets still come
 	// from the stored theme.
 	Templates map[string]string
+	// Stopped, when set, hears of each render for the request that stops
+	// at a bound (the page, or the error page shown instead), with where
+	// it stopped.
+	Stopped func(*LimitError)
 }
 
 // Output is a rendered page.
@@ -242,7 +246,7 @@ func (s *Service) newState(ctx context.Context, req *Request, locale string) *st
 	}
 	b := newBudget(ctx, s.limits())
 	s.active.Add(1)
-	return &state{svc: s, ctx: b.ctx, b: b, site: req.Site, locale: locale, returnTo: ret, scope: &scope{}, deps: newDeps()}
+	return &state{svc: s, req: req, ctx: b.ctx, b: b, site: req.Site, locale: locale, returnTo: ret, scope: &scope{}, deps: newDeps()}
 }
 
 // close ends the render: its budget's timer goes, and the service counts
@@ -255,6 +259,9 @@ func (st *state) close() {
 	if e := st.b.err; e != nil {
 		n, _ := s.stopped.LoadOrStore(e.Bound, new(atomic.Int64))
 		n.(*atomic.Int64).Add(1)
+		if st.req.Stopped != nil {
+			st.req.Stopped(e)
+		}
 	}
 }
 
@@ -587,7 +594,8 @@ func (st *state) check(file string, serr error) error {
 		st.b.failDone()
 	}
 	if st.b.err != nil {
-		return st.b.located(serr)
+		st.b.locate(serr)
+		return st.b.err
 	}
 	if err != nil {
 		return err

@@ -150,9 +150,9 @@ func (s *Service) Asset(ctx context.Context, site *store.Site, path string) (*As
 
 // CheckTemplates checks the simulator's templates (kind/name -> code, as
 // SimulatorTemplates returns them) before any parser sees them: a file
-// larger than a theme file may be is cms.ETooLarge; one that nests deeper
-// than the depth bound, or holds a "{{" or "{%" that starts no token
-// (themes.CheckDepth), is cms.EInvalidTemplate naming the file and line.
+// that nests deeper than the depth bound, or holds a "{{" or "{%" that
+// starts no token (themes.CheckDepth), is cms.EInvalidTemplate naming the
+// file and line; one larger than a theme file may be is cms.ETooLarge.
 func (s *Service) CheckTemplates(templates map[string]string) error {
 	keys := make([]string, 0, len(templates))
 	for k := range templates {
@@ -161,9 +161,6 @@ func (s *Service) CheckTemplates(templates map[string]string) error {
 	sort.Strings(keys)
 	for _, k := range keys {
 		code := templates[k]
-		if len(code) > themes.MaxLiquidBytes {
-			return cms.Errorf(cms.ETooLarge, "%s is larger than %d KiB; split it into snippets.", k, themes.MaxLiquidBytes>>10)
-		}
 		err := themes.CheckDepth(k, code, s.limits().Depth)
 		var pe *themes.ParseError
 		if errors.As(err, &pe) {
@@ -171,6 +168,9 @@ func (s *Service) CheckTemplates(templates map[string]string) error {
 				WithData(map[string]any{"file": k, "line": pe.Line, "problem": pe.Message})
 		} else if err != nil {
 			return err
+		}
+		if len(code) > themes.MaxLiquidBytes {
+			return cms.Errorf(cms.ETooLarge, "%s is larger than %d KiB; split it into snippets.", k, themes.MaxLiquidBytes>>10)
 		}
 	}
 	return nil

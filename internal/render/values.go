@@ -29,6 +29,7 @@ const maxChannelEntries = 200
 // stateKey binding.
 type state struct {
 	svc *Service
+	req *Request
 	// ctx is the render's context: the request's, ended by the time bound
 	// too; b is what the render may still spend, cfg its configuration.
 	ctx    context.Context

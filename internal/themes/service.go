@@ -68,9 +68,13 @@ func ValidKind(kind string) bool {
 	return false
 }
 
-// checkFile validates f, whose name is canonical: its kind, its name, and
-// for an asset its type (files.CheckAsset).
-func checkFile(f File) error {
+// checkFile validates f, whose name is canonical: its kind, its name, for
+// an asset its type (files.CheckAsset), and for a Liquid file its size and
+// its nesting, at most maxDepth deep (CheckDepth). The nesting is checked
+// first: it is what could take the process down, it names the line, and
+// it happens before the write transaction, so before any parser sees the
+// file (validate checks the stored files it parses again).
+func checkFile(f File, maxDepth int) error {
 	if !ValidKind(f.Kind) {
 		return cms.Errorf(cms.EInvalid, "Unknown theme file kind %q: use layouts, templates, snippets or assets.", f.Kind)
 	}
@@ -79,6 +83,9 @@ func checkFile(f File) error {
 	}
 	if f.Kind == store.KindAssets {
 		return files.CheckAsset(f.Name, []byte(f.Code))
+	}
+	if err := CheckDepth(f.Name, f.Code, maxDepth); err != nil {
+		return templateError(f, err)
 	}
 	if len(f.Code) > MaxLiquidBytes {
 		return cms.Errorf(cms.ETooLarge, "%s/%s is larger than %d KiB; split it into snippets.", f.Kind, f.Name, MaxLiquidBytes>>10)
@@ -159,16 +166,8 @@ func (s *Service) PushTheme(ctx context.Context, siteID, theme string, files []F
 	}
 	for i := range files {
 		files[i] = canonical(files[i])
-		if err := checkFile(files[i]); err != nil {
+		if err := checkFile(files[i], s.MaxDepth); err != nil {
 			return nil, err
-		}
-		// The nesting of what is pushed is checked before the write
-		// transaction, and so before any parser sees it; validate checks
-		// the stored files it parses again.
-		if f := files[i]; f.Kind != store.KindAssets {
-			if err := CheckDepth(f.Name, f.Code, s.MaxDepth); err != nil {
-				return nil, templateError(f, err)
-			}
 		}
 	}
 	var res *PushResult
