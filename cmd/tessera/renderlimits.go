@@ -13,7 +13,7 @@ import (
 // deep a pushed or rendered template may nest, and how far one render may
 // go.
 type templateFlags struct {
-	timeout                        time.Duration
+	timeout                       time.Duration
 	maxOutputMiB, maxSteps, depth int
 }
 
