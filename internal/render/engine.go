@@ -54,6 +54,9 @@ type theme struct {
 
 	mu       sync.Mutex
 	compiled map[string]lrender.Node
+	// configs keeps *renderConfig between renders: building the filter
+	// table is most of what bounding costs a render.
+	configs sync.Pool
 }
 
 func fileKey(kind, name string) string { return kind + "/" + name }
@@ -138,17 +141,35 @@ func addTag(c *lrender.Config, name string, fn tagRenderer) {
 	})
 }
 
-// renderConfig is the theme's configuration with filters of one render:
-// each spends b (see budget.bound). osteele/liquid looks filters up in the
+// renderConfig is the theme's configuration with a filter table of its
+// own, whose filters spend the budget of the render holding it (see
+// renderConfig.bound). osteele/liquid looks filters up in the
 // configuration a template renders with, so the compiled templates are
-// shared and only the filter table is the render's own.
-func (t *theme) renderConfig(b *budget) *lrender.Config {
-	c := t.cfg
-	c.Config.Config = expressions.NewConfig()
-	for _, f := range t.filters {
-		c.AddFilter(f.name, b.bound(f))
+// shared and only the filter table is the render's.
+type renderConfig struct {
+	cfg lrender.Config
+	th  *theme
+	b   *budget // of the render holding it; nil while in the pool
+}
+
+// renderConfig returns a configuration for the render of b; give it back
+// with release when the render is done.
+func (t *theme) renderConfig(b *budget) *renderConfig {
+	rc, _ := t.configs.Get().(*renderConfig)
+	if rc == nil {
+		rc = &renderConfig{cfg: t.cfg, th: t}
+		rc.cfg.Config.Config = expressions.NewConfig()
+		for _, f := range t.filters {
+			rc.cfg.AddFilter(f.name, rc.bound(f))
+		}
 	}
-	return &c
+	rc.b = b
+	return rc
+}
+
+func (rc *renderConfig) release() {
+	rc.b = nil
+	rc.th.configs.Put(rc)
 }
 
 // template returns the compiled file kind/name. ENotFound when the theme

@@ -277,16 +277,18 @@ func (fs *filterSet) AddFilter(name string, fn any) {
 // nothing.
 var passThrough = map[string]bool{"default": true, "first": true, "last": true, "size": true}
 
-// bound wraps f so that each call spends steps, and what it builds counts
-// against the output and memory bounds, checked before the filter runs
-// where the filter could build more than its arguments hold.
+// bound wraps f so that each call spends steps of the budget of the render
+// holding rc, and what it builds counts against the output and memory
+// bounds, checked before the filter runs where the filter could build
+// more than its arguments hold.
 //
 // The wrapper takes its arguments as they come and calls f through
 // values.Call, the very conversion osteele/liquid applies: so a filter
 // sees what it saw unwrapped, and a range reaches the check before it is
 // made into a list.
-func (b *budget) bound(f filterDef) func(any, ...any) (any, error) {
+func (rc *renderConfig) bound(f filterDef) func(any, ...any) (any, error) {
 	return func(in any, params ...any) (any, error) {
+		b := rc.b
 		args := make([]any, 0, 1+len(params))
 		args = append(append(args, in), params...)
 		work := 0

@@ -253,6 +253,9 @@ func (s *Service) newState(ctx context.Context, req *Request, locale string) *st
 // what it spent.
 func (st *state) close() {
 	st.b.close()
+	if st.cfg != nil {
+		st.cfg.release()
+	}
 	s := st.svc
 	s.active.Add(-1)
 	s.steps.Add(int64(st.b.steps))
@@ -565,7 +568,7 @@ func (st *state) render(tpl lrender.Node, w io.Writer, b map[string]any, file st
 			err = &TemplateError{File: file, Message: fmt.Sprint(r)}
 		}
 	}()
-	if serr := lrender.Render(tpl, w, b, *st.cfg); serr != nil {
+	if serr := lrender.Render(tpl, w, b, st.cfg.cfg); serr != nil {
 		return serr
 	}
 	return nil

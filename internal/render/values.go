@@ -34,7 +34,7 @@ type state struct {
 	// too; b is what the render may still spend, cfg its configuration.
 	ctx    context.Context
 	b      *budget
-	cfg    *lrender.Config
+	cfg    *renderConfig
 	site   *store.Site
 	locale string
 	// returnTo is where a login form sends the customer back to.
