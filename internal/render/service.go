@@ -591,7 +591,7 @@ func (st *state) check(file string, serr error) error {
 	st.mu.Lock()
 	err := st.err
 	st.mu.Unlock()
-	if st.b.err == nil && (serr != nil || err != nil) && st.b.stopped.Load() {
+	if st.b.err == nil && (serr != nil || err != nil) && st.b.ctx.Err() != nil {
 		// The render's context ended and something failed of it (a store
 		// read, say) before a step noticed.
 		st.b.failDone()
