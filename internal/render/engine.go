@@ -152,9 +152,9 @@ type renderConfig struct {
 	b   *budget // of the render holding it; nil while in the pool
 }
 
-// renderConfig returns a configuration for the render of b; give it back
-// with release when the render is done.
-func (t *theme) renderConfig(b *budget) *renderConfig {
+// config returns a configuration for the render of b; give it back with
+// release when the render is done.
+func (t *theme) config(b *budget) *renderConfig {
 	rc, _ := t.configs.Get().(*renderConfig)
 	if rc == nil {
 		rc = &renderConfig{cfg: t.cfg, th: t}

@@ -13,9 +13,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	lrender "github.com/osteele/liquid/render"
-
 	"github.com/osteele/liquid/parser"
+	lrender "github.com/osteele/liquid/render"
 	"github.com/osteele/liquid/values"
 )
 

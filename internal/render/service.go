@@ -523,7 +523,7 @@ func (s *Service) renderPage(th *theme, st *state, req *Request, p *pages.Page, 
 // layout) around it.
 func (s *Service) inLayout(th *theme, st *state, tpl lrender.Node, file string, b map[string]any) ([]byte, error) {
 	if st.cfg == nil {
-		st.cfg = th.renderConfig(st.b)
+		st.cfg = th.config(st.b)
 	}
 	content := st.b.buffer()
 	if err := st.check(file, st.render(tpl, content, b, file)); err != nil {
