@@ -43,6 +43,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var urls sites.URLs
 	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom string
 	var lockTimeout, lockLease, sessionTTL time.Duration
+	var templates templateFlags
 	fs := newFlags("serve", &c)
 	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for what several processes share: the write lock, the rate-limit counters, the caches' invalidations and, without TESSERA_FILES_SECRET, the secret signing private file URLs; empty keeps them in-process [TESSERA_REDIS_URL]")
 	fs.StringVar(&redisPrefix, "redis-prefix", env("TESSERA_REDIS_PREFIX", "tessera:"), "prefix of every Redis key this deployment uses, so that several share one Redis [TESSERA_REDIS_PREFIX]")
@@ -66,11 +67,16 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.IntVar(&heapFloorMiB, "heap-floor", envInt("TESSERA_HEAP_FLOOR", defaultHeapFloorMiB), "MiB the garbage collector counts as always in use, so that a small live heap is not collected every few MB of allocation; address space, not resident memory; 0 for none [TESSERA_HEAP_FLOOR]")
 	appsCfg := appsFlags(fs)
+	addRenderFlags(fs, &templates)
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
 	if _, err := parse(fs, args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return nil
 		}
+		return err
+	}
+	renderLimits, err := templates.limits()
+	if err != nil {
 		return err
 	}
 	if lockLease < 100*time.Millisecond {
@@ -158,6 +164,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
 		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow), AppsQueue: appsCfg.queue, AppsLogRetention: appsCfg.logs})
 	svc.Apps.Workers, svc.Apps.Limits = workers, appsCfg.limits
+	svc.Render.Limits, svc.Themes.MaxDepth = renderLimits, renderLimits.Depth
 	if redisURL != "" {
 		rc, err := redisClient(redisURL)
 		if err != nil {

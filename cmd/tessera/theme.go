@@ -20,12 +20,17 @@ func cmdThemePush(ctx context.Context, args []string, stdout io.Writer) error {
 	var c config
 	var siteRef, theme string
 	var force bool
+	var depth int
 	fs := newFlags("theme push", &c)
 	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
 	fs.StringVar(&theme, "theme", "", "theme name (default: the directory's name)")
 	fs.BoolVar(&force, "force", false, "push even when it takes away templates that pages use (those pages then have no template)")
+	addDepthFlag(fs, &depth)
 	pos, err := parse(fs, args)
 	if err != nil {
+		return err
+	}
+	if err := checkDepth(depth); err != nil {
 		return err
 	}
 	if len(pos) != 1 || siteRef == "" {
@@ -47,6 +52,7 @@ func cmdThemePush(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer done()
+	svc.Themes.MaxDepth = depth
 	// Pushing is how a theme is deployed: the theme becomes the folder, and
 	// the site's active theme.
 	res, err := svc.Themes.PushTheme(ctx, site.ID, theme, files, themes.PushOptions{Prune: true, Activate: true, Force: force})

@@ -204,3 +204,46 @@ func TestCommandLine(t *testing.T) {
 		}
 	}
 }
+
+// TestThemePushDepth: theme push refuses a template that nests deeper than
+// --template-max-depth (100 by default) before anything parses it, naming
+// the file and line. The finding nested {%if 1%} 900,000 deep, 15 MB with
+// its end tags, more than a theme folder's file may be (8 MiB): the
+// deepest that fits is refused the same way.
+func TestThemePushDepth(t *testing.T) {
+	data := t.TempDir()
+	runJSON(t, "site", "create", "--data", data, "--name", "Shop", "--short-id", "shop")
+	nested := func(n int) string { return strings.Repeat("{%if 1%}", n) + strings.Repeat("{%endif%}", n) }
+	src := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(src, "templates"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	push := func(code string, flags ...string) error {
+		if err := os.WriteFile(filepath.Join(src, "templates", "page.liquid"), []byte(code), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := append([]string{"theme", "push", src, "--site", "shop", "--data", data}, flags...)
+		return run(context.Background(), args, &bytes.Buffer{}, &bytes.Buffer{})
+	}
+	for _, tc := range []struct {
+		name  string
+		code  string
+		flags []string
+		want  string // in the error; "" for none
+	}{
+		{"as deep as a file may be", "<p>\n" + nested(490_000), nil, "templates/page:2: {% if %} nests blocks more than 100 levels deep"},
+		{"at the default", nested(100), nil, ""},
+		{"the flag", "\n\n" + nested(4), []string{"--template-max-depth", "3"}, "templates/page:3: {% if %} nests blocks more than 3 levels deep"},
+	} {
+		err := push(tc.code, tc.flags...)
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("%s: got %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	if err := push(nested(1), "--template-max-depth", "0"); exitCode(err) != exitUsage {
+		t.Errorf("--template-max-depth 0: got %v (exit %d), want a usage error", err, exitCode(err))
+	}
+}

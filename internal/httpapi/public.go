@@ -185,7 +185,17 @@ func (p *public) favicon(w http.ResponseWriter, r *http.Request) {
 // cookie names (nil when none or expired).
 func (p *public) request(r *http.Request, c *customers.Customer) *render.Request {
 	templates, _ := r.Context().Value(templatesKey{}).(map[string]string)
-	return &render.Request{Site: siteOf(r), Path: r.URL.Path, Query: r.URL.Query(), Host: r.Host, Customer: c, Templates: templates}
+	req := &render.Request{Site: siteOf(r), Path: r.URL.Path, Query: r.URL.Query(), Host: r.Host, Customer: c, Templates: templates}
+	if run := simulatorRunOf(r); run != nil {
+		// Error pages do not fail (they fall back to a built-in one), so a
+		// bound one of them stops at reaches the simulator this way.
+		req.Stopped = func(e *render.LimitError) {
+			if run.stopped == nil {
+				run.stopped = e
+			}
+		}
+	}
+	return req
 }
 
 // customer returns the customer r's session cookie names, clearing a
@@ -261,7 +271,27 @@ func etagMatches(r *http.Request, etag string) bool {
 func (p *public) renderError(w http.ResponseWriter, r *http.Request, req *render.Request, err error) {
 	var login *render.LoginRequired
 	var te *render.TemplateError
+	var limit *render.LimitError
 	switch {
+	case errors.As(err, &limit):
+		if simulatorRunOf(r) != nil {
+			// The simulator answers for the render itself (req.Stopped
+			// told it), so no error page is rendered.
+			p.plain(w, http.StatusInternalServerError, "This page could not be shown.")
+			return
+		}
+		if limit.Bound == render.BoundCanceled {
+			// Nobody waits for the answer: the visitor went away.
+			p.plain(w, http.StatusServiceUnavailable, "The request was canceled.")
+			return
+		}
+		p.s.Logger.Warn("render stopped", slog.String("site", req.Site.ShortID), slog.String("path", r.URL.Path),
+			slog.String("bound", limit.Bound), slog.String("error", limit.Error()))
+		details := ""
+		if p.admin(r, req.Site) {
+			details = limit.Error()
+		}
+		p.special(w, r, req, http.StatusInternalServerError, render.TemplateError500, "This page could not be shown", details)
 	case errors.As(err, &login):
 		w.Header().Set("Cache-Control", "private, no-store")
 		http.Redirect(w, r, render.LoginPath+"?return_to="+url.QueryEscape(login.ReturnTo), http.StatusSeeOther)

@@ -34,9 +34,27 @@ type simulatorBody struct {
 
 type templatesKey struct{}
 
+// simulatorKey carries a *simulatorRun to the public site's handlers.
+type simulatorKey struct{}
+
+// simulatorRun is what the public site tells the simulator of a render
+// beyond its response: the bound it stopped at, which the simulator
+// answers as its own error rather than as the page's.
+type simulatorRun struct {
+	stopped *render.LimitError
+}
+
+// simulatorRunOf returns the simulator run r belongs to, nil for a visit.
+func simulatorRunOf(r *http.Request) *simulatorRun {
+	run, _ := r.Context().Value(simulatorKey{}).(*simulatorRun)
+	return run
+}
+
 // handleSimulatorRender answers "POST /simulator/render": the page at path
 // rendered, exactly as the public site would answer it, with the theme's
-// Liquid files replaced by the ones sent.
+// Liquid files replaced by the ones sent. Files that nest too deep are
+// refused before anything parses them, and a render that stops at one of
+// its bounds (render.Limits) is refused too: both 422, naming the file.
 func (s *Server) handleSimulatorRender(w http.ResponseWriter, r *http.Request) error {
 	if s.site == nil {
 		return cms.ErrNotFound() // a server without a public site
@@ -51,6 +69,9 @@ func (s *Server) handleSimulatorRender(w http.ResponseWriter, r *http.Request) e
 	}
 	templates, err := render.SimulatorTemplates(sim.Code)
 	if err != nil {
+		return err
+	}
+	if err := s.Render.CheckTemplates(templates); err != nil {
 		return err
 	}
 	path := sim.Path
@@ -94,7 +115,9 @@ func (s *Server) handleSimulatorRender(w http.ResponseWriter, r *http.Request) e
 	if host == "" {
 		host = principal(r).Site.ShortID + ".localhost"
 	}
+	run := &simulatorRun{}
 	ctx := context.WithValue(r.Context(), templatesKey{}, templates)
+	ctx = context.WithValue(ctx, simulatorKey{}, run)
 	ctx = context.WithValue(ctx, siteKey{}, principal(r).Site)
 	vr, err := http.NewRequestWithContext(ctx, method, u.String(), strings.NewReader(sim.Request.Body))
 	if err != nil {
@@ -107,6 +130,10 @@ func (s *Server) handleSimulatorRender(w http.ResponseWriter, r *http.Request) e
 	}
 	rec := &recorder{header: http.Header{}, status: http.StatusOK}
 	s.site.mux.ServeHTTP(rec, vr)
+	if e := run.stopped; e != nil {
+		return cms.Errorf(cms.EInvalidTemplate, "%s.", e.Error()).
+			WithData(map[string]any{"bound": e.Bound, "limit": e.Limit, "file": e.File, "line": e.Line})
+	}
 	headers := map[string]string{}
 	for k := range rec.header {
 		headers[k] = rec.header.Get(k)

@@ -3,15 +3,20 @@ package render
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"html"
+	"io"
 	"net/url"
 	"regexp"
 	"strings"
 	"sync"
 
-	"github.com/osteele/liquid"
+	"github.com/osteele/liquid/expressions"
+	"github.com/osteele/liquid/filters"
+	"github.com/osteele/liquid/parser"
 	lrender "github.com/osteele/liquid/render"
+	"github.com/osteele/liquid/tags"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
@@ -29,19 +34,29 @@ const stateKey = "tessera:state"
 const maxIncludeDepth = 16
 
 // theme is one version of a site's theme, compiled for one locale: an
-// osteele/liquid engine whose filters know the site, the locale and the
-// theme's asset fingerprints, and the templates compiled with it. It is
-// immutable once built, except for the compiled-template cache, and is
-// shared by every render of that version.
+// osteele/liquid configuration with the standard tags and the site's, the
+// filters (standard ones, and the site's, which know the site, the locale
+// and the theme's asset fingerprints), and the templates compiled with
+// it. It is immutable once built, except for the compiled-template cache,
+// and is shared by every render of that version.
+//
+// The configuration is osteele/liquid's own (package render), not its
+// Engine, which keeps it hidden: a render needs filters of its own, bound
+// to its budget (see renderConfig), and its tags write to its writers.
 type theme struct {
-	eng    *liquid.Engine
-	site   *store.Site
-	locale string
-	files  map[string]string // kind/name -> code
-	assets map[string]string // asset name -> fingerprint
+	cfg      lrender.Config
+	filters  filterSet
+	maxDepth int
+	site     *store.Site
+	locale   string
+	files    map[string]string // kind/name -> code
+	assets   map[string]string // asset name -> fingerprint
 
 	mu       sync.Mutex
-	compiled map[string]*liquid.Template
+	compiled map[string]lrender.Node
+	// configs keeps *renderConfig between renders: building the filter
+	// table is most of what bounding costs a render.
+	configs sync.Pool
 }
 
 func fileKey(kind, name string) string { return kind + "/" + name }
@@ -69,34 +84,98 @@ func newThemeAssets(files map[string]string) map[string]string {
 	return out
 }
 
-// newTheme builds the engine for files (kind/name -> code) of site in
-// locale.
-func newTheme(site *store.Site, locale string, files map[string]string) *theme {
-	t := &theme{site: site, locale: locale, files: files, assets: newThemeAssets(files), compiled: map[string]*liquid.Template{}}
-	e := liquid.NewEngine()
+// newTheme builds the configuration for files (kind/name -> code) of site
+// in locale; its templates may nest maxDepth deep (themes.CheckDepth).
+func newTheme(site *store.Site, locale string, files map[string]string, maxDepth int) *theme {
+	t := &theme{site: site, locale: locale, files: files, assets: newThemeAssets(files), maxDepth: maxDepth,
+		compiled: map[string]lrender.Node{}}
+	c := lrender.NewConfig()
+	tags.AddStandardTags(c)
 	for tag, typ := range themes.EditableTags() {
-		e.RegisterBlock(tag, editableTag(typ))
+		addBlock(c, tag, editableTag(typ))
 	}
-	e.RegisterBlock(themes.TagCanvas, canvasTag)
-	e.RegisterBlock(themes.TagRepeatable, repeatableTag)
-	e.RegisterBlock(themes.TagGroup, func(ctx lrender.Context) (string, error) { return ctx.InnerString() })
-	e.RegisterTag("include", t.includeTag)
-	e.RegisterTag(themes.TagLayout, layoutTag)
-	e.RegisterTag(themes.TagLoginForm, loginFormTag)
-	e.RegisterTag(themes.TagLogoutForm, logoutFormTag)
-	e.RegisterFilter("asset_url", t.assetURL)
-	e.RegisterFilter("file_url", fileURLFilter)
-	e.RegisterFilter("link_to", t.linkTo)
-	e.RegisterFilter("url_for_locale", urlForLocale)
-	e.RegisterFilter("paginate", paginate)
-	e.RegisterFilter("where", where)
-	t.eng = e
+	addBlock(c, themes.TagCanvas, canvasTag)
+	addBlock(c, themes.TagRepeatable, repeatableTag)
+	addBlock(c, themes.TagGroup, func(ctx lrender.Context) (string, error) { return stateOf(ctx).inner(ctx) })
+	addTag(&c, "include", t.includeTag)
+	addTag(&c, themes.TagLayout, layoutTag)
+	addTag(&c, themes.TagLoginForm, loginFormTag)
+	addTag(&c, themes.TagLogoutForm, logoutFormTag)
+	filters.AddStandardFilters(&t.filters)
+	t.filters.AddFilter("asset_url", t.assetURL)
+	t.filters.AddFilter("file_url", fileURLFilter)
+	t.filters.AddFilter("link_to", t.linkTo)
+	t.filters.AddFilter("url_for_locale", urlForLocale)
+	t.filters.AddFilter("paginate", paginate)
+	t.filters.AddFilter("where", where)
+	t.cfg = c
 	return t
 }
 
+// tagRenderer renders a tag, or a block from its body, to a string.
+type tagRenderer = func(lrender.Context) (string, error)
+
+// addBlock defines a block tag, as liquid.Engine.RegisterBlock does.
+func addBlock(c lrender.Config, name string, fn tagRenderer) {
+	c.AddBlock(name).Renderer(func(w io.Writer, ctx lrender.Context) error {
+		s, err := fn(ctx)
+		if err != nil {
+			return err
+		}
+		_, err = io.WriteString(w, s)
+		return err
+	})
+}
+
+// addTag defines a tag, as liquid.Engine.RegisterTag does.
+func addTag(c *lrender.Config, name string, fn tagRenderer) {
+	c.AddTag(name, func(string) (func(io.Writer, lrender.Context) error, error) {
+		return func(w io.Writer, ctx lrender.Context) error {
+			s, err := fn(ctx)
+			if err != nil {
+				return err
+			}
+			_, err = io.WriteString(w, s)
+			return err
+		}, nil
+	})
+}
+
+// renderConfig is the theme's configuration with a filter table of its
+// own, whose filters spend the budget of the render holding it (see
+// renderConfig.bound). osteele/liquid looks filters up in the
+// configuration a template renders with, so the compiled templates are
+// shared and only the filter table is the render's.
+type renderConfig struct {
+	cfg lrender.Config
+	th  *theme
+	b   *budget // of the render holding it; nil while in the pool
+}
+
+// config returns a configuration for the render of b; give it back with
+// release when the render is done.
+func (t *theme) config(b *budget) *renderConfig {
+	rc, _ := t.configs.Get().(*renderConfig)
+	if rc == nil {
+		rc = &renderConfig{cfg: t.cfg, th: t}
+		rc.cfg.Config.Config = expressions.NewConfig()
+		for _, f := range t.filters {
+			rc.cfg.AddFilter(f.name, rc.bound(f))
+		}
+	}
+	rc.b = b
+	return rc
+}
+
+func (rc *renderConfig) release() {
+	rc.b = nil
+	rc.th.configs.Put(rc)
+}
+
 // template returns the compiled file kind/name. ENotFound when the theme
-// has no such file; a *TemplateError when it does not compile.
-func (t *theme) template(kind, name string) (*liquid.Template, error) {
+// has no such file; a *TemplateError when it does not compile, or nests
+// too deep to be compiled.
+func (t *theme) template(kind, name string) (lrender.Node, error) {
 	k := fileKey(kind, name)
 	t.mu.Lock()
 	tpl, ok := t.compiled[k]
@@ -117,10 +196,21 @@ func (t *theme) template(kind, name string) (*liquid.Template, error) {
 	if !ok {
 		return nil, cms.ErrNotFound()
 	}
-	tpl, serr := t.eng.ParseTemplateLocation([]byte(code), k, 1)
+	// The nesting is checked before osteele/liquid, which recurses once per
+	// level, sees the source: stored files were checked when pushed, but
+	// the simulator's come straight from a request.
+	if err := themes.CheckDepth(k, code, t.maxDepth); err != nil {
+		var pe *themes.ParseError
+		if errors.As(err, &pe) {
+			return nil, &TemplateError{File: k, Line: pe.Line, Message: pe.Message}
+		}
+		return nil, err
+	}
+	tpl, serr := t.cfg.Compile(code, parser.SourceLoc{Pathname: k, LineNo: 1})
 	if serr != nil {
 		return nil, templateError(k, serr)
 	}
+	tpl = instrument(tpl)
 	t.mu.Lock()
 	t.compiled[k] = tpl
 	t.mu.Unlock()
@@ -155,7 +245,7 @@ func templateError(file string, err error) *TemplateError {
 		return te
 	}
 	te := &TemplateError{File: file, Message: err.Error()}
-	if se, ok := err.(liquid.SourceError); ok {
+	if se, ok := err.(parser.Error); ok {
 		te.Line = se.LineNumber()
 		if se.Path() != "" {
 			te.File = se.Path()
@@ -179,6 +269,9 @@ var includeArgs = regexp.MustCompile(`^\s*('[^']*'|"[^"]*"|[\w.\[\]'"]+)\s*(?:(,
 // It replaces osteele/liquid's include, which reads the server's files.
 func (t *theme) includeTag(ctx lrender.Context) (string, error) {
 	st := stateOf(ctx)
+	if err := st.b.step(1); err != nil {
+		return "", err
+	}
 	m := includeArgs.FindStringSubmatch(ctx.TagArgs())
 	if m == nil {
 		return "", ctx.Errorf("include takes a snippet name: {%% include 'name' %%}")
@@ -222,11 +315,14 @@ func (t *theme) includeTag(ctx lrender.Context) (string, error) {
 	}
 	st.depth++
 	defer func() { st.depth-- }()
-	out, err := renderSafe(tpl, b, fileKey(store.KindSnippets, name))
-	if err != nil {
+	w := st.b.buffer()
+	if err := st.render(tpl, w, b, fileKey(store.KindSnippets, name)); err != nil {
+		if st.b.err != nil {
+			return "", err // keeps where in the snippet the render stopped
+		}
 		return "", templateError(fileKey(store.KindSnippets, name), err)
 	}
-	return string(out), nil
+	return w.String(), nil
 }
 
 // splitArgs splits s at the commas that are outside quotes.
@@ -445,9 +541,12 @@ const (
 // editableTag renders an editable with the page's content: the item of the
 // current scope (the page, or the block being rendered) with the tag's
 // slug, or the tag's body (the default) when the item has no value.
-func editableTag(typ string) liquid.Renderer {
+func editableTag(typ string) tagRenderer {
 	return func(ctx lrender.Context) (string, error) {
 		st := stateOf(ctx)
+		if err := st.b.step(1); err != nil {
+			return "", err
+		}
 		slug, err := themes.TagSlug(ctx.TagArgs())
 		if err != nil {
 			return "", ctx.Errorf("%s", err)
@@ -463,19 +562,19 @@ func editableTag(typ string) liquid.Renderer {
 					return html.EscapeString(st.fileURL(f)), nil
 				}
 			}
-			return ctx.InnerString()
+			return st.inner(ctx)
 		case themes.TypeReference:
 			return st.reference(ctx, it)
 		}
 		if it == nil {
-			return ctx.InnerString()
+			return st.inner(ctx)
 		}
 		v, ok := it.Content[st.locale]
 		if !ok {
 			v, ok = it.Content[st.site.DefaultLocale]
 		}
 		if !ok {
-			return ctx.InnerString()
+			return st.inner(ctx)
 		}
 		if typ == themes.TypeText {
 			return v, nil // rich text is HTML by definition
@@ -488,6 +587,9 @@ func editableTag(typ string) liquid.Renderer {
 // repeatable tag of its kind.
 func canvasTag(ctx lrender.Context) (string, error) {
 	st := stateOf(ctx)
+	if err := st.b.step(1); err != nil {
+		return "", err
+	}
 	slug, err := themes.TagSlug(ctx.TagArgs())
 	if err != nil {
 		return "", ctx.Errorf("%s", err)
@@ -496,17 +598,18 @@ func canvasTag(ctx lrender.Context) (string, error) {
 	if it == nil || it.Disabled {
 		return "", nil
 	}
-	var b strings.Builder
+	b := st.b.buffer()
 	outer := st.scope
 	defer func() { st.scope = outer }()
 	for _, rep := range it.Blocks() {
-		st.scope = &scope{items: rep.Items, block: rep}
-		ctx.Set("block", map[string]any{"id": rep.ID, "slug": rep.Slug, "position": rep.Position})
-		s, err := ctx.InnerString()
-		if err != nil {
+		if err := st.b.step(1); err != nil {
 			return "", err
 		}
-		b.WriteString(s)
+		st.scope = &scope{items: rep.Items, block: rep}
+		ctx.Set("block", map[string]any{"id": rep.ID, "slug": rep.Slug, "position": rep.Position})
+		if err := ctx.RenderChildren(b); err != nil {
+			return "", err
+		}
 	}
 	return b.String(), nil
 }
@@ -522,7 +625,7 @@ func repeatableTag(ctx lrender.Context) (string, error) {
 	if st.scope.block == nil || st.scope.block.Slug != slug {
 		return "", nil
 	}
-	return ctx.InnerString()
+	return st.inner(ctx)
 }
 
 // scope is where editables find their items: the page's top level, or the

@@ -16,6 +16,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"net/url"
 	"slices"
 	"strconv"
@@ -24,7 +25,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/osteele/liquid"
+	lrender "github.com/osteele/liquid/render"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
@@ -46,6 +47,9 @@ type Service struct {
 	// command line run against the same database) within fresh's bound.
 	// Nil checks every visit.
 	Fresh *fresh.Source
+	// Limits bound every render (see Limits); zero fields take the
+	// defaults.
+	Limits Limits
 
 	mu     sync.Mutex
 	themes map[string]*theme
@@ -53,6 +57,10 @@ type Service struct {
 	hosts  map[string]host
 
 	hits, misses atomic.Int64
+	// active counts the renders running, steps the steps of the finished
+	// ones, stopped the renders stopped at each bound.
+	active, steps atomic.Int64
+	stopped       sync.Map // bound -> *atomic.Int64
 }
 
 // Bounds of the in-memory caches; when one is full it starts over.
@@ -74,6 +82,10 @@ type Request struct {
 	// (kind/name -> code): the simulator's working copy. Assets still come
 	// from the stored theme.
 	Templates map[string]string
+	// Stopped, when set, hears of each render for the request that stops
+	// at a bound (the page, or the error page shown instead), with where
+	// it stopped.
+	Stopped func(*LimitError)
 }
 
 // Output is a rendered page.
@@ -100,6 +112,31 @@ func (e *LoginRequired) Error() string { return "A customer login is required to
 // CacheStats returns how many renders the cache answered and how many it
 // did not.
 func (s *Service) CacheStats() (hits, misses int64) { return s.hits.Load(), s.misses.Load() }
+
+// RenderStats counts the renders of one Service.
+type RenderStats struct {
+	// Active is the number of renders running now.
+	Active int64
+	// Steps is the steps the finished renders spent (see Limits.Steps).
+	Steps int64
+	// Stopped counts the renders that stopped at a bound, by
+	// LimitError.Bound.
+	Stopped map[string]int64
+}
+
+// RenderStats returns how many renders run now, what the finished ones
+// spent, and how many stopped at each bound.
+func (s *Service) RenderStats() RenderStats {
+	st := RenderStats{Active: s.active.Load(), Steps: s.steps.Load(), Stopped: map[string]int64{}}
+	s.stopped.Range(func(k, v any) bool {
+		st.Stopped[k.(string)] = v.(*atomic.Int64).Load()
+		return true
+	})
+	return st
+}
+
+// limits returns s.Limits with the defaults filled in.
+func (s *Service) limits() Limits { return s.Limits.withDefaults() }
 
 // SplitLocale takes the locale prefix off a visitor's path: "/nl/about"
 // is ("nl", "about") when nl is one of the site's other locales; any other
@@ -175,6 +212,7 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 		return nil, err
 	}
 	st := s.newState(ctx, req, locale)
+	defer st.close()
 	st.deps.page(p.ID, p.UpdatedAt)
 	body, err := s.renderPage(th, st, req, p, mode)
 	if err != nil {
@@ -198,12 +236,36 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 	return out, nil
 }
 
+// newState starts a render of req in locale; close it when done. The
+// render's budget starts now: its time bound covers the store reads of
+// its values too (they use st.ctx).
 func (s *Service) newState(ctx context.Context, req *Request, locale string) *state {
 	ret := req.Path
 	if to := req.Query.Get("return_to"); to != "" || strings.HasPrefix(ret, "/_") {
 		ret = SafeReturn(to)
 	}
-	return &state{svc: s, ctx: ctx, site: req.Site, locale: locale, returnTo: ret, scope: &scope{}, deps: newDeps()}
+	b := newBudget(ctx, s.limits())
+	s.active.Add(1)
+	return &state{svc: s, req: req, ctx: b.ctx, b: b, site: req.Site, locale: locale, returnTo: ret, scope: &scope{}, deps: newDeps()}
+}
+
+// close ends the render: its budget's timer goes, and the service counts
+// what it spent.
+func (st *state) close() {
+	st.b.close()
+	if st.cfg != nil {
+		st.cfg.release()
+	}
+	s := st.svc
+	s.active.Add(-1)
+	s.steps.Add(int64(st.b.steps))
+	if e := st.b.err; e != nil {
+		n, _ := s.stopped.LoadOrStore(e.Bound, new(atomic.Int64))
+		n.(*atomic.Int64).Add(1)
+		if st.req.Stopped != nil {
+			st.req.Stopped(e)
+		}
+	}
 }
 
 // cacheKey names a visit by everything a template can read of it: the
@@ -386,7 +448,7 @@ func (s *Service) theme(ctx context.Context, site *store.Site, locale string, te
 	for k, code := range templates {
 		files[k] = code
 	}
-	th := newTheme(site, locale, files)
+	th := newTheme(site, locale, files, s.limits().Depth)
 	if templates == nil {
 		s.mu.Lock()
 		putBounded(&s.themes, key, th, maxThemes)
@@ -459,9 +521,12 @@ func (s *Service) renderPage(th *theme, st *state, req *Request, p *pages.Page, 
 
 // inLayout renders tpl, then the layout it chose (or the theme's default
 // layout) around it.
-func (s *Service) inLayout(th *theme, st *state, tpl *liquid.Template, file string, b map[string]any) ([]byte, error) {
-	content, serr := renderSafe(tpl, b, file)
-	if err := st.check(file, serr); err != nil {
+func (s *Service) inLayout(th *theme, st *state, tpl lrender.Node, file string, b map[string]any) ([]byte, error) {
+	if st.cfg == nil {
+		st.cfg = th.config(st.b)
+	}
+	content := st.b.buffer()
+	if err := st.check(file, st.render(tpl, content, b, file)); err != nil {
 		return nil, err
 	}
 	layout := st.layout
@@ -474,7 +539,7 @@ func (s *Service) inLayout(th *theme, st *state, tpl *liquid.Template, file stri
 		}
 	}
 	if layout == "" {
-		return content, nil
+		return content.buf.Bytes(), nil
 	}
 	lt, err := th.template("layouts", layout)
 	if cms.IsCode(err, cms.ENotFound) {
@@ -482,35 +547,59 @@ func (s *Service) inLayout(th *theme, st *state, tpl *liquid.Template, file stri
 	} else if err != nil {
 		return nil, err
 	}
-	b["content_for_layout"] = string(content)
-	out, serr := renderSafe(lt, b, "layouts/"+layout)
-	if err := st.check("layouts/"+layout, serr); err != nil {
+	b["content_for_layout"] = content.String()
+	out := st.b.buffer()
+	if err := st.check("layouts/"+layout, st.render(lt, out, b, "layouts/"+layout)); err != nil {
 		return nil, err
 	}
-	return out, nil
+	return out.buf.Bytes(), nil
 }
 
-// renderSafe renders tpl, turning a panic of the template engine (which
-// it uses for some template mistakes) into the template's error.
-func renderSafe(tpl *liquid.Template, b map[string]any, file string) (out []byte, err error) {
+// render renders tpl into w with the bindings b and the render's filters,
+// turning a panic of the template engine (which it uses for some template
+// mistakes, and for a write that fails) into the render's error.
+func (st *state) render(tpl lrender.Node, w io.Writer, b map[string]any, file string) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, &TemplateError{File: file, Message: fmt.Sprint(r)}
+			if st.b.err != nil {
+				err = st.b.err
+				return
+			}
+			err = &TemplateError{File: file, Message: fmt.Sprint(r)}
 		}
 	}()
-	out, serr := tpl.Render(b)
-	if serr != nil {
-		return nil, serr
+	if serr := lrender.Render(tpl, w, b, st.cfg.cfg); serr != nil {
+		return serr
 	}
-	return out, nil
+	return nil
 }
 
-// check turns what a render returned into its error: a storage failure of
-// a lazily loaded value first, then the template's own error.
+// inner renders the body of the block being rendered, as
+// ctx.InnerString does, but into a buffer of the render.
+func (st *state) inner(ctx lrender.Context) (string, error) {
+	w := st.b.buffer()
+	if err := ctx.RenderChildren(w); err != nil {
+		return "", err
+	}
+	return w.String(), nil
+}
+
+// check turns what a render returned into its error: a bound the render
+// stopped at first (whatever error that caused on the way out), then a
+// storage failure of a lazily loaded value, then the template's own error.
 func (st *state) check(file string, serr error) error {
 	st.mu.Lock()
 	err := st.err
 	st.mu.Unlock()
+	if st.b.err == nil && (serr != nil || err != nil) && st.b.ctx.Err() != nil {
+		// The render's context ended and something failed of it (a store
+		// read, say) before a step noticed.
+		st.b.failDone()
+	}
+	if st.b.err != nil {
+		st.b.locate(serr)
+		return st.b.err
+	}
 	if err != nil {
 		return err
 	}

@@ -6,13 +6,16 @@ import (
 	"context"
 	"encoding/base64"
 	"encoding/json"
+	"errors"
 	"html"
 	"io"
+	"sort"
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 // Special renders name the theme templates a site may define for pages
@@ -46,7 +49,9 @@ func (s *Service) Special(ctx context.Context, req *Request, name, message, deta
 			b := st.bindings(req, nil, "")
 			b["error"] = map[string]any{"message": message, "details": details}
 			b["return_to"] = req.Query.Get("return_to")
-			if out, err := s.inLayout(th, st, tpl, "templates/"+n, b); err == nil {
+			out, err := s.inLayout(th, st, tpl, "templates/"+n, b)
+			st.close()
+			if err == nil {
 				return out
 			}
 			break
@@ -70,6 +75,7 @@ func (s *Service) Template(ctx context.Context, req *Request, name string, vars 
 		return nil, err
 	}
 	st := s.newState(ctx, req, locale)
+	defer st.close()
 	b := st.bindings(req, nil, "")
 	for k, v := range vars {
 		b[k] = v
@@ -140,6 +146,34 @@ func (s *Service) Asset(ctx context.Context, site *store.Site, path string) (*As
 	th := newThemeAssets(map[string]string{fileKey(store.KindAssets, name): f.Code})
 	cur := th[name]
 	return &Asset{Body: []byte(f.Code), ContentType: files.AssetType(name), Immutable: fp != "" && fp == cur, ETag: cur}, nil
+}
+
+// CheckTemplates checks the simulator's templates (kind/name -> code, as
+// SimulatorTemplates returns them) before any parser sees them: a file
+// that nests deeper than the depth bound, or holds a "{{" or "{%" that
+// starts no token (themes.CheckDepth), is cms.EInvalidTemplate naming the
+// file and line; one larger than a theme file may be is cms.ETooLarge.
+func (s *Service) CheckTemplates(templates map[string]string) error {
+	keys := make([]string, 0, len(templates))
+	for k := range templates {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		code := templates[k]
+		err := themes.CheckDepth(k, code, s.limits().Depth)
+		var pe *themes.ParseError
+		if errors.As(err, &pe) {
+			return cms.Errorf(cms.EInvalidTemplate, "%s:%d: %s", k, pe.Line, pe.Message).
+				WithData(map[string]any{"file": k, "line": pe.Line, "problem": pe.Message})
+		} else if err != nil {
+			return err
+		}
+		if len(code) > themes.MaxLiquidBytes {
+			return cms.Errorf(cms.ETooLarge, "%s is larger than %d KiB; split it into snippets.", k, themes.MaxLiquidBytes>>10)
+		}
+	}
+	return nil
 }
 
 // SimulatorTemplates decodes the simulator's `code`: base64 of zlib-

@@ -28,8 +28,13 @@ const maxChannelEntries = 200
 // state is one render's working state, shared by its tags through the
 // stateKey binding.
 type state struct {
-	svc    *Service
+	svc *Service
+	req *Request
+	// ctx is the render's context: the request's, ended by the time bound
+	// too; b is what the render may still spend, cfg its configuration.
 	ctx    context.Context
+	b      *budget
+	cfg    *renderConfig
 	site   *store.Site
 	locale string
 	// returnTo is where a login form sends the customer back to.
@@ -456,7 +461,7 @@ func (st *state) reference(ctx lrender.Context, it *pages.Item) (string, error) 
 	} else {
 		ctx.Set("reference", nil)
 	}
-	body, err := ctx.InnerString()
+	body, err := st.inner(ctx)
 	if err != nil || strings.TrimSpace(body) != "" || len(targets) == 0 {
 		return body, err
 	}

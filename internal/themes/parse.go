@@ -67,8 +67,15 @@ var liquidBlocks = map[string]bool{
 //     would output it as text), as is an unclosed comment or raw.
 //   - An include whose name is not a quoted string is an error: its
 //     editables could not be known.
+//   - A template or snippet that nests deeper than DefaultMaxDepth is an
+//     error (see CheckDepth), found before anything else reads it.
 func Parse(name, src string, include func(snippet string) (string, error)) (*Template, error) {
-	p := &parser{include: include, snippets: map[string]*tplSource{}, budget: maxExpansion}
+	return parse(name, src, include, DefaultMaxDepth)
+}
+
+// parse is Parse with nesting bounded by maxDepth.
+func parse(name, src string, include func(snippet string) (string, error), maxDepth int) (*Template, error) {
+	p := &parser{include: include, snippets: map[string]*tplSource{}, budget: maxExpansion, maxDepth: maxDepth}
 	main, err := p.load(name, src)
 	if err != nil {
 		return nil, err
@@ -98,6 +105,7 @@ type parser struct {
 	chain    []string              // snippets being walked, outermost first
 	budget   int                   // expansion left
 	nodes    int                   // editables and blocks made
+	maxDepth int                   // nesting bound of each source (CheckDepth)
 }
 
 // scope is where declared editables go: a template's top level or a block
@@ -125,6 +133,11 @@ type frame struct {
 }
 
 func (p *parser) load(name, src string) (*tplSource, error) {
+	// Nesting first: the walk below keeps its own stack, but osteele/liquid
+	// recurses once per level.
+	if err := CheckDepth(name, src, p.maxDepth); err != nil {
+		return nil, err
+	}
 	toks, err := scanTemplate(name, src)
 	if err != nil {
 		return nil, err

@@ -62,7 +62,14 @@ func checkLiquid(s *tplSource) (err error) {
 // Parse). Unlike Parse it does not check editables: a snippet's may only
 // make sense where it is included (repeatables for a canvas, say), so
 // snippets are best checked through the templates that include them.
-func CheckSyntax(name, src string) error {
+// Like Parse, it refuses a file that nests deeper than DefaultMaxDepth.
+func CheckSyntax(name, src string) error { return checkSyntax(name, src, DefaultMaxDepth) }
+
+// checkSyntax is CheckSyntax with nesting bounded by maxDepth.
+func checkSyntax(name, src string, maxDepth int) error {
+	if err := CheckDepth(name, src, maxDepth); err != nil {
+		return err
+	}
 	toks, err := scanTemplate(name, src)
 	if err != nil {
 		return err

@@ -39,6 +39,16 @@ var liquidToken = regexp.MustCompile(`^(?:\{\{-?\s*(.+?)\s*-?\}\}|\{%-?\s*(\w+)(
 // whole scan is linear too.
 func scanTemplate(file, src string) ([]tplToken, error) {
 	var toks []tplToken
+	err := scanTokens(file, src, func(t tplToken) error {
+		toks = append(toks, t)
+		return nil
+	})
+	return toks, err
+}
+
+// scanTokens calls fn with each token of src in order, as scanTemplate
+// finds them, and stops at the first error, its own or fn's.
+func scanTokens(file, src string, fn func(tplToken) error) error {
 	line, counted := 1, 0
 	for p := 0; p < len(src); {
 		i := nextDelim(src, p)
@@ -49,7 +59,7 @@ func scanTemplate(file, src string) ([]tplToken, error) {
 		counted = i
 		m := liquidToken.FindStringSubmatchIndex(src[i:])
 		if m == nil {
-			return nil, &ParseError{File: file, Line: line, Message: unterminated(src[i:])}
+			return &ParseError{File: file, Line: line, Message: unterminated(src[i:])}
 		}
 		t := tplToken{start: i, end: i + m[1], line: line, argsAt: -1}
 		if m[2] >= 0 {
@@ -61,10 +71,12 @@ func scanTemplate(file, src string) ([]tplToken, error) {
 				t.args, t.argsAt = src[i+m[6]:i+m[7]], i+m[6]
 			}
 		}
-		toks = append(toks, t)
+		if err := fn(t); err != nil {
+			return err
+		}
 		p = t.end
 	}
-	return toks, nil
+	return nil
 }
 
 // nextDelim returns the offset of the next "{{" or "{%" at or after p, or -1.

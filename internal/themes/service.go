@@ -19,6 +19,9 @@ import (
 // Service stores theme files and serves parsed template schemas.
 type Service struct {
 	Store store.Store
+	// MaxDepth bounds how deeply a pushed or stored Liquid file may nest
+	// (see CheckDepth); zero means DefaultMaxDepth.
+	MaxDepth int
 
 	// cache holds parsed schemas keyed by template id and updated_at. Those
 	// two never change for a given content (every push bumps updated_at, also
@@ -65,9 +68,13 @@ func ValidKind(kind string) bool {
 	return false
 }
 
-// checkFile validates f, whose name is canonical: its kind, its name, and
-// for an asset its type (files.CheckAsset).
-func checkFile(f File) error {
+// checkFile validates f, whose name is canonical: its kind, its name, for
+// an asset its type (files.CheckAsset), and for a Liquid file its size and
+// its nesting, at most maxDepth deep (CheckDepth). The nesting is checked
+// first: it is what could take the process down, it names the line, and
+// it happens before the write transaction, so before any parser sees the
+// file (validate checks the stored files it parses again).
+func checkFile(f File, maxDepth int) error {
 	if !ValidKind(f.Kind) {
 		return cms.Errorf(cms.EInvalid, "Unknown theme file kind %q: use layouts, templates, snippets or assets.", f.Kind)
 	}
@@ -76,6 +83,9 @@ func checkFile(f File) error {
 	}
 	if f.Kind == store.KindAssets {
 		return files.CheckAsset(f.Name, []byte(f.Code))
+	}
+	if err := CheckDepth(f.Name, f.Code, maxDepth); err != nil {
+		return templateError(f, err)
 	}
 	if len(f.Code) > MaxLiquidBytes {
 		return cms.Errorf(cms.ETooLarge, "%s/%s is larger than %d KiB; split it into snippets.", f.Kind, f.Name, MaxLiquidBytes>>10)
@@ -156,7 +166,7 @@ func (s *Service) PushTheme(ctx context.Context, siteID, theme string, files []F
 	}
 	for i := range files {
 		files[i] = canonical(files[i])
-		if err := checkFile(files[i]); err != nil {
+		if err := checkFile(files[i], s.MaxDepth); err != nil {
 			return nil, err
 		}
 	}
@@ -188,7 +198,7 @@ func (s *Service) PushTheme(ctx context.Context, siteID, theme string, files []F
 			}
 			sort.Strings(res.Removed)
 		}
-		touched, err := next.validate(dirty)
+		touched, err := next.validate(dirty, s.MaxDepth)
 		if err != nil {
 			return err
 		}
@@ -293,7 +303,7 @@ func (s *Service) Delete(ctx context.Context, siteID, theme, kind, name string, 
 			}
 		}
 		delete(next.files, key(kind, name))
-		touched, err := next.validate(map[string]bool{key(kind, name): true})
+		touched, err := next.validate(map[string]bool{key(kind, name): true}, s.MaxDepth)
 		if err != nil {
 			return err
 		}
@@ -437,10 +447,11 @@ func (fs *fileSet) include(used map[string]bool) func(string) (string, error) {
 	}
 }
 
-// validate parses every Liquid file of the set and returns the keys of the
-// files to rewrite: the dirty ones plus the templates that include a dirty
-// snippet. Keys come back sorted so writes happen in a stable order.
-func (fs *fileSet) validate(dirty map[string]bool) ([]string, error) {
+// validate parses every Liquid file of the set, each nesting at most
+// maxDepth deep, and returns the keys of the files to rewrite: the dirty
+// ones plus the templates that include a dirty snippet. Keys come back
+// sorted so writes happen in a stable order.
+func (fs *fileSet) validate(dirty map[string]bool, maxDepth int) ([]string, error) {
 	touched := map[string]bool{}
 	for k := range dirty {
 		touched[k] = true
@@ -459,13 +470,13 @@ func (fs *fileSet) validate(dirty map[string]bool) ([]string, error) {
 			// Layouts and snippets are checked as Liquid only: a snippet may
 			// hold repeatables that make sense only where a canvas includes it,
 			// and the templates that include it are parsed in full below.
-			if err := CheckSyntax(f.Name, f.Code); err != nil {
+			if err := checkSyntax(f.Name, f.Code, maxDepth); err != nil {
 				return nil, templateError(f, err)
 			}
 			continue
 		}
 		used := map[string]bool{}
-		if _, err := Parse(f.Name, f.Code, fs.include(used)); err != nil {
+		if _, err := parse(f.Name, f.Code, fs.include(used), maxDepth); err != nil {
 			return nil, templateError(f, err)
 		}
 		for u := range used {
@@ -520,13 +531,13 @@ func (s *Service) Template(tx store.Tx, siteID, theme, nameOrID string) (*Templa
 	if ok {
 		return t, f, nil
 	}
-	t, err = Parse(CanonicalName(f.Kind, f.Name), f.Code, func(name string) (string, error) {
+	t, err = parse(CanonicalName(f.Kind, f.Name), f.Code, func(name string) (string, error) {
 		sn, err := getFile(tx, siteID, theme, store.KindSnippets, name)
 		if err != nil {
 			return "", fmt.Errorf("snippet %q: %w", name, err)
 		}
 		return sn.Code, nil
-	})
+	}, s.MaxDepth)
 	if err != nil {
 		// A stored template always parsed when it was pushed; failing now
 		// means a parser change, which is a server bug, not a client error.
