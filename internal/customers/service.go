@@ -38,7 +38,8 @@ type Service struct {
 	HashCost int
 	// Limits bounds login attempts; zero fields take DefaultLimits'.
 	Limits Limits
-	// Mailer sends password reset mail; nil logs it.
+	// Mailer sends password reset and confirmation mail, from a queue in
+	// the background (DrainMail waits for it); nil logs it.
 	Mailer mail.Mailer
 	// Events announces customer creates, updates and deletes; nil
 	// announces nothing.
@@ -51,6 +52,8 @@ type Service struct {
 
 	fields decodedFields
 
+	mail mailQueue
+
 	once     sync.Once
 	memory   *ratelimit.Memory
 	dummy    []byte // a hash to compare against when there is no account
@@ -58,7 +61,8 @@ type Service struct {
 }
 
 // Limits bounds login attempts per window: per site and account (email),
-// and per client address over every site.
+// and per site and client address. A site's attempts never count against
+// another site's customers or visitors.
 type Limits struct {
 	PerAccount int
 	PerAddress int
@@ -326,9 +330,12 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 	if err == nil {
 		s.Events.RunAfter(ctx, ev)
 		if confirm != nil {
-			if err := s.mailer().Send(ctx, *confirm); err != nil {
-				slog.ErrorContext(ctx, "sending a confirmation mail failed", slog.String("site", site.ID), slog.Any("err", err))
-			}
+			msg := *confirm
+			s.queueMail(ctx, "a confirmation mail", func(ctx context.Context) {
+				if err := s.mailer().Send(ctx, msg); err != nil {
+					slog.ErrorContext(ctx, "sending a confirmation mail failed", slog.String("site", site.ID), slog.Any("err", err))
+				}
+			})
 		}
 	}
 	return out, slugTaken(err)
@@ -381,6 +388,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 	}
 	var out []byte
 	var ev events.Event
+	var changedKey string // the email key of a customer given a new password
 	for attempt := 0; ; attempt++ {
 		var fw *files.Writer
 		err = s.Store.Update(ctx, func(tx store.Tx) error {
@@ -418,6 +426,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 				if _, err := tx.CustomerSessions().DeleteForCustomer(site.ID, c.rec.ID, keep); err != nil {
 					return err
 				}
+				changedKey = c.rec.EmailKey
 			}
 			if out, err = s.render(tx, site, c, ""); err != nil {
 				return err
@@ -433,6 +442,11 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		fw.Finish(err == nil)
 		if err == nil {
 			s.Events.RunAfter(ctx, ev)
+			if hash != "" {
+				// A new password set for the customer ends a lockout as a
+				// reset does.
+				s.forgetFailures(ctx, site, changedKey)
+			}
 		}
 		if !errors.Is(err, store.ErrStale) || attempt+1 >= maxWriteAttempts {
 			return out, slugTaken(err)
