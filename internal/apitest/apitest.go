@@ -124,6 +124,9 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs, HashCost: bcrypt.MinCost,
 		Mailer: env.Mail})
 	env.use(svc, blobs)
+	// Mail still queued goes out before the store closes (cleanups run
+	// last registered first).
+	tb.Cleanup(func() { _ = env.Customers.DrainMail(context.Background()) })
 	env.Handler = env.Server.Handler()
 	hs := httptest.NewServer(env.Handler)
 	tb.Cleanup(hs.Close)

@@ -693,3 +693,42 @@ func makeReadOnly(t *testing.T, path string) {
 		t.Skipf("cannot make %s read-only for this user", path)
 	}
 }
+
+// TestSchemeBehindProxy: the session cookie is Secure when the client
+// reached a trusted proxy over https, and a paging Link names https; from
+// an untrusted peer X-Forwarded-Proto changes neither.
+func TestSchemeBehindProxy(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{"email": "ann@example.com", "password": "correct horse"}}, 201)
+		for _, title := range []string{"P1", "P2"} {
+			mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/pages", Body: obj{"title": title, "template": "home"}}, 201)
+		}
+		defer func() { env.Server.Proxies = clientaddr.Proxies{} }()
+		for _, tt := range []struct {
+			name   string
+			trust  bool
+			secure bool
+		}{{"TrustedProxy", true, true}, {"UntrustedPeer", false, false}} {
+			t.Run(tt.name, func(t *testing.T) {
+				env.Server.Proxies = clientaddr.Proxies{}
+				if tt.trust {
+					behindProxy(env)
+				}
+				form := url.Values{"username": {"ann@example.com"}, "password": {"correct horse"}}
+				// A host other than the site's configured one, whose scheme
+				// would decide otherwise.
+				r := env.Visit(t, "POST", "demo.localhost:8443", render.LoginPath, http.Header{
+					"Content-Type": {"application/x-www-form-urlencoded"}, "X-Forwarded-For": {clientA}, "X-Forwarded-Proto": {"https"}},
+					strings.NewReader(form.Encode()))
+				wantStatus(t, r, http.StatusSeeOther)
+				if got := strings.Contains(r.Header.Get("Set-Cookie"), "; Secure"); got != tt.secure {
+					t.Errorf("session cookie %q: Secure %v, want %v", r.Header.Get("Set-Cookie"), got, tt.secure)
+				}
+				list := mustDo(t, env, apitest.Scenario{Path: "/pages?per_page=1", Headers: map[string]string{"X-Forwarded-Proto": "https"}}, 200)
+				if got := strings.HasPrefix(list.Header.Get("Link"), "<https://"); got != tt.secure {
+					t.Errorf("Link %q: https %v, want %v", list.Header.Get("Link"), got, tt.secure)
+				}
+			})
+		}
+	})
+}

@@ -8,6 +8,7 @@ package clientaddr
 
 import (
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -90,16 +91,19 @@ type Client struct {
 	// its connection counts the proxy, not the client.
 	Proxied bool
 
-	raw string // the peer's address as given, when it is not an IP
+	// text is the address as text when it is known without formatting
+	// IP: the peer's host as given (RemoteAddr's is canonical already), or
+	// the whole RemoteAddr when it is no IP.
+	text string
 }
 
 // String is the client's address as text: the IP, or the peer's address
 // as given when that is not one.
 func (c Client) String() string {
-	if c.IP.IsValid() {
-		return c.IP.String()
+	if c.text != "" {
+		return c.text
 	}
-	return c.raw
+	return c.IP.String()
 }
 
 // Resolve decides who sent r. The client is the connection's peer, unless
@@ -118,13 +122,30 @@ func (c Client) String() string {
 // proxy's).
 func (p Proxies) Resolve(r *http.Request) Client {
 	c := Client{HTTPS: r.TLS != nil}
-	peer, ok := parseHost(r.RemoteAddr)
+	// RemoteAddr is host:port (trying that first spares the error value
+	// a failed bare-address parse makes).
+	var peer netip.Addr
+	var ok bool
+	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
+		peer, ok = ap.Addr().Unmap().WithZone(""), true
+	} else {
+		peer, ok = parseHost(r.RemoteAddr)
+	}
 	if !ok {
-		c.raw = r.RemoteAddr
+		c.text = r.RemoteAddr
 		return c
 	}
 	c.IP = peer
 	if !p.Trusts(peer) {
+		// The common case, a direct client: its address as text is a
+		// part of RemoteAddr when that is how IP prints (no zone, not
+		// IPv4-mapped), so the request makes no string for it.
+		if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+			var buf [64]byte
+			if string(peer.AppendTo(buf[:0])) == host {
+				c.text = host
+			}
+		}
 		return c
 	}
 	c.Proxied = true

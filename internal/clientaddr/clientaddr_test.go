@@ -133,6 +133,18 @@ func TestResolve(t *testing.T) {
 	})
 }
 
+// TestResolveDirectAllocs: a direct client's address costs no
+// allocation, request after request.
+func TestResolveDirectAllocs(t *testing.T) {
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "203.0.113.7:5555"
+	proxies := clientaddr.MustParseProxies("10.0.0.0/8")
+	var got string
+	if n := testing.AllocsPerRun(100, func() { got = proxies.Resolve(r).String() }); n != 0 || got != "203.0.113.7" {
+		t.Errorf("got %q with %v allocations, want 203.0.113.7 with none", got, n)
+	}
+}
+
 // FuzzResolve: whatever a client sends in X-Forwarded-For or Forwarded,
 // the address a trusted proxy adds after it is the answer (or, where the
 // client's Forwarded line shares the proxy's and does not parse, the

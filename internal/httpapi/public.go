@@ -485,10 +485,13 @@ func (p *public) formDone(w http.ResponseWriter, r *http.Request, err error, tem
 }
 
 // setSession sets (or, with maxAge < 0, clears) the session cookie: not
-// readable by scripts, not sent with cross-site subrequests or posts.
+// readable by scripts, not sent with cross-site subrequests or posts, and
+// Secure when the client came over https (to us or to a trusted proxy) or
+// the site's configured URL for this host is https.
 func (p *public) setSession(w http.ResponseWriter, r *http.Request, token string, maxAge int) {
+	secure := requestScheme(r) == "https" || strings.HasPrefix(p.base(r, siteOf(r)), "https:")
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: token, Path: "/", MaxAge: maxAge, HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: strings.HasPrefix(p.base(r, siteOf(r)), "https:")})
+		SameSite: http.SameSiteLaxMode, Secure: secure})
 }
 
 // maxRouteBody bounds the body a cloud-code route is given.
