@@ -8,7 +8,6 @@ package clientaddr
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -100,7 +99,7 @@ type Client struct {
 // String is the client's address as text: the IP, or the peer's address
 // as given when that is not one.
 func (c Client) String() string {
-	if c.text != "" {
+	if c.text != "" || !c.IP.IsValid() {
 		return c.text
 	}
 	return c.IP.String()
@@ -122,30 +121,32 @@ func (c Client) String() string {
 // proxy's).
 func (p Proxies) Resolve(r *http.Request) Client {
 	c := Client{HTTPS: r.TLS != nil}
-	// RemoteAddr is host:port (trying that first spares the error value
-	// a failed bare-address parse makes).
+	// RemoteAddr is host:port; its host, as text, is the answer for a
+	// direct client when it is how IP prints (so the request makes no
+	// string for it): an IPv4 address always (netip parses only the
+	// canonical dotted form), an IPv6 one when it has no zone and is not
+	// IPv4-mapped.
 	var peer netip.Addr
-	var ok bool
+	var host string
 	if ap, err := netip.ParseAddrPort(r.RemoteAddr); err == nil {
-		peer, ok = ap.Addr().Unmap().WithZone(""), true
+		peer = ap.Addr()
+		host = r.RemoteAddr[:strings.LastIndexByte(r.RemoteAddr, ':')]
+		if peer.Is6() {
+			host = host[1 : len(host)-1] // [host]
+			var buf [64]byte
+			if peer = peer.Unmap().WithZone(""); string(peer.AppendTo(buf[:0])) != host {
+				host = ""
+			}
+		}
+	} else if a, ok := parseHost(r.RemoteAddr); ok {
+		peer = a
 	} else {
-		peer, ok = parseHost(r.RemoteAddr)
-	}
-	if !ok {
 		c.text = r.RemoteAddr
 		return c
 	}
 	c.IP = peer
 	if !p.Trusts(peer) {
-		// The common case, a direct client: its address as text is a
-		// part of RemoteAddr when that is how IP prints (no zone, not
-		// IPv4-mapped), so the request makes no string for it.
-		if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-			var buf [64]byte
-			if string(peer.AppendTo(buf[:0])) == host {
-				c.text = host
-			}
-		}
+		c.text = host
 		return c
 	}
 	c.Proxied = true

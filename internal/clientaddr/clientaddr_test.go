@@ -183,3 +183,24 @@ func FuzzResolve(f *testing.F) {
 		}
 	})
 }
+
+// FuzzResolvePeer: any RemoteAddr gives an answer, and its text is the
+// address's canonical form (or RemoteAddr itself when it holds no IP).
+func FuzzResolvePeer(f *testing.F) {
+	for _, s := range []string{"203.0.113.7:1", "[2001:db8::1]:2", "[::ffff:1.2.3.4]:3", "[fe80::1%eth0]:4", "1.2.3.4", "pipe", "", "[::1]", ":80"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, remote string) {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = remote
+		c := (clientaddr.Proxies{}).Resolve(r)
+		switch {
+		case c.IP.IsValid() && c.String() != c.IP.String():
+			t.Fatalf("RemoteAddr %q: text %q, want %q", remote, c.String(), c.IP.String())
+		case !c.IP.IsValid() && c.String() != remote:
+			t.Fatalf("RemoteAddr %q: text %q, want it as given", remote, c.String())
+		case c.IP.Is4In6() || c.IP.Zone() != "":
+			t.Fatalf("RemoteAddr %q: %v is not unmapped and zone-less", remote, c.IP)
+		}
+	})
+}
