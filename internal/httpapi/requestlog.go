@@ -135,8 +135,12 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		start := time.Now()
 		r = r.WithContext(st)
 		if release, ok := s.admit(rec, r, ri); ok {
-			next.ServeHTTP(rec, r)
-			release()
+			// Released even when the handler aborts (http.ErrAbortHandler
+			// passes the recoverer).
+			func() {
+				defer release()
+				next.ServeHTTP(rec, r)
+			}()
 		}
 		end := time.Now()
 		took := end.Sub(start)
