@@ -10,6 +10,9 @@
 # started.
 tmp=$(mktemp -d)
 pids=()
+# The load comes from loopback, which the server limits like any client:
+# a benchmark measures the server, not its limits.
+nolimits=(--rate-limit 0 --rate-limit-token 0 --max-client-conns 0)
 cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; rm -rf "$tmp"; }
 trap cleanup EXIT
 
@@ -63,7 +66,7 @@ wanted() { [ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]; }
 serve() {
   local port=$1
   shift
-  GOMAXPROCS=1 $srv_cpu "$@" "$tmp/tessera" serve "${store[@]}" --addr "127.0.0.1:$port" >"$tmp/serve.log" 2>&1 &
+  GOMAXPROCS=1 $srv_cpu "$@" "$tmp/tessera" serve "${store[@]}" --addr "127.0.0.1:$port" "${nolimits[@]}" >"$tmp/serve.log" 2>&1 &
   spid=$!
   pids+=($spid)
   for _ in $(seq 1 300); do curl -fs "http://127.0.0.1:$port/healthz" >/dev/null && return; kill -0 "$spid" 2>/dev/null || break; sleep 0.1; done

@@ -207,7 +207,7 @@ func cmdTokenCreate(ctx context.Context, args []string, stdout io.Writer) error 
 	fs := newFlags("token create", &c)
 	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
 	fs.StringVar(&req.Email, "user", "", "email of the user the token acts as (created if new)")
-	fs.StringVar(&req.Role, "role", "admin", "the user's role on the site: admin or editor")
+	fs.StringVar(&req.Role, "role", "", "the user's role on the site: admin or editor; without it a member keeps their role and a new one is admin")
 	fs.BoolVar(&req.SiteToken, "site-token", false, "create a site-scoped token instead of a user token")
 	fs.StringVar(&req.Label, "label", "", "a label to recognise the token by")
 	if _, err := parse(fs, args); err != nil {
@@ -227,12 +227,22 @@ func cmdTokenCreate(ctx context.Context, args []string, stdout io.Writer) error 
 		return fmt.Errorf("site %q: %w", siteRef, err)
 	}
 	req.SiteID = site.ID
-	secret, err := svc.Auth.CreateToken(ctx, req)
+	out, err := svc.Auth.IssueToken(ctx, req)
 	if err != nil {
 		return err
 	}
-	return printResult(stdout, c.json, map[string]string{"token": secret},
-		fmt.Sprintf("%s\n(Shown once: only its hash is stored.)\n", secret))
+	result := map[string]any{"token": out.Secret}
+	var role string
+	if !req.SiteToken {
+		result["role"], result["role_kept"] = out.Role, out.RoleKept
+		role = fmt.Sprintf("The token acts as %s, %s of %s.\n", strings.ToLower(strings.TrimSpace(req.Email)), out.Role, site.ShortID)
+		if out.RoleKept {
+			role = fmt.Sprintf("The token acts as %s, who stays %s of %s (--role changes that).\n",
+				strings.ToLower(strings.TrimSpace(req.Email)), out.Role, site.ShortID)
+		}
+	}
+	return printResult(stdout, c.json, result,
+		fmt.Sprintf("%s\n(Shown once: only its hash is stored.)\n%s", out.Secret, role))
 }
 
 func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os"
@@ -75,6 +76,34 @@ func TestAdminCommands(t *testing.T) {
 		v = runJSON(t, "token", "create", "--data", data, "--site", "my-blog", "--site-token")
 		if tok, _ := v["token"].(string); tok == "" {
 			t.Errorf("token create --site-token: got %v", v)
+		}
+	})
+	t.Run("TokenCreateKeepsRole", func(t *testing.T) {
+		// Ann is an editor of my-blog (above): a token for her without
+		// --role keeps her an editor, and says so.
+		v := runJSON(t, "token", "create", "--data", data, "--site", "my-blog", "--user", "ann@example.com")
+		if v["role"] != "editor" || v["role_kept"] != true {
+			t.Errorf("token create without --role for an editor: got %v, want role editor, kept", v)
+		}
+		var out bytes.Buffer
+		if err := run(context.Background(), []string{"token", "create", "--data", data, "--site", "my-blog", "--user", "ann@example.com"}, &out, io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(out.String(), "stays editor of my-blog") {
+			t.Errorf("token create output: got %q, want it to say the role is kept", out.String())
+		}
+		v = runJSON(t, "user", "list", "--data", data, "--site", "my-blog")
+		for _, u := range v["users"].([]any) {
+			if m := u.(map[string]any); m["email"] == "ann@example.com" && m["role"] != "editor" {
+				t.Errorf("after token create without --role: ann is %v, want editor", m["role"])
+			}
+		}
+		// A new member without --role is an admin, as before; --role changes a member's role.
+		if v := runJSON(t, "token", "create", "--data", data, "--site", "my-blog", "--user", "new@example.com"); v["role"] != "admin" || v["role_kept"] != false {
+			t.Errorf("token create for a new member: got %v, want admin, not kept", v)
+		}
+		if v := runJSON(t, "token", "create", "--data", data, "--site", "my-blog", "--user", "ann@example.com", "--role", "admin"); v["role"] != "admin" || v["role_kept"] != false {
+			t.Errorf("token create --role admin: got %v", v)
 		}
 	})
 	t.Run("TokenCreateNeedsOneKind", func(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tessera-cms/tessera/internal/clientaddr"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
@@ -38,8 +39,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var addr, logFormat string
 	var withDemo bool
 	var limits httpapi.Limits
+	var loginLimits customers.Limits
 	var connsPerClient, heapFloorMiB int
-	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow string
+	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow, trustedProxies string
 	var urls sites.URLs
 	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom string
 	var lockTimeout, lockLease, sessionTTL time.Duration
@@ -53,9 +55,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.DurationVar(&sessionTTL, "session-ttl", envDuration("TESSERA_SESSION_TTL", customers.DefaultSessionTTL), "how long an unused customer session lasts [TESSERA_SESSION_TTL]")
 	fs.StringVar(&smtpURL, "smtp", env("TESSERA_SMTP_URL", ""), "SMTP server for outgoing mail: smtp://user:pass@host:587 (STARTTLS) or smtps://...:465; empty logs mail instead [TESSERA_SMTP_URL]")
 	fs.StringVar(&mailFrom, "mail-from", env("TESSERA_MAIL_FROM", ""), "sender address of outgoing mail, required with --smtp [TESSERA_MAIL_FROM]")
-	fs.IntVar(&limits.PerAddress, "rate-limit", envInt("TESSERA_RATE_LIMIT", 600), "API requests one client address may make per minute; 0 for no limit (loopback is never limited) [TESSERA_RATE_LIMIT]")
+	fs.IntVar(&limits.PerAddress, "rate-limit", envInt("TESSERA_RATE_LIMIT", 600), "API requests one client address may make per minute; 0 for no limit [TESSERA_RATE_LIMIT]")
 	fs.IntVar(&limits.PerToken, "rate-limit-token", envInt("TESSERA_RATE_LIMIT_TOKEN", 1200), "API requests one token may make per minute; 0 for no limit [TESSERA_RATE_LIMIT_TOKEN]")
-	fs.IntVar(&connsPerClient, "max-client-conns", envInt("TESSERA_MAX_CLIENT_CONNS", 64), "connections one client address may hold open; 0 for no limit (loopback is never limited) [TESSERA_MAX_CLIENT_CONNS]")
+	fs.IntVar(&connsPerClient, "max-client-conns", envInt("TESSERA_MAX_CLIENT_CONNS", 64), "connections one client address may hold open (through a trusted proxy: requests in flight); 0 for no limit [TESSERA_MAX_CLIENT_CONNS]")
+	fs.StringVar(&trustedProxies, "trusted-proxies", env("TESSERA_TRUSTED_PROXIES", ""), "comma-separated CIDRs or addresses of the reverse proxies in front (127.0.0.1, 10.0.0.0/8): their X-Forwarded-For (or Forwarded) and X-Forwarded-Proto name the client every limit and log counts; empty trusts none [TESSERA_TRUSTED_PROXIES]")
+	fs.IntVar(&loginLimits.PerAccount, "login-limit-account", envInt("TESSERA_LOGIN_LIMIT_ACCOUNT", customers.DefaultLimits.PerAccount), "customer login attempts per site and account per --login-limit-window [TESSERA_LOGIN_LIMIT_ACCOUNT]")
+	fs.IntVar(&loginLimits.PerAddress, "login-limit-address", envInt("TESSERA_LOGIN_LIMIT_ADDRESS", customers.DefaultLimits.PerAddress), "customer login attempts per site and client address per --login-limit-window [TESSERA_LOGIN_LIMIT_ADDRESS]")
+	fs.DurationVar(&loginLimits.Window, "login-limit-window", envDuration("TESSERA_LOGIN_LIMIT_WINDOW", customers.DefaultLimits.Window), "the window of the customer login limits [TESSERA_LOGIN_LIMIT_WINDOW]")
 	fs.StringVar(&corsOrigins, "cors-origins", env("TESSERA_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from; empty allows any [TESSERA_CORS_ORIGINS]")
 	fs.StringVar(&appsHTTPAllow, "apps-http-allow", env("TESSERA_APPS_HTTP_ALLOW", ""), "comma-separated hosts cloud code may call with HTTP.get|post|put|delete (api.example.com, *.example.com); empty allows none [TESSERA_APPS_HTTP_ALLOW]")
 	fs.IntVar(&limits.RoutesPerSite, "apps-route-rate", envInt("TESSERA_APPS_ROUTE_RATE", 600), "public requests to cloud-code routes one site may get per minute, from any address; 0 for no limit [TESSERA_APPS_ROUTE_RATE]")
@@ -113,6 +119,13 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := urls.Check(); err != nil {
 		return fmt.Errorf("--public-url: %w", err)
 	}
+	proxies, err := clientaddr.ParseProxies(trustedProxies)
+	if err != nil {
+		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if loginLimits.PerAccount < 1 || loginLimits.PerAddress < 1 || loginLimits.Window <= 0 {
+		return fmt.Errorf("--login-limit-account, --login-limit-address and --login-limit-window must be positive")
+	}
 	var locker lock.Locker = &lock.Local{Timeout: lockTimeout}
 	var limiter ratelimit.Limiter
 	if redisURL != "" {
@@ -162,7 +175,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	defer blobs.Close()
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
-		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow), AppsQueue: appsCfg.queue, AppsLogRetention: appsCfg.logs})
+		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow), AppsQueue: appsCfg.queue, AppsLogRetention: appsCfg.logs,
+		LoginLimits: loginLimits})
 	svc.Apps.Workers, svc.Apps.Limits = workers, appsCfg.limits
 	svc.Render.Limits, svc.Themes.MaxDepth = renderLimits, renderLimits.Depth
 	if redisURL != "" {
@@ -180,7 +194,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,
 		Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger,
-		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != "", URLs: urls}
+		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != "", URLs: urls,
+		Proxies: proxies, ProxiedConns: connsPerClient}
 	srv.CORSOrigins = splitList(corsOrigins)
 	hs := &http.Server{
 		Addr:              addr,
@@ -196,7 +211,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer ln.Close()
-	ln = &netlimit.Listener{Listener: ln, PerAddress: connsPerClient}
+	// A trusted proxy's connections carry many clients: the server counts
+	// those per request instead (ProxiedConns).
+	ln = &netlimit.Listener{Listener: ln, PerAddress: connsPerClient, Uncounted: proxies.Trusts}
 	if withDemo {
 		if err := demoIfEmpty(ctx, svc, addr, stdout); err != nil {
 			return err
@@ -234,6 +251,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
 		return err
+	}
+	// Reset and confirmation mails already promised go out before exit.
+	if err := svc.Customers.DrainMail(sctx); err != nil {
+		logger.Warn("queued customer mail was not all sent before shutdown", slog.Any("err", err))
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err

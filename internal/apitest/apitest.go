@@ -71,6 +71,9 @@ type Env struct {
 	// Uploads is the file-values service (uploads, FileRef copies).
 	Uploads *files.Service
 	Server  *httpapi.Server
+	// Handler is Server's root handler, as the test server serves it: a
+	// test serves it on a listener of its own (a connection limit, say).
+	Handler http.Handler
 	// Fresh is what the read caches check before they skip the store
 	// (package fresh); tests freeze its counter to stand for another
 	// process's writes.
@@ -121,7 +124,11 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs, HashCost: bcrypt.MinCost,
 		Mailer: env.Mail})
 	env.use(svc, blobs)
-	hs := httptest.NewServer(env.Server.Handler())
+	// Mail still queued goes out before the store closes (cleanups run
+	// last registered first).
+	tb.Cleanup(func() { _ = env.Customers.DrainMail(context.Background()) })
+	env.Handler = env.Server.Handler()
+	hs := httptest.NewServer(env.Handler)
 	tb.Cleanup(hs.Close)
 	env.URL = hs.URL
 	env.setup(tb)
@@ -189,7 +196,7 @@ func Attach(tb testing.TB, r Remote) *Env {
 	env.Store = svc.Store
 	// Not served: it describes the API the scenarios' answers are checked
 	// against (the deployment runs the same code).
-	env.Server.Handler()
+	env.Handler = env.Server.Handler()
 	env.setup(tb)
 	return env
 }

@@ -222,14 +222,3 @@ func TestRenderCanceledHTTP(t *testing.T) {
 		calm.answers(t, env)
 	})
 }
-
-// waitFor polls cond; the deadline only keeps a broken build from hanging
-// the suite, it measures nothing.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(time.Minute); !cond(); time.Sleep(2 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("gave up waiting for %s", what)
-		}
-	}
-}

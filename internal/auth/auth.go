@@ -170,7 +170,9 @@ func (s *Service) CanAccess(ctx context.Context, p *Principal, siteID string) (r
 }
 
 // TokenRequest describes a token to create: either for a user (by email,
-// created if unknown, given Role on SiteID) or, with SiteToken, bound to SiteID.
+// created if unknown, given Role on SiteID) or, with SiteToken, bound to
+// SiteID. An empty Role keeps the role of a user who is a member of the
+// site already, and makes a new member an admin.
 type TokenRequest struct {
 	SiteID    string
 	Email     string
@@ -180,28 +182,46 @@ type TokenRequest struct {
 	Label     string
 }
 
+// Issued is a token just created.
+type Issued struct {
+	// Secret is the token, which is not stored and cannot be shown again.
+	Secret string
+	// Role is the user's role on the site ("" for a site token).
+	Role string
+	// RoleKept reports that the request named no role and the user kept
+	// the one they had.
+	RoleKept bool
+}
+
 // CreateToken creates a token and returns its secret, which is not stored
 // and cannot be shown again.
 func (s *Service) CreateToken(ctx context.Context, req TokenRequest) (secret string, err error) {
+	out, err := s.IssueToken(ctx, req)
+	return out.Secret, err
+}
+
+// IssueToken is CreateToken, telling also which role the token's user
+// holds on the site.
+func (s *Service) IssueToken(ctx context.Context, req TokenRequest) (Issued, error) {
+	var out Issued
 	if req.SiteToken == (req.Email != "") {
-		return "", cms.Errorf(cms.EInvalid, "A token is either for a user (an email) or for the site, not both or neither.")
+		return out, cms.Errorf(cms.EInvalid, "A token is either for a user (an email) or for the site, not both or neither.")
 	}
-	if req.Role == "" {
-		req.Role = store.RoleAdmin
-	}
-	if req.Role != store.RoleAdmin && req.Role != store.RoleEditor {
-		return "", cms.Errorf(cms.EInvalid, "Unknown role %q: use admin or editor.", req.Role)
+	if req.Role != "" && req.Role != store.RoleAdmin && req.Role != store.RoleEditor {
+		return out, cms.Errorf(cms.EInvalid, "Unknown role %q: use admin or editor.", req.Role)
 	}
 	email := strings.ToLower(strings.TrimSpace(req.Email))
 	if email != "" {
 		if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
-			return "", cms.Errorf(cms.EInvalid, "Invalid email address %q.", req.Email)
+			return out, cms.Errorf(cms.EInvalid, "Invalid email address %q.", req.Email)
 		}
 	}
-	if secret, err = newSecret(); err != nil {
-		return "", err
+	secret, err := newSecret()
+	if err != nil {
+		return out, err
 	}
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		out = Issued{Secret: secret}
 		site, err := tx.Sites().Get(req.SiteID)
 		if err != nil {
 			return err
@@ -211,7 +231,22 @@ func (s *Service) CreateToken(ctx context.Context, req TokenRequest) (secret str
 			tok.SiteID = site.ID
 			return tx.Tokens().Create(tok)
 		}
-		u, err := grant(tx, site.ID, email, req.Name, req.Role)
+		role := req.Role
+		if role == "" {
+			role = store.RoleAdmin
+			if u, err := tx.Users().GetByEmail(email); err == nil {
+				m, err := tx.Users().Membership(site.ID, u.ID)
+				if err == nil {
+					role, out.RoleKept = m.Role, true
+				} else if !cms.IsCode(err, cms.ENotFound) {
+					return err
+				}
+			} else if !cms.IsCode(err, cms.ENotFound) {
+				return err
+			}
+		}
+		out.Role = role
+		u, err := grant(tx, site.ID, email, req.Name, role)
 		if err != nil {
 			return err
 		}
@@ -219,9 +254,9 @@ func (s *Service) CreateToken(ctx context.Context, req TokenRequest) (secret str
 		return tx.Tokens().Create(tok)
 	})
 	if err != nil {
-		return "", err
+		return Issued{}, err
 	}
-	return secret, nil
+	return out, nil
 }
 
 // grant gives the user with email (created, named name or after the

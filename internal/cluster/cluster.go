@@ -46,7 +46,8 @@ type Config struct {
 	// RedisPrefix is put before every Redis key the processes use; empty
 	// means a random one, so that clusters sharing one Redis stay apart.
 	RedisPrefix string
-	// Args are more `tessera serve` flags, given to every process.
+	// Args are more `tessera serve` flags, given to every process, after
+	// the defaults (no API rate or connection limits).
 	Args []string
 }
 
@@ -106,7 +107,11 @@ func Start(tb testing.TB, cfg Config) *Cluster {
 			"--redis", cfg.RedisURL, "--redis-prefix", c.RedisPrefix, "--blob", c.BlobURL,
 			// Every process makes the same public URLs, whatever its port (the
 			// ones a server with no public URL and no port makes).
-			"--public-url", "http://{site}.localhost"}, cfg.Args...)
+			"--public-url", "http://{site}.localhost",
+			// Every request comes from the proxy, on loopback, which the
+			// servers limit like any client: the tests set the limits they
+			// test (cfg.Args come after, and win).
+			"--rate-limit", "0", "--rate-limit-token", "0", "--max-client-conns", "0"}, cfg.Args...)
 		p.cmd = exec.Command(bin, args...)
 		dieWithParent(p.cmd)
 		// No TESSERA_FILES_SECRET: the processes share the one in Redis.

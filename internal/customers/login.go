@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"log/slog"
 	"time"
 
 	"golang.org/x/crypto/bcrypt"
@@ -60,19 +61,38 @@ func decodeLogin(body []byte) (*loginBody, error) {
 	return &b, nil
 }
 
+// Attempt is where a login attempt comes from.
+type Attempt struct {
+	// Client is the caller's address. Attempts are limited per site and
+	// address, so that one site's traffic never counts against another's.
+	Client string
+	// Session is a session token the caller already holds (the public
+	// site's cookie, the API's X-Service-Session-Token), or "". When it is
+	// a live session of the customer logging in, the per-account limit
+	// does not apply: a stranger's failed attempts on an account cannot
+	// lock out the customer's own browser or app.
+	Session string
+}
+
 // Login checks {username, password} against the site's customers and
 // returns the customer's read shape with a new session_token. client is
-// the caller's address, for the per-address limit. Errors: unauthorized
-// (the same for an unknown email, a wrong password, a customer who is not
-// active or has no password), a *ratelimit.Exceeded, validation_failed
-// for a malformed body.
+// the caller's address, for the per-address limit (cloud code passes a
+// name of its own, which counts against the calling site's bucket).
+// Errors: unauthorized (the same for an unknown email, a wrong password, a
+// customer who is not active or has no password), a *ratelimit.Exceeded,
+// validation_failed for a malformed body.
 func (s *Service) Login(ctx context.Context, site *store.Site, body []byte, client string) ([]byte, error) {
+	return s.LoginFrom(ctx, site, body, Attempt{Client: client})
+}
+
+// LoginFrom is Login with everything known of the attempt's origin.
+func (s *Service) LoginFrom(ctx context.Context, site *store.Site, body []byte, a Attempt) ([]byte, error) {
 	b, err := decodeLogin(body)
 	if err != nil {
 		return nil, err
 	}
 	var out []byte
-	_, err = s.login(ctx, site, b.Username, b.Password, client, func(tx store.Tx, c *customer, token string) (err error) {
+	_, err = s.login(ctx, site, b.Username, b.Password, a, func(tx store.Tx, c *customer, token string) (err error) {
 		out, err = s.render(tx, site, c, token)
 		return err
 	})
@@ -82,42 +102,77 @@ func (s *Service) Login(ctx context.Context, site *store.Site, body []byte, clie
 // StartSession is Login for the public site's login form: it checks the
 // credentials the same way, under the same limits, and returns the new
 // session token.
-func (s *Service) StartSession(ctx context.Context, site *store.Site, username, password, client string) (string, error) {
-	return s.login(ctx, site, username, password, client, nil)
+func (s *Service) StartSession(ctx context.Context, site *store.Site, username, password string, a Attempt) (string, error) {
+	return s.login(ctx, site, username, password, a, nil)
+}
+
+// Limiter keys of the login limits: per site and client address, per site
+// and account.
+func addressLimitKey(site *store.Site, client string) string {
+	return "login:address:" + site.ID + ":" + client
+}
+
+func accountLimitKey(site *store.Site, emailKey string) string {
+	return "login:account:" + site.ID + ":" + emailKey
+}
+
+// hit counts one attempt under key. Errors: a *ratelimit.Exceeded,
+// service_unavailable when the counter cannot be reached.
+func (s *Service) hit(ctx context.Context, key string, limit int, window time.Duration) error {
+	ok, retry, err := s.limiter().Hit(ctx, key, limit, window)
+	if err != nil {
+		return cms.Errorf(cms.EServiceUnavailable, "Logins cannot be counted right now; try again.")
+	}
+	if !ok {
+		return ratelimit.NewExceeded(retry, "Too many login attempts; try again later.")
+	}
+	return nil
 }
 
 // login checks username and password and opens a session; then, in the
 // session's transaction, calls then (when set) with the customer.
-func (s *Service) login(ctx context.Context, site *store.Site, username, password, client string, then func(store.Tx, *customer, string) error) (string, error) {
+//
+// Every attempt counts against the site and client address. Attempts on an
+// account count against the site and account, unless the caller holds a
+// live session of that customer; a successful login (and a password reset)
+// starts the account's count over.
+func (s *Service) login(ctx context.Context, site *store.Site, username, password string, a Attempt, then func(store.Tx, *customer, string) error) (string, error) {
 	s.init()
 	if s.dummyErr != nil {
 		return "", s.dummyErr
 	}
 	key := emailKey(username)
 	lim := s.limits()
-	for _, l := range []struct {
-		key   string
-		limit int
-	}{{"login:account:" + site.ID + ":" + key, lim.PerAccount}, {"login:address:" + client, lim.PerAddress}} {
-		ok, retry, err := s.limiter().Hit(ctx, l.key, l.limit, lim.Window)
-		if err != nil {
-			return "", cms.Errorf(cms.EServiceUnavailable, "Logins cannot be counted right now; try again.")
-		}
-		if !ok {
-			return "", ratelimit.NewExceeded(retry, "Too many login attempts; try again later.")
-		}
+	if err := s.hit(ctx, addressLimitKey(site, a.Client), lim.PerAddress, lim.Window); err != nil {
+		return "", err
 	}
 	var c *customer
+	known := false
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		rec, err := tx.Customers().GetByEmail(site.ID, key)
 		if err != nil {
 			return err
 		}
-		c, err = decodeCustomer(rec)
+		if c, err = decodeCustomer(rec); err != nil {
+			return err
+		}
+		if a.Session == "" {
+			return nil
+		}
+		sess, err := tx.CustomerSessions().Get(site.ID, tokenHash(a.Session), tx.Now())
+		if cms.IsCode(err, cms.ENotFound) {
+			return nil
+		}
+		known = err == nil && sess.CustomerID == rec.ID
 		return err
 	})
 	if err != nil && !cms.IsCode(err, cms.ENotFound) {
 		return "", err
+	}
+	if !known {
+		if err := s.hit(ctx, accountLimitKey(site, key), lim.PerAccount, lim.Window); err != nil {
+			return "", err
+		}
 	}
 	// Every failure costs one bcrypt comparison, so that the answer's time
 	// does not tell an unknown email from a wrong password.
@@ -152,7 +207,17 @@ func (s *Service) login(ctx context.Context, site *store.Site, username, passwor
 	if err != nil {
 		return "", err
 	}
+	s.forgetFailures(ctx, site, key)
 	return token, nil
+}
+
+// forgetFailures starts the account's login count over: the customer
+// proved who they are (a login, a password reset), so the attempts of
+// whoever tried before no longer hold the account.
+func (s *Service) forgetFailures(ctx context.Context, site *store.Site, emailKey string) {
+	if err := s.limiter().Reset(ctx, accountLimitKey(site, emailKey)); err != nil {
+		slog.WarnContext(ctx, "clearing a customer's login count failed", slog.String("site", site.ID), slog.Any("err", err))
+	}
 }
 
 // Customer is who a session token identifies.

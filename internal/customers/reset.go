@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/url"
 	"time"
@@ -27,11 +28,21 @@ const (
 	resetsPerHour = 5
 )
 
+// The public site's pages that mailed links open. The token travels in
+// the URL's fragment, which browsers never send: it reaches no server log,
+// proxy or Referer, and the page posts it.
+const (
+	ResetPath   = "/_customers/reset_password"
+	ConfirmPath = "/_customers/confirm"
+)
+
 // RequestReset handles a password reset request {email}: when the site has
 // an active customer with that email, any earlier reset token is dropped
-// and a new one, valid for an hour, is mailed. The answer is the same
-// whether or not the account exists. Errors: a malformed body, a
-// *ratelimit.Exceeded.
+// and a new one, valid for an hour, is mailed. The answer is the same, in
+// the same time, whether or not the account exists: after the body's
+// checks and the limit, which do not depend on the account, the lookup,
+// the token and the mail run in the background (DrainMail). Errors: a
+// malformed body, a *ratelimit.Exceeded.
 func (s *Service) RequestReset(ctx context.Context, site *store.Site, body []byte) error {
 	var req struct {
 		Email *string `json:"email"`
@@ -54,9 +65,20 @@ func (s *Service) RequestReset(ctx context.Context, site *store.Site, body []byt
 	if !ok {
 		return ratelimit.NewExceeded(retry, "Too many password reset requests for this email; try again later.")
 	}
+	s.queueMail(ctx, "a password reset", func(ctx context.Context) {
+		if err := s.sendReset(ctx, site, key); err != nil {
+			slog.ErrorContext(ctx, "a password reset failed", slog.String("site", site.ID), slog.Any("err", err))
+		}
+	})
+	return nil
+}
+
+// sendReset makes a reset token for the active customer of site with the
+// email key, if there is one, and mails it.
+func (s *Service) sendReset(ctx context.Context, site *store.Site, key string) error {
 	token := rand.Text() + rand.Text()
 	var to string
-	err = s.Store.Update(ctx, func(tx store.Tx) error {
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		rec, err := tx.Customers().GetByEmail(site.ID, key)
 		if err != nil {
 			return err
@@ -77,17 +99,14 @@ func (s *Service) RequestReset(ctx context.Context, site *store.Site, body []byt
 	} else if err != nil {
 		return err
 	}
-	base := s.siteBase(site)
 	msg := mail.Message{To: to, Subject: "Reset your password for " + site.Name,
 		Text: "Someone asked to reset the password of your account on " + site.Name + ".\n\n" +
-			"To choose a new password, open\n" + base + "/customers/reset_password?token=" + url.QueryEscape(token) + "\n\n" +
+			"To choose a new password, open\n" + s.siteBase(site) + ResetPath + "#token=" + url.QueryEscape(token) + "\n\n" +
 			"or send this token with your new password: " + token + "\n\n" +
 			"The link works once, for an hour. If you did not ask for it, ignore this mail."}
 	if err := s.mailer().Send(ctx, msg); err != nil {
-		// The token is stored; the customer can ask again. The caller still
-		// gets the same answer, so that a mail failure does not reveal
-		// that the account exists.
-		slog.ErrorContext(ctx, "sending a password reset mail failed", slog.String("site", site.ID), slog.Any("err", err))
+		// The token is stored; the customer can ask again.
+		return fmt.Errorf("sending the mail: %w", err)
 	}
 	return nil
 }
@@ -120,6 +139,7 @@ func (s *Service) ConfirmReset(ctx context.Context, site *store.Site, body []byt
 	if err != nil {
 		return err
 	}
+	var changedKey string
 	for attempt := 0; ; attempt++ {
 		err = s.Store.Update(ctx, func(tx store.Tx) error {
 			t, err := tx.CustomerTokens().Consume(site.ID, purposeReset, tokenHash(*token), tx.Now())
@@ -137,9 +157,15 @@ func (s *Service) ConfirmReset(ctx context.Context, site *store.Site, body []byt
 			if err := tx.Customers().Update(rec, prev); err != nil {
 				return err
 			}
+			changedKey = rec.EmailKey
 			_, err = tx.CustomerSessions().DeleteForCustomer(site.ID, rec.ID, "")
 			return err
 		})
+		if err == nil {
+			// The mailbox's owner set the password: a stranger's failed
+			// logins no longer hold the account.
+			s.forgetFailures(ctx, site, changedKey)
+		}
 		if !errors.Is(err, store.ErrStale) || attempt+1 >= maxWriteAttempts {
 			return err
 		}
@@ -177,7 +203,7 @@ func (s *Service) startConfirmation(tx store.Tx, site *store.Site, c *customer) 
 	}
 	return &mail.Message{To: c.rec.Email, Subject: "Confirm your email for " + site.Name,
 		Text: "Welcome to " + site.Name + ". To confirm your email, open\n" + s.siteBase(site) +
-			"/customers/confirm?token=" + url.QueryEscape(c.confirmationToken) + "\n\nor send this token: " +
+			ConfirmPath + "#token=" + url.QueryEscape(c.confirmationToken) + "\n\nor send this token: " +
 			c.confirmationToken + "\n\nThe link works once, for seven days."}, nil
 }
 

@@ -38,7 +38,8 @@ type Service struct {
 	HashCost int
 	// Limits bounds login attempts; zero fields take DefaultLimits'.
 	Limits Limits
-	// Mailer sends password reset mail; nil logs it.
+	// Mailer sends password reset and confirmation mail, from a queue in
+	// the background (DrainMail waits for it); nil logs it.
 	Mailer mail.Mailer
 	// Events announces customer creates, updates and deletes; nil
 	// announces nothing.
@@ -51,6 +52,8 @@ type Service struct {
 
 	fields decodedFields
 
+	mail mailQueue
+
 	once     sync.Once
 	memory   *ratelimit.Memory
 	dummy    []byte // a hash to compare against when there is no account
@@ -58,7 +61,8 @@ type Service struct {
 }
 
 // Limits bounds login attempts per window: per site and account (email),
-// and per client address over every site.
+// and per site and client address. A site's attempts never count against
+// another site's customers or visitors.
 type Limits struct {
 	PerAccount int
 	PerAddress int
@@ -335,9 +339,12 @@ func (s *Service) createOnce(ctx context.Context, site *store.Site, w *write, ha
 	if committed {
 		s.Events.RunAfter(ctx, ev)
 		if confirm != nil {
-			if err := s.mailer().Send(ctx, *confirm); err != nil {
-				slog.ErrorContext(ctx, "sending a confirmation mail failed", slog.String("site", site.ID), slog.Any("err", err))
-			}
+			msg := *confirm
+			s.queueMail(ctx, "a confirmation mail", func(ctx context.Context) {
+				if err := s.mailer().Send(ctx, msg); err != nil {
+					slog.ErrorContext(ctx, "sending a confirmation mail failed", slog.String("site", site.ID), slog.Any("err", err))
+				}
+			})
 		}
 	}
 	return out, err
@@ -589,6 +596,11 @@ func (s *Service) updateOnce(ctx context.Context, site *store.Site, ref string, 
 	committed = err == nil
 	if committed {
 		s.Events.RunAfter(ctx, ev)
+		if hash != "" {
+			// A new password set for the customer ends a lockout as a
+			// reset does.
+			s.forgetFailures(ctx, site, cw.c.rec.EmailKey)
+		}
 	}
 	return out, err
 }

@@ -1,7 +1,6 @@
 package httpapi
 
 import (
-	"net"
 	"net/http"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -106,13 +105,16 @@ func (s *Server) handleCustomerCustomizationsUpdate(w http.ResponseWriter, r *ht
 	return rawOK(w, out, err)
 }
 
-// handleCustomerLogin handles "POST /api/customers/login".
+// handleCustomerLogin handles "POST /api/customers/login". An app that
+// sends the customer's current session token (X-Service-Session-Token)
+// along logs in past a lockout of the account that strangers caused.
 func (s *Server) handleCustomerLogin(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	out, err := s.Customers.Login(r.Context(), principal(r).Site, body, clientAddr(r))
+	out, err := s.Customers.LoginFrom(r.Context(), principal(r).Site, body,
+		customers.Attempt{Client: info(r).addr(), Session: r.Header.Get(sessionHeader)})
 	return rawOK(w, out, err)
 }
 
@@ -167,17 +169,6 @@ func (s *Server) handleCustomerConfirm(w http.ResponseWriter, r *http.Request) e
 	}
 	out, err := s.Customers.Confirm(r.Context(), principal(r).Site, body)
 	return rawOK(w, out, err)
-}
-
-// clientAddr is the address a request came from, for per-address limits.
-// It is the connection's peer: a proxy in front must be trusted explicitly
-// before its forwarding headers could count, and none is today.
-func clientAddr(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // rawStatus writes an encoded JSON body with status, or returns err.

@@ -11,8 +11,8 @@ import (
 
 // Limits bounds API requests per Window: PerAddress from one client
 // address (counted before authentication, so bad tokens count too) and
-// PerToken with one token. Zero does not limit. Loopback addresses are not
-// limited unless LimitLoopback is set: a local tool or test is trusted.
+// PerToken with one token. Zero does not limit. Loopback is an address
+// like any other: local tools and tests set the limits they want.
 //
 // RoutesPerSite bounds the public-site requests that reach a route of a
 // site's cloud code, per site and minute, from any address: each runs the
@@ -21,15 +21,14 @@ type Limits struct {
 	PerAddress    int
 	PerToken      int
 	Window        time.Duration
-	LimitLoopback bool
 	RoutesPerSite int
 }
 
 // limit counts one request under kind+key against limit. Errors: a
 // *ratelimit.Exceeded (429 with Retry-After), service_unavailable when the
 // counter cannot be reached.
-func (s *Server) limit(r *http.Request, ri *requestInfo, kind, key string, limit int) error {
-	if limit <= 0 || !s.Limits.LimitLoopback && ri.fromLoopback(r) {
+func (s *Server) limit(r *http.Request, kind, key string, limit int) error {
+	if limit <= 0 {
 		return nil
 	}
 	window := s.Limits.Window

@@ -65,14 +65,11 @@ func setPaging(w http.ResponseWriter, r *http.Request, total, page, perPage int)
 	}
 }
 
-// requestURL returns u as an absolute URL on the host the request came to.
+// requestURL returns u as an absolute URL on the host the request came to,
+// with the scheme the client used (requestScheme).
 func requestURL(r *http.Request, u *url.URL) string {
-	scheme := "http"
-	if r.TLS != nil || r.Header.Get("X-Forwarded-Proto") == "https" {
-		scheme = "https"
-	}
 	abs := *u
-	abs.Scheme, abs.Host = scheme, r.Host
+	abs.Scheme, abs.Host = requestScheme(r), r.Host
 	return abs.String()
 }
 

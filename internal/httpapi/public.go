@@ -54,6 +54,10 @@ func (s *Server) publicHandler() http.Handler {
 	mux.HandleFunc("GET "+render.LoginPath, p.loginPage)
 	mux.Handle("POST "+render.LoginPath, p.cop.Handler(http.HandlerFunc(p.login)))
 	mux.Handle("POST "+render.LogoutPath, p.cop.Handler(http.HandlerFunc(p.logout)))
+	mux.HandleFunc("GET "+render.ResetPasswordPath, p.resetPage)
+	mux.Handle("POST "+render.ResetPasswordPath, p.cop.Handler(http.HandlerFunc(p.reset)))
+	mux.HandleFunc("GET "+render.ConfirmPath, p.confirmPage)
+	mux.Handle("POST "+render.ConfirmPath, p.cop.Handler(http.HandlerFunc(p.confirm)))
 	mux.HandleFunc("GET /", p.page)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if p.appRoute(w, r) {
@@ -117,11 +121,17 @@ func (p *public) base(r *http.Request, site *store.Site) string {
 
 // requestBase is the scheme and host r was sent to.
 func requestBase(r *http.Request) string {
-	scheme := "http"
-	if r.TLS != nil || strings.EqualFold(r.Header.Get("X-Forwarded-Proto"), "https") {
-		scheme = "https"
+	return requestScheme(r) + "://" + r.Host
+}
+
+// requestScheme is the scheme the client sent r with: https over TLS to
+// this server, or to a trusted proxy that says so (clientaddr). A
+// forwarding header from anyone else changes nothing.
+func requestScheme(r *http.Request) string {
+	if info(r).client.HTTPS || r.TLS != nil {
+		return "https"
 	}
-	return scheme + "://" + r.Host
+	return "http"
 }
 
 func (p *public) crawl(contentType string, fn func(context.Context, *store.Site, string) ([]byte, error)) http.HandlerFunc {
@@ -398,7 +408,14 @@ func (p *public) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	site := siteOf(r)
-	token, err := p.s.Customers.StartSession(r.Context(), site, r.PostForm.Get("username"), r.PostForm.Get("password"), clientAddr(r))
+	// The session cookie the browser holds already, if any, lets its
+	// customer past a lockout of the account that strangers caused.
+	var held string
+	if ck, err := r.Cookie(SessionCookie); err == nil {
+		held = ck.Value
+	}
+	token, err := p.s.Customers.StartSession(r.Context(), site, r.PostForm.Get("username"), r.PostForm.Get("password"),
+		customers.Attempt{Client: info(r).addr(), Session: held})
 	if err != nil {
 		req := p.request(r, nil)
 		req.Query.Set("return_to", r.PostForm.Get("return_to"))
@@ -430,11 +447,81 @@ func (p *public) logout(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, render.SafeReturn(r.PostForm.Get("return_to")), http.StatusSeeOther)
 }
 
+// resetPage shows the form that sets a new password with a mailed reset
+// token: the mail links here with the token in the fragment.
+func (p *public) resetPage(w http.ResponseWriter, r *http.Request) {
+	p.special(w, r, p.request(r, nil), http.StatusOK, render.TemplateResetPassword, "Choose a new password", "")
+}
+
+// reset sets the password the reset form posts (token, password,
+// password_confirmation), then shows the login page.
+func (p *public) reset(w http.ResponseWriter, r *http.Request) {
+	form, ok := p.form(w, r)
+	if !ok {
+		return
+	}
+	body := map[string]string{"token": form.Get("token"), "password": form.Get("password")}
+	if _, sent := form["password_confirmation"]; sent {
+		body["password_confirmation"] = form.Get("password_confirmation")
+	}
+	raw, _ := json.Marshal(body)
+	err := p.s.Customers.ConfirmReset(r.Context(), siteOf(r), raw)
+	p.formDone(w, r, err, render.TemplateResetPassword, form.Get("token"), "Your password is set: log in with it.")
+}
+
+// confirmPage shows the form that confirms a customer's email with a
+// mailed token. It does not confirm by itself: mail scanners that open
+// links must not use the token up.
+func (p *public) confirmPage(w http.ResponseWriter, r *http.Request) {
+	p.special(w, r, p.request(r, nil), http.StatusOK, render.TemplateConfirm, "Confirm your email", "")
+}
+
+// confirm confirms the email the confirmation form's token names, then
+// shows the login page.
+func (p *public) confirm(w http.ResponseWriter, r *http.Request) {
+	form, ok := p.form(w, r)
+	if !ok {
+		return
+	}
+	raw, _ := json.Marshal(map[string]string{"token": form.Get("token")})
+	_, err := p.s.Customers.Confirm(r.Context(), siteOf(r), raw)
+	p.formDone(w, r, err, render.TemplateConfirm, form.Get("token"), "Your email is confirmed: log in.")
+}
+
+// form reads a public form post, answering 400 when it cannot.
+func (p *public) form(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
+	r.Body = http.MaxBytesReader(w, r.Body, maxFormBytes)
+	if err := r.ParseForm(); err != nil {
+		p.plain(w, http.StatusBadRequest, "The form could not be read.")
+		return nil, false
+	}
+	return r.PostForm, true
+}
+
+// formDone answers a reset or confirmation form: the login page with done
+// when err is nil; the form again, with err's message and the posted
+// token, when the post was refused.
+func (p *public) formDone(w http.ResponseWriter, r *http.Request, err error, template, token, done string) {
+	req := p.request(r, nil)
+	switch {
+	case err == nil:
+		p.special(w, r, req, http.StatusOK, render.TemplateLogin, done, "")
+	case cms.IsCode(err, cms.EValidationFailed), cms.IsCode(err, cms.EInvalid), cms.IsCode(err, cms.EInvalidJSON):
+		req.Token = token
+		p.special(w, r, req, statusOf(err), template, cmsMessage(err), "")
+	default:
+		p.fail(w, r, err)
+	}
+}
+
 // setSession sets (or, with maxAge < 0, clears) the session cookie: not
-// readable by scripts, not sent with cross-site subrequests or posts.
+// readable by scripts, not sent with cross-site subrequests or posts, and
+// Secure when the client came over https (to us or to a trusted proxy) or
+// the site's configured URL for this host is https.
 func (p *public) setSession(w http.ResponseWriter, r *http.Request, token string, maxAge int) {
+	secure := requestScheme(r) == "https" || strings.HasPrefix(p.base(r, siteOf(r)), "https:")
 	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: token, Path: "/", MaxAge: maxAge, HttpOnly: true,
-		SameSite: http.SameSiteLaxMode, Secure: strings.HasPrefix(p.base(r, siteOf(r)), "https:")})
+		SameSite: http.SameSiteLaxMode, Secure: secure})
 }
 
 // maxRouteBody bounds the body a cloud-code route is given.
@@ -540,12 +627,19 @@ func (p *public) appRoute(w http.ResponseWriter, r *http.Request) bool {
 		w.WriteHeader(http.StatusOK)
 		_, _ = io.WriteString(w, res.HTML)
 	case apps.RouteRedirect:
-		if u, err := url.Parse(res.Location); err != nil || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https") {
+		u, err := url.Parse(res.Location)
+		if err != nil || (u.Scheme != "" && u.Scheme != "http" && u.Scheme != "https") {
 			info(r).reason = "route redirect to " + res.Location
 			p.plain(w, http.StatusInternalServerError, "This page could not be shown.")
 			return true
 		}
-		http.Redirect(w, r, res.Location, http.StatusFound)
+		location := res.Location
+		if u.Scheme == "" {
+			// Anything but an absolute URL the code chose is a path of
+			// this site, read as a browser would read it.
+			location = render.SafeReturn(location)
+		}
+		http.Redirect(w, r, location, http.StatusFound)
 	case apps.RouteRender:
 		req := p.request(r, c)
 		out, err := p.s.Render.Template(r.Context(), req, res.Template, res.Vars)

@@ -8,13 +8,15 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
-	"net/netip"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/clientaddr"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/ratelimit"
 )
 
 // requestInfo is what the handlers learn about a request that its log line
@@ -26,28 +28,20 @@ type requestInfo struct {
 	reason    string
 	query     url.Values      // parsed once, by query
 	principal *auth.Principal // the authenticated caller, for principal
-	client    string          // the peer's address, worked out once, by clientOf
-	loopback  int8            // 0 unknown, 1 from a loopback address, -1 not
+	// client is who sent the request (clientaddr.Proxies.Resolve), decided
+	// once, when the request comes in: every limit, the log line and the
+	// session cookie's Secure flag use this one answer.
+	client     clientaddr.Client
+	clientText string // client as text, made once, by addr
 }
 
-// clientOf returns the request's client address, worked out once per
-// request: the limits and the log line each ask for it.
-func (i *requestInfo) clientOf(r *http.Request) string {
-	if i.client == "" {
-		i.client = clientAddr(r)
+// addr is the request's client address as text: the key of every
+// per-address limit and the log's client.
+func (i *requestInfo) addr() string {
+	if i.clientText == "" {
+		i.clientText = i.client.String()
 	}
-	return i.client
-}
-
-// fromLoopback reports whether the request came from a loopback address.
-func (i *requestInfo) fromLoopback(r *http.Request) bool {
-	if i.loopback == 0 {
-		i.loopback = -1
-		if ip, err := netip.ParseAddr(i.clientOf(r)); err == nil && ip.Unmap().IsLoopback() {
-			i.loopback = 1
-		}
-	}
-	return i.loopback > 0
+	return i.clientText
 }
 
 type requestInfoKey struct{}
@@ -125,19 +119,29 @@ var requestIDs = func() *atomic.Uint64 {
 	return n
 }()
 
-// logRequests logs one line per request (API, files, health, unmatched
-// paths alike) and counts it in the metrics under its route: request id,
-// method, path, query, route, status, duration in milliseconds, client
-// address, token id (never the token) and, for a 4xx or 5xx, the reason.
+// logRequests decides who sent each request, logs one line per request
+// (API, files, health, unmatched paths alike) and counts it in the metrics
+// under its route: request id, method, path, query (secrets redacted),
+// route, status, duration in milliseconds, client address, token id (never
+// the token) and, for a 4xx or 5xx, the reason. No header is logged, so
+// neither Authorization nor a session token or cookie reaches the log.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := requestID(r)
 		w.Header()[requestIDHeader] = []string{id}
-		st := &requestState{Context: r.Context(), info: requestInfo{route: "unmatched"},
+		st := &requestState{Context: r.Context(), info: requestInfo{route: "unmatched", client: s.Proxies.Resolve(r)},
 			rec: statusRecorder{ResponseWriter: w, status: http.StatusOK}}
 		ri, rec := &st.info, &st.rec
 		start := time.Now()
-		next.ServeHTTP(rec, r.WithContext(st))
+		r = r.WithContext(st)
+		if release, ok := s.admit(rec, r, ri); ok {
+			// Released even when the handler aborts (http.ErrAbortHandler
+			// passes the recoverer).
+			func() {
+				defer release()
+				next.ServeHTTP(rec, r)
+			}()
+		}
 		end := time.Now()
 		took := end.Sub(start)
 		s.metrics.observe(r.Method, ri.route, rec.status, took)
@@ -153,8 +157,8 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		// walks the stack for the caller's program counter on every call:
 		// a request line has no use for its source location.
 		attrs := [10]slog.Attr{slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.String("query", r.URL.RawQuery), slog.String("route", ri.route), slog.Int("status", rec.status),
-			slog.Float64("ms", float64(took.Microseconds())/1000), slog.String("client", ri.clientOf(r))}
+			slog.String("query", redactQuery(r.URL.RawQuery)), slog.String("route", ri.route), slog.Int("status", rec.status),
+			slog.Float64("ms", float64(took.Microseconds())/1000), slog.String("client", ri.addr())}
 		n := 8
 		if ri.tokenID != "" {
 			attrs[n] = slog.String("token", ri.tokenID)
@@ -168,6 +172,85 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		line.AddAttrs(attrs[:n]...)
 		_ = h.Handle(r.Context(), line)
 	})
+}
+
+// admit counts a request that came through a trusted proxy among its
+// client's requests in flight, and refuses it (429) when the client has
+// ProxiedConns in flight already: behind a proxy this is the connection
+// limit, which the listener can only apply to direct clients. release ends
+// the count.
+func (s *Server) admit(w http.ResponseWriter, r *http.Request, ri *requestInfo) (release func(), ok bool) {
+	if s.ProxiedConns <= 0 || !ri.client.Proxied {
+		return noRelease, true
+	}
+	key := ri.addr()
+	if !s.inFlight.Acquire(key, s.ProxiedConns) {
+		s.Error(w, r, ratelimit.NewExceeded(time.Second, "Too many requests at once from this address; wait for some to finish."))
+		return nil, false
+	}
+	return func() { s.inFlight.Release(key) }, true
+}
+
+func noRelease() {}
+
+// InFlight returns how many requests the client at addr has in flight
+// through a trusted proxy (counted when ProxiedConns is set).
+func (s *Server) InFlight(addr string) int { return s.inFlight.Open(addr) }
+
+// redactQuery returns a raw query with the values of secret parameters
+// (isSecretParam) replaced, for the log: preview and reset links, signed
+// file URLs and tokens in query strings must not end up in log files. The
+// query is returned unchanged, without allocating, when it holds none.
+func redactQuery(raw string) string {
+	if raw == "" {
+		return raw
+	}
+	var b strings.Builder
+	done := 0 // raw[:done] is in b
+	for i := 0; i < len(raw); {
+		end := strings.IndexByte(raw[i:], '&')
+		if end < 0 {
+			end = len(raw)
+		} else {
+			end += i
+		}
+		if eq := strings.IndexByte(raw[i:end], '='); eq >= 0 && isSecretParam(raw[i:i+eq]) {
+			b.WriteString(raw[done : i+eq+1])
+			b.WriteString("REDACTED")
+			done = end
+		}
+		i = end + 1
+	}
+	if done == 0 {
+		return raw
+	}
+	b.WriteString(raw[done:])
+	return b.String()
+}
+
+// isSecretParam reports whether a query parameter (as sent, maybe
+// escaped) names a credential: a token, a password, a secret, a key, a
+// preview grant, a URL signature, an authorization code.
+func isSecretParam(key string) bool {
+	if strings.IndexByte(key, '%') >= 0 || strings.IndexByte(key, '+') >= 0 {
+		if k, err := url.QueryUnescape(key); err == nil {
+			key = k
+		}
+	}
+	key = strings.ToLower(strings.TrimSpace(key))
+	switch key {
+	case "preview", "signature", "sig", "code", "key", "api_key", "apikey", "auth", "authorization", "session", "credentials":
+		return true
+	}
+	// session_token, reset_token, password_confirmation, client_secret…:
+	// a name that mentions one is one, and a name redacted needlessly
+	// costs a log reader little.
+	for _, word := range []string{"token", "password", "secret"} {
+		if strings.Contains(key, word) {
+			return true
+		}
+	}
+	return false
 }
 
 // routed sets the route a request is counted and logged under.

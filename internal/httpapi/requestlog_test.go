@@ -118,3 +118,53 @@ func TestMetricsTokenAndCORSOrigins(t *testing.T) {
 		t.Errorf("MetricsHandler: %d", w.Code)
 	}
 }
+
+func TestRedactQuery(t *testing.T) {
+	for in, want := range map[string]string{
+		"":                               "",
+		"x=1&page=2":                     "x=1&page=2",
+		"preview=abc.def":                "preview=REDACTED",
+		"x=1&preview=abc&y=2":            "x=1&preview=REDACTED&y=2",
+		"token=a&session_token=b":        "token=REDACTED&session_token=REDACTED",
+		"reset_token=a&password=b&q=c":   "reset_token=REDACTED&password=REDACTED&q=c",
+		"expires=1&signature=abc":        "expires=1&signature=REDACTED",
+		"Token=a&PASSWORD=b":             "Token=REDACTED&PASSWORD=REDACTED",
+		"pre%76iew=a":                    "pre%76iew=REDACTED",
+		"password_confirmation=a":        "password_confirmation=REDACTED",
+		"client_secret=a&access_token=b": "client_secret=REDACTED&access_token=REDACTED",
+		"token":                          "token",
+		"token=":                         "token=REDACTED",
+		"a=token&b=preview":              "a=token&b=preview",
+		"&&preview=a&&":                  "&&preview=REDACTED&&",
+	} {
+		if got := redactQuery(in); got != want {
+			t.Errorf("redactQuery(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzRedactQuery: no value of a secret parameter survives redaction, and
+// a query without one is logged as sent.
+func FuzzRedactQuery(f *testing.F) {
+	for _, s := range []string{"x=1", "preview=a&x=2", "token=a&token=b", "%70review=a", "a&=&b=", "password=a%26b"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		got := redactQuery(raw)
+		in, out := strings.Split(raw, "&"), strings.Split(got, "&")
+		if len(in) != len(out) {
+			t.Fatalf("redactQuery(%q) = %q: %d parameters became %d", raw, got, len(in), len(out))
+		}
+		for i := range in {
+			k, _, hasValue := strings.Cut(in[i], "=")
+			switch {
+			case hasValue && isSecretParam(k):
+				if out[i] != k+"=REDACTED" {
+					t.Fatalf("redactQuery(%q): parameter %q logged as %q", raw, in[i], out[i])
+				}
+			case out[i] != in[i]:
+				t.Fatalf("redactQuery(%q): parameter %q changed to %q", raw, in[i], out[i])
+			}
+		}
+	})
+}

@@ -6,6 +6,7 @@ package httpapi
 import (
 	"context"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -20,10 +21,12 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/clientaddr"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/netlimit"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/render"
@@ -74,6 +77,14 @@ type Server struct {
 	// Limits bounds the API requests of one client address and of one
 	// token per window; zero fields do not limit.
 	Limits Limits
+	// Proxies are the trusted proxies: a request whose connection comes
+	// from one is counted, logged and answered as its forwarding headers'
+	// client's (package clientaddr). The zero value trusts none.
+	Proxies clientaddr.Proxies
+	// ProxiedConns bounds the requests one client may have in flight
+	// through a trusted proxy, whose connections the listener does not
+	// count (netlimit); zero does not limit.
+	ProxiedConns int
 	// Limiter counts requests for Limits; nil counts in this process.
 	Limiter ratelimit.Limiter
 	// BodyTimeout is the time any request body may take to arrive, on top
@@ -88,6 +99,7 @@ type Server struct {
 	limiterOnce    sync.Once
 	metricsHandler http.Handler
 	memLimiter     *ratelimit.Memory
+	inFlight       netlimit.Counts
 	patterns       []string // every API route, in registration order
 	site           *public  // the public site, when Render is set
 	openapi        openAPIJSON
@@ -167,7 +179,7 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 		}
 		ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo)
 		if !ok {
-			ri = &requestInfo{}
+			ri = &requestInfo{client: s.Proxies.Resolve(r)}
 			r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri))
 		}
 		ri.route = route
@@ -176,14 +188,14 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 		}
 		err := checkRequestText(r)
 		if err == nil {
-			err = s.limit(r, ri, "address:", ri.clientOf(r), s.Limits.PerAddress)
+			err = s.limit(r, "address:", ri.addr(), s.Limits.PerAddress)
 		}
 		if err == nil {
 			err = s.authenticate(r, ri, need)
 		}
 		if err == nil {
 			ri.tokenID = ri.principal.Token.ID
-			err = s.limit(r, ri, "token:", ri.tokenID, s.Limits.PerToken)
+			err = s.limit(r, "token:", ri.tokenID, s.Limits.PerToken)
 		}
 		if err != nil && r.ContentLength != 0 {
 			// The body of a refused request is never read: close the
@@ -253,16 +265,46 @@ func (s *Server) handleUnmatched(w http.ResponseWriter, r *http.Request) {
 	s.Error(w, r, &cms.Error{Code: cms.ENotFound, Message: "Not Found"})
 }
 
-// handleHealth answers "GET /healthz": 200 when the store answers.
+// handleHealth answers "GET /healthz": 200 when the store answers a read.
+// With deep=1 (a load balancer's readiness check) the store must also take
+// a write: a probe that changes nothing (store.WriteProber), so that a
+// read-only database file or a standby takes the process out instead of
+// answering every write with a 500.
 func (s *Server) handleHealth(w http.ResponseWriter, r *http.Request) {
-	ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+	deep := r.URL.Query().Get("deep")
+	timeout := 2 * time.Second
+	if deep != "" && deep != "0" {
+		// The probe waits for the writer (SQLite has one), which a long
+		// write may hold for a while: give it longer than a read.
+		timeout = 5 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(r.Context(), timeout)
 	defer cancel()
-	if err := s.Store.View(ctx, func(store.Tx) error { return nil }); err != nil {
+	err := s.Store.View(ctx, func(store.Tx) error { return nil })
+	if err == nil && deep != "" && deep != "0" {
+		err = s.probeWrite(ctx)
+	}
+	if err != nil {
+		info(r).reason = "store: " + err.Error()
 		s.Logger.Warn("health check failed", slog.Any("err", err))
 		writeJSON(w, http.StatusServiceUnavailable, map[string]string{"status": "unavailable"})
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+}
+
+// errProbed rolls back the write transaction of a store that cannot probe
+// itself.
+var errProbed = errors.New("probe: rolled back")
+
+func (s *Server) probeWrite(ctx context.Context) error {
+	if p, ok := s.Store.(store.WriteProber); ok {
+		return p.ProbeWrite(ctx)
+	}
+	if err := s.Store.Update(ctx, func(store.Tx) error { return errProbed }); !errors.Is(err, errProbed) {
+		return err
+	}
+	return nil
 }
 
 // corsAllowHeaders are the request headers browsers may send cross-origin.

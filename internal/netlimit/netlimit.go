@@ -1,22 +1,31 @@
 // Package netlimit bounds the connections one client address may hold
 // open, so that a few hosts cannot take every file descriptor of the
 // server (slow-loris style) and starve everyone, health checks included.
+//
+// A direct client is counted by its connections, when they are accepted
+// (Listener). A trusted proxy holds the connections of many clients, so
+// its connections are not counted; the requests it forwards are, per
+// forwarded client, while they run (InFlight): a proxy opens a connection
+// to its upstream for each request in flight, so the two measures agree.
 package netlimit
 
 import (
 	"net"
+	"net/netip"
 	"sync"
 )
 
 // Listener accepts at most PerAddress concurrent connections from one IP;
-// a connection past that is closed at once. Loopback connections are not
-// counted (local health checks and tools).
+// a connection past that is closed at once. Loopback is an address like
+// any other: local tools set the limit they want.
 type Listener struct {
 	net.Listener
 	PerAddress int
+	// Uncounted reports whether connections from an address are left to
+	// InFlight (trusted proxies); nil counts every address.
+	Uncounted func(netip.Addr) bool
 
-	mu   sync.Mutex
-	open map[string]int
+	counts Counts
 }
 
 // Accept implements net.Listener.
@@ -26,50 +35,32 @@ func (l *Listener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		ip := hostOf(c.RemoteAddr())
-		if l.PerAddress <= 0 || ip == nil || ip.IsLoopback() {
+		ip, ok := hostOf(c.RemoteAddr())
+		if l.PerAddress <= 0 || !ok || l.Uncounted != nil && l.Uncounted(ip) {
 			return c, nil
 		}
 		key := ip.String()
-		l.mu.Lock()
-		if l.open == nil {
-			l.open = map[string]int{}
-		}
-		if l.open[key] >= l.PerAddress {
-			l.mu.Unlock()
+		if !l.counts.Acquire(key, l.PerAddress) {
 			c.Close()
 			continue
 		}
-		l.open[key]++
-		l.mu.Unlock()
-		return &conn{Conn: c, release: func() { l.release(key) }}, nil
-	}
-}
-
-func (l *Listener) release(key string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.open[key]--; l.open[key] <= 0 {
-		delete(l.open, key)
+		return &conn{Conn: c, release: func() { l.counts.Release(key) }}, nil
 	}
 }
 
 // Open returns how many counted connections ip holds.
-func (l *Listener) Open(ip string) int {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.open[ip]
-}
+func (l *Listener) Open(ip string) int { return l.counts.Open(ip) }
 
-func hostOf(a net.Addr) net.IP {
+func hostOf(a net.Addr) (netip.Addr, bool) {
 	if t, ok := a.(*net.TCPAddr); ok {
-		return t.IP
+		ip, ok := netip.AddrFromSlice(t.IP)
+		return ip.Unmap(), ok
 	}
-	host, _, err := net.SplitHostPort(a.String())
+	ap, err := netip.ParseAddrPort(a.String())
 	if err != nil {
-		return nil
+		return netip.Addr{}, false
 	}
-	return net.ParseIP(host)
+	return ap.Addr().Unmap(), true
 }
 
 // conn releases its count once, on the first Close.
@@ -82,4 +73,43 @@ type conn struct {
 func (c *conn) Close() error {
 	c.once.Do(c.release)
 	return c.Conn.Close()
+}
+
+// Counts counts what each key holds open: connections for Listener,
+// requests in flight for a server behind a proxy. The zero value is ready.
+type Counts struct {
+	mu   sync.Mutex
+	open map[string]int
+}
+
+// Acquire counts one more for key and reports true, unless key already
+// holds limit; then it counts nothing and reports false. Every true must
+// be matched by one Release.
+func (c *Counts) Acquire(key string, limit int) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open == nil {
+		c.open = map[string]int{}
+	}
+	if c.open[key] >= limit {
+		return false
+	}
+	c.open[key]++
+	return true
+}
+
+// Release ends one count of key.
+func (c *Counts) Release(key string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.open[key]--; c.open[key] <= 0 {
+		delete(c.open, key)
+	}
+}
+
+// Open returns how many key holds.
+func (c *Counts) Open(key string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.open[key]
 }

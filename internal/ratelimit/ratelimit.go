@@ -1,5 +1,6 @@
 // Package ratelimit counts events per key in fixed windows: login attempts
-// per account and per client address today, API requests later. Counters
+// per account and per client address, API requests per address and per
+// token. Counters
 // live in this process (Memory) or in Redis (Redis), which every process
 // of a scale-out deployment shares.
 package ratelimit
@@ -21,6 +22,8 @@ type Limiter interface {
 	// within limit (the limit-th event still is) and, when it is not, how
 	// long until the window ends.
 	Hit(ctx context.Context, key string, limit int, window time.Duration) (ok bool, retryAfter time.Duration, err error)
+	// Reset forgets key's count: its next event starts a new window.
+	Reset(ctx context.Context, key string) error
 }
 
 // Memory is a Limiter for one process.
@@ -75,6 +78,14 @@ func (m *Memory) Hit(_ context.Context, key string, limit int, window time.Durat
 	return true, 0, nil
 }
 
+// Reset implements Limiter.
+func (m *Memory) Reset(_ context.Context, key string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	delete(m.windows, key)
+	return nil
+}
+
 // Redis is a Limiter on a Redis shared by several processes. Keys carry
 // Prefix.
 type Redis struct {
@@ -101,6 +112,11 @@ func (r *Redis) Hit(ctx context.Context, key string, limit int, window time.Dura
 		return false, max(time.Duration(res[1])*time.Millisecond, time.Millisecond), nil
 	}
 	return true, 0, nil
+}
+
+// Reset implements Limiter.
+func (r *Redis) Reset(ctx context.Context, key string) error {
+	return r.Client.Del(ctx, r.Prefix+key).Err()
 }
 
 // Exceeded is the error of an action refused by a limit: a

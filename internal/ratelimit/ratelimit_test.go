@@ -33,6 +33,21 @@ func exercise(t *testing.T, l ratelimit.Limiter, advance func(time.Duration), wi
 	if ok, _, _ := l.Hit(ctx, "k", 3, window); !ok {
 		t.Fatal("a new window still refuses")
 	}
+	// Reset starts the key over at once.
+	for range 3 {
+		_, _, _ = l.Hit(ctx, "r", 2, window)
+	}
+	if err := l.Reset(ctx, "r"); err != nil {
+		t.Fatalf("reset: %v", err)
+	}
+	for i := 1; i <= 2; i++ {
+		if ok, _, err := l.Hit(ctx, "r", 2, window); err != nil || !ok {
+			t.Fatalf("hit %d after reset: ok %v, err %v; want within the limit", i, ok, err)
+		}
+	}
+	if err := l.Reset(ctx, "never-hit"); err != nil {
+		t.Fatalf("reset of an unknown key: %v", err)
+	}
 }
 
 func TestMemory(t *testing.T) {
@@ -62,7 +77,7 @@ func TestRedis(t *testing.T) {
 	r := &ratelimit.Redis{Client: c, Prefix: "tessera-test:" + rand.Text() + ":"}
 	const window = 300 * time.Millisecond
 	exercise(t, r, func(d time.Duration) { time.Sleep(d + 50*time.Millisecond) }, window)
-	for _, k := range []string{"k", "other"} {
+	for _, k := range []string{"k", "other", "r"} {
 		c.Del(context.Background(), r.Prefix+k)
 	}
 }

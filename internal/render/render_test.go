@@ -42,11 +42,44 @@ func TestSafeReturn(t *testing.T) {
 		`/\evil.example`:        "/",
 		"members":               "/",
 		"/a\r\nSet-Cookie: x=1": "/",
+		// Browsers drop tabs and newlines and read \ as /: these would
+		// leave the site.
+		"/\t/evil.example/x": "/",
+		"/\n/evil.example/x": "/",
+		"/\r/evil.example/x": "/",
+		"\t//evil.example/x": "/",
+		"/\\/evil.example/x": "/",
+		"\\\\evil.example":   "/",
+		" //evil.example":    "/",
+		"/\x00/evil.example": "/",
+		"/\x7f/evil.example": "/",
+		"/a b?q=c d":         "/a b?q=c d",
 	} {
 		if got := SafeReturn(in); got != want {
 			t.Errorf("SafeReturn(%q) = %q, want %q", in, got, want)
 		}
 	}
+}
+
+// FuzzSafeReturn: whatever comes in, what goes out is a path of this site
+// as a browser reads it (without the tabs and newlines it drops, the
+// control characters and spaces it trims, with backslashes as slashes):
+// one slash first, not two; and a target kept is kept as sent.
+func FuzzSafeReturn(f *testing.F) {
+	for _, s := range []string{"/members", "//evil.example", "/\t/evil.example", `/\evil.example`, "https://x", "", "/a?b=c"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got := SafeReturn(in)
+		browser := strings.TrimLeftFunc(got, func(r rune) bool { return r <= ' ' })
+		browser = strings.NewReplacer("\t", "", "\n", "", "\r", "", `\`, "/").Replace(browser)
+		if !strings.HasPrefix(browser, "/") || strings.HasPrefix(browser, "//") {
+			t.Fatalf("SafeReturn(%q) = %q, which a browser reads as %q: not a path of this site", in, got, browser)
+		}
+		if got != "/" && got != in {
+			t.Fatalf("SafeReturn(%q) = %q: a kept target must be kept as sent", in, got)
+		}
+	})
 }
 
 func TestInjectRobotsMeta(t *testing.T) {

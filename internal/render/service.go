@@ -86,6 +86,9 @@ type Request struct {
 	// at a bound (the page, or the error page shown instead), with where
 	// it stopped.
 	Stopped func(*LimitError)
+	// Token is the token a reset or confirmation form posted, to fill the
+	// form again when it is shown with an error; "" otherwise.
+	Token string
 }
 
 // Output is a rendered page.
@@ -623,10 +626,15 @@ func injectRobotsMeta(body []byte) []byte {
 	return []byte(meta + s)
 }
 
-// SafeReturn keeps a return_to on this site: a path, never another host
-// ("//evil.example" or "/\\evil.example" included); anything else is "/".
+// SafeReturn keeps a return_to (or any redirect target a visitor can
+// choose) on this site: a path, "/…" but not "//host…", else "/". Browsers
+// drop tabs and newlines anywhere in a URL and read a backslash as a
+// slash, so that "/\t/evil.example" or "/\\evil.example" would take them
+// to another host: a target holding a control character or a backslash
+// goes to "/" too.
 func SafeReturn(to string) string {
-	if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") || strings.HasPrefix(to, `/\`) || strings.ContainsAny(to, "\r\n") {
+	if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") ||
+		strings.ContainsFunc(to, func(r rune) bool { return r < ' ' || r == 0x7f || r == '\\' }) {
 		return "/"
 	}
 	return to

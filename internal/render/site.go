@@ -13,25 +13,40 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 // Special renders name the theme templates a site may define for pages
-// that are not pages of its own: the error pages and the login page.
+// that are not pages of its own: the error pages, the login page, and the
+// pages the customers' mailed links open. The last two live under
+// customers/ only, where a page's own template named "confirm" cannot be
+// taken for them.
 const (
-	TemplateNotFound = "404"
-	TemplateError500 = "500"
-	TemplateLogin    = "login"
+	TemplateNotFound      = "404"
+	TemplateError500      = "500"
+	TemplateLogin         = "login"
+	TemplateResetPassword = "customers/reset_password"
+	TemplateConfirm       = "customers/confirm"
+)
+
+// Paths of the public site's customer pages that mailed links open.
+const (
+	ResetPasswordPath = customers.ResetPath
+	ConfirmPath       = customers.ConfirmPath
 )
 
 // Special renders the theme's template name (TemplateNotFound,
-// TemplateError500, TemplateLogin; "customers/login" is tried for the
-// login page too) inside its layout, with `error` bound to message and,
-// when details is set, the error's details. Without such a template, or
-// when it fails itself, it renders a plain built-in page, so an error page
-// never fails.
+// TemplateError500, TemplateLogin, TemplateResetPassword, TemplateConfirm;
+// "customers/login" is tried for the login page too) inside its layout,
+// with `error` bound to message and, when details is set, the error's
+// details. Without such a template, or when it fails itself, it renders a
+// plain built-in page, so an error page never fails. The reset and
+// confirmation pages take their token from the link's fragment, in the
+// browser: a theme's template posts it as `token` (bound to the posted
+// token when the page is shown again after a failed post).
 func (s *Service) Special(ctx context.Context, req *Request, name, message, details string) []byte {
 	locale, _ := SplitLocale(req.Site, req.Path)
 	names := []string{name}
@@ -49,6 +64,7 @@ func (s *Service) Special(ctx context.Context, req *Request, name, message, deta
 			b := st.bindings(req, nil, "")
 			b["error"] = map[string]any{"message": message, "details": details}
 			b["return_to"] = req.Query.Get("return_to")
+			b["token"] = req.Token
 			out, err := s.inLayout(th, st, tpl, "templates/"+n, b)
 			st.close()
 			if err == nil {
@@ -87,22 +103,38 @@ func (s *Service) Template(ctx context.Context, req *Request, name string, vars 
 func builtinPage(req *Request, name, message, details string) []byte {
 	var b strings.Builder
 	title := message
-	if name == TemplateLogin {
+	switch name {
+	case TemplateLogin:
 		title = "Log in"
+	case TemplateResetPassword:
+		title = "Choose a new password"
+	case TemplateConfirm:
+		title = "Confirm your email"
 	}
 	b.WriteString("<!doctype html>\n<html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width\">")
 	b.WriteString("<title>" + html.EscapeString(title) + " · " + html.EscapeString(req.Site.Name) + "</title></head>\n<body><main>")
 	b.WriteString("<h1>" + html.EscapeString(title) + "</h1>")
-	if name == TemplateLogin {
-		if message != "" && message != title {
-			b.WriteString(`<p class="error">` + html.EscapeString(message) + "</p>")
-		}
+	if message != "" && message != title && name != TemplateNotFound && name != TemplateError500 {
+		b.WriteString(`<p class="error">` + html.EscapeString(message) + "</p>")
+	}
+	switch name {
+	case TemplateLogin:
 		ret := req.Query.Get("return_to")
 		b.WriteString(`<form class="customer-login" method="post" action="` + LoginPath + `">` +
 			`<input type="hidden" name="return_to" value="` + html.EscapeString(ret) + `">` +
 			`<p><label>Email <input type="email" name="username" autocomplete="username" required></label></p>` +
 			`<p><label>Password <input type="password" name="password" autocomplete="current-password" required></label></p>` +
 			`<p><button type="submit">Log in</button></p></form>`)
+	case TemplateResetPassword:
+		b.WriteString(`<form class="customer-reset-password" method="post" action="` + ResetPasswordPath + `">` +
+			tokenField(req.Token) +
+			`<p><label>New password <input type="password" name="password" autocomplete="new-password" required></label></p>` +
+			`<p><label>New password again <input type="password" name="password_confirmation" autocomplete="new-password" required></label></p>` +
+			`<p><button type="submit">Set the password</button></p></form>` + tokenScript)
+	case TemplateConfirm:
+		b.WriteString(`<form class="customer-confirm" method="post" action="` + ConfirmPath + `">` +
+			tokenField(req.Token) +
+			`<p><button type="submit">Confirm my email</button></p></form>` + tokenScript)
 	}
 	if details != "" {
 		b.WriteString("<pre>" + html.EscapeString(details) + "</pre>")
@@ -110,6 +142,21 @@ func builtinPage(req *Request, name, message, details string) []byte {
 	b.WriteString("</main></body></html>\n")
 	return []byte(b.String())
 }
+
+// tokenField is the token input of the built-in reset and confirmation
+// forms: visible, for a visitor who pastes the token from the mail, until
+// tokenScript fills it from the link.
+func tokenField(token string) string {
+	return `<p id="token-field"><label>Token from the mail <input name="token" id="token" autocomplete="off" required value="` +
+		html.EscapeString(token) + `"></label></p>`
+}
+
+// tokenScript moves the token from the link's fragment (#token=…, never
+// sent to a server) into the form, hides the field, and takes the token
+// out of the address bar and the history.
+const tokenScript = `<script>(function(){var m=/(?:^#|&)token=([^&]*)/.exec(location.hash);if(!m)return;` +
+	`document.getElementById("token").value=decodeURIComponent(m[1]);document.getElementById("token-field").hidden=true;` +
+	`history.replaceState(null,"",location.pathname+location.search)})()</script>`
 
 // Asset is a theme asset as served.
 type Asset struct {

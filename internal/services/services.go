@@ -38,6 +38,9 @@ type Options struct {
 	// Limiter counts login attempts across every process that shares it;
 	// nil counts in this process.
 	Limiter ratelimit.Limiter
+	// LoginLimits bound customer login attempts; zero fields take
+	// customers.DefaultLimits'.
+	LoginLimits customers.Limits
 	// SessionTTL is how long an unused customer session lasts; zero means
 	// customers.DefaultSessionTTL.
 	SessionTTL time.Duration
@@ -141,7 +144,7 @@ func New(st store.Store, opt Options) *Set {
 	}
 	s.Events = &events.Bus{}
 	s.Customers = &customers.Service{Events: s.Events, Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost,
-		Mailer: opt.Mailer}
+		Mailer: opt.Mailer, Limits: opt.LoginLimits}
 	s.Entries = &entries.Service{Events: s.Events, Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL, Fresh: src}
 	s.Customers.Entries, s.Customers.Files = s.Entries, s.Files
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries,

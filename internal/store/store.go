@@ -65,6 +65,15 @@ type WriteCounter interface {
 	Writes() uint64
 }
 
+// WriteProber is a store that can tell whether it takes writes without
+// changing anything: a health check's probe. ProbeWrite runs a write that
+// matches nothing in a transaction it rolls back; it fails when the
+// database is read-only (a read-only file, a standby) or the writer cannot
+// be had before ctx ends. It does not count as a write (WriteCounter).
+type WriteProber interface {
+	ProbeWrite(ctx context.Context) error
+}
+
 type enclosingKey struct{}
 
 // WithEnclosing returns a context carrying tx: a View opened with it runs

@@ -242,7 +242,7 @@ func checkStore(data string, st *state) string {
 }
 
 func start(bin, data, addr string) *exec.Cmd {
-	cmd := exec.Command(bin, "serve", "--data", data, "--addr", addr, "--rate-limit", "0", "--rate-limit-token", "0")
+	cmd := exec.Command(bin, "serve", "--data", data, "--addr", addr, "--rate-limit", "0", "--rate-limit-token", "0", "--max-client-conns", "0")
 	cmd.Stderr = io.Discard
 	check(cmd.Start())
 	for i := 0; i < 300; i++ {

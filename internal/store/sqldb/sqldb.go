@@ -90,6 +90,24 @@ func (db *DB) Update(ctx context.Context, fn func(store.Tx) error) error {
 	return db.run(ctx, db.write, db.writeStmts, false, fn)
 }
 
+// ProbeWrite implements store.WriteProber: a delete that matches no row,
+// rolled back. The database checks that it may write before it looks for
+// rows, so a read-only file (SQLite) or a read-only transaction
+// (PostgreSQL: a standby, default_transaction_read_only) fails it.
+func (db *DB) ProbeWrite(ctx context.Context) error {
+	sqlTx, err := db.write.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("sqldb: probe: begin: %w", err)
+	}
+	defer func() { _ = sqlTx.Rollback() }()
+	if _, err := sqlTx.ExecContext(ctx, `DELETE FROM schema_migrations WHERE version < 0`); err != nil {
+		return fmt.Errorf("sqldb: probe: %w", err)
+	}
+	return nil
+}
+
+var _ store.WriteProber = (*DB)(nil)
+
 // Writes implements store.WriteCounter.
 func (db *DB) Writes() uint64 { return db.writes.Load() }
 
