@@ -55,9 +55,9 @@ func TestListWhat(t *testing.T) {
 		"where any then one": func(q *Query, _ *ReadOptions, _ *store.ListOptions) {
 			q.Where = []Cond{{Any: q.Where}, {Key: "a"}}
 		},
-		"sort key":          func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort[0].Key = "j" },
-		"sort desc":         func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort[0].Desc = true },
-		"sort none":         func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort = nil },
+		"sort key":  func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort[0].Key = "j" },
+		"sort desc": func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort[0].Desc = true },
+		"sort none": func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort = nil },
 	}
 	seen := map[string]string{}
 	for name, change := range variants {
