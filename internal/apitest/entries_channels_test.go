@@ -308,7 +308,8 @@ func TestEntriesChannelsCRUD(t *testing.T) {
 		var patched map[string]any
 		var opinionID string
 		env.Run(t, []apitest.Scenario{
-			{Name: "PatchRenameAndFields", Method: "PATCH", Path: "/channels/blog-posts", WantStatus: 200,
+			// ?replace=1: the list is the new field list (body is removed).
+			{Name: "PatchRenameAndFields", Method: "PATCH", Path: "/channels/blog-posts?replace=1", WantStatus: 200,
 				Body: obj{"name": "Blog", "description": "Changed", "customizations": []obj{
 					{"id": titleID, "name": "title", "type": "string", "required": true},
 					{"name": "kind", "type": "select", "select_options": []obj{
@@ -620,8 +621,8 @@ func TestEntriesChannelsFieldChanges(t *testing.T) {
 			{Name: "WhereStringBefore", Path: count(`num:"10"`), WantStatus: 200, WantBody: chCount(1)},
 			{Name: "WhereStringIsText", Path: count(`num:"10.0"`), WantStatus: 200, WantBody: chCount(0)},
 
-			// Rename note -> remark (by id), drop extra.
-			{Name: "RenameField", Method: "PATCH", Path: "/channels/notes", WantStatus: 200,
+			// Rename note -> remark (by id), drop extra (replace=1: the list is the new field list).
+			{Name: "RenameField", Method: "PATCH", Path: "/channels/notes?replace=1", WantStatus: 200,
 				Body: obj{"customizations": []obj{def("title", "string", nil), def("num", "string", nil), def("amount", "float", nil),
 					{"id": id("note"), "name": "remark", "type": "string"}, pickDef, def("count", "integer", nil)}},
 				WantBody: obj{"customizations": []obj{{"name": "title"}, {"name": "num"}, {"name": "amount"},
@@ -738,7 +739,7 @@ func TestEntriesChannelsReferences(t *testing.T) {
 					}
 				}},
 			{Name: "StillThereAfter409", Path: "/channels/persons/entries/" + annID, WantStatus: 200, WantBody: obj{"name": "Ann"}},
-			{Name: "RemoveOneField", Method: "PATCH", Path: "/channels/posts", WantStatus: 200,
+			{Name: "RemoveOneField", Method: "PATCH", Path: "/channels/posts?replace=1", WantStatus: 200,
 				Body: obj{"customizations": []obj{{"name": "title", "type": "string"}, {"name": "cowriters"}}}},
 			{Name: "DeleteStillReferenced", Method: "DELETE", Path: "/channels/persons", WantStatus: 409,
 				WantBody: obj{"code": "conflict"},
@@ -748,7 +749,7 @@ func TestEntriesChannelsReferences(t *testing.T) {
 						t.Errorf("409 message %q: want it to name posts.cowriters only", msg)
 					}
 				}},
-			{Name: "RemoveReferences", Method: "PATCH", Path: "/channels/posts", WantStatus: 200,
+			{Name: "RemoveReferences", Method: "PATCH", Path: "/channels/posts?replace=1", WantStatus: 200,
 				Body: obj{"customizations": []obj{{"name": "title", "type": "string"}}}},
 			{Name: "DeleteWithSelfReference", Method: "DELETE", Path: "/channels/persons", WantStatus: 204},
 			{Name: "Deleted", Path: "/channels/persons", WantStatus: 404, WantBody: chNotFound},

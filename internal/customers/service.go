@@ -187,6 +187,9 @@ var (
 func storeQuery(q Query) (store.CustomerQuery, error) {
 	out := store.CustomerQuery{Search: strings.ToLower(strings.TrimSpace(q.Search))}
 	for _, c := range q.Where {
+		if len(c.Any) > 0 {
+			return out, cms.Errorf(cms.EBadRequest, "Invalid where: customers cannot be filtered with OR")
+		}
 		k := strings.TrimPrefix(c.Key, "_")
 		if !slices.Contains(whereKeys, k) {
 			return out, cms.Errorf(cms.EBadRequest, "Invalid where: customers are filtered by %s, not %q", strings.Join(whereKeys, ", "), c.Key)

@@ -54,6 +54,7 @@ type renderKey struct {
 	channelAt time.Time
 	siteAt    time.Time
 	full      bool
+	locale    string
 }
 
 // renderCache keeps rendered entries, at most maxCached; when full it is

@@ -5,6 +5,7 @@ package entries
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -153,7 +154,7 @@ func (s *Service) CreateChannel(ctx context.Context, site *store.Site, body []by
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
 		now := tx.Now()
 		c := &Channel{ID: cms.NewID(now), CreatedAt: now, UpdatedAt: now}
-		if err := applyChannel(c, m, true, now, lookupIn(tx, site)); err != nil {
+		if err := applyChannel(c, m, true, true, now, lookupIn(tx, site)); err != nil {
 			return err
 		}
 		rec, err := c.record(site.ID)
@@ -177,11 +178,13 @@ func slugTaken(err error, what string) error {
 	return err
 }
 
-// UpdateChannel applies a PATCH body to a channel. Entries stay readable
-// whatever changes: values are stored by field id; when a field's type or
-// localization changes, the channel's entries are re-indexed in the same
-// transaction, so where=, sort= and search follow the new definition.
-func (s *Service) UpdateChannel(ctx context.Context, site *store.Site, ref string, body []byte) ([]byte, error) {
+// UpdateChannel applies a PATCH body to a channel. Its customizations are
+// merged into the channel's fields, or with replace are its new field list
+// (see applyFields). Entries stay readable whatever changes: values are
+// stored by field id; when a field's type or localization changes, the
+// channel's entries are re-indexed in the same transaction, so where=,
+// sort= and search follow the new definition.
+func (s *Service) UpdateChannel(ctx context.Context, site *store.Site, ref string, body []byte, replace bool) ([]byte, error) {
 	m, err := decodeBody(body)
 	if err != nil {
 		return nil, err
@@ -197,7 +200,7 @@ func (s *Service) UpdateChannel(ctx context.Context, site *store.Site, ref strin
 		c := *cur
 		c.Fields = slices.Clone(cur.Fields)
 		now := tx.Now()
-		if err := applyChannel(&c, m, false, now, lookupIn(tx, site)); err != nil {
+		if err := applyChannel(&c, m, false, replace, now, lookupIn(tx, site)); err != nil {
 			return err
 		}
 		c.UpdatedAt = cms.NextUpdatedAt(cur.UpdatedAt, now)
@@ -385,6 +388,97 @@ func (s *Service) DeleteChannel(ctx context.Context, site *store.Site, ref strin
 		s.deleteBlobs(ctx, keys)
 	}
 	return err
+}
+
+// emptyBatch is how many entries one transaction of EmptyChannel deletes:
+// a channel of any size is emptied without one long transaction holding
+// the store's writer.
+var emptyBatch = 200
+
+// EmptyChannel deletes every entry of a channel, keeping the channel, and
+// returns how many it deleted. confirm must be the channel's slug (or id),
+// as the caller read it: emptying cannot be undone. Entries go a batch at
+// a time, each batch in its own transaction, as DeleteEntry would delete
+// them (references to them are dropped, their files' bytes deleted once
+// the batch committed), but without callbacks, like DeleteChannel. It
+// stops once it has deleted as many batches as the channel had entries at
+// the start, so entries created meanwhile may remain. Errors: not found;
+// validation_failed on confirm.
+func (s *Service) EmptyChannel(ctx context.Context, site *store.Site, ref, confirm string) (int, error) {
+	var ch *Channel
+	var total int
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		c, err := findChannel(tx, site, ref, nil)
+		if err != nil {
+			return err
+		}
+		ch = c
+		total, err = tx.Entries().Count(site.ID, c.ID)
+		return err
+	})
+	if err != nil {
+		return 0, err
+	}
+	if confirm != ch.Slug && confirm != ch.ID {
+		return 0, errField("confirm", fmt.Sprintf("must be the channel's slug (%s)", ch.Slug))
+	}
+	deleted := 0
+	for pass := 0; pass <= total/emptyBatch; pass++ {
+		n, err := s.emptyOnce(ctx, site, ch.ID)
+		if err != nil {
+			return deleted, err
+		}
+		deleted += n
+		if n < emptyBatch {
+			break
+		}
+	}
+	return deleted, nil
+}
+
+// emptyOnce deletes up to emptyBatch entries of a channel in one
+// transaction and returns how many.
+func (s *Service) emptyOnce(ctx context.Context, site *store.Site, channelID string) (int, error) {
+	for attempt := 1; ; attempt++ {
+		var keys []string
+		n := 0
+		err := s.Store.Update(ctx, func(tx store.Tx) error {
+			keys, n = nil, 0
+			ch, err := findChannel(tx, site, channelID, nil)
+			if err != nil {
+				return err
+			}
+			recs, _, err := tx.Entries().List(site.ID, ch.ID, store.EntryQuery{}, store.ListOptions{Limit: emptyBatch})
+			if err != nil {
+				return err
+			}
+			for _, rec := range recs {
+				if _, err := tx.Entries().Hold(site.ID, rec.ID, true); err != nil {
+					return err
+				}
+				e, err := decodeEntry(rec)
+				if err != nil {
+					return err
+				}
+				keys = append(keys, e.fileKeys(ch, site.ID)...)
+				if err := dropReferences(tx, site, rec.ID, ch); err != nil {
+					return err
+				}
+				if err := tx.Entries().Delete(site.ID, rec.ID); err != nil {
+					return err
+				}
+				n++
+			}
+			return nil
+		})
+		if errors.Is(err, store.ErrStale) && attempt < maxWriteAttempts {
+			continue
+		}
+		if err == nil {
+			s.deleteBlobs(ctx, keys)
+		}
+		return n, err
+	}
 }
 
 // deleteBlobs removes the bytes of deleted entries' files, once the

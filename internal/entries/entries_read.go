@@ -36,6 +36,7 @@ type entryReadKey struct {
 	siteAt         time.Time
 	channel, entry string
 	full           bool
+	locale         string
 }
 
 // rendered is an entry's read shape, as the fast path keeps it.
@@ -46,13 +47,17 @@ func (b rendered) Size() int { return len(b) }
 
 // Entry returns an entry's read shape.
 func (s *Service) Entry(ctx context.Context, site *store.Site, ref, entryRef string, opt ReadOptions) ([]byte, error) {
-	key := entryReadKey{site: site.ID, siteAt: site.UpdatedAt, channel: ref, entry: entryRef, full: opt.ClientVersion}
+	key := entryReadKey{site: site.ID, siteAt: site.UpdatedAt, channel: ref, entry: entryRef, full: opt.ClientVersion,
+		locale: opt.Locale}
 	mark, markAt, current := s.Fresh.Mark(ctx)
 	current = current && opt.cacheable()
 	if current {
 		if b, ok := s.reads.Get(s.Fresh, key, mark, markAt); ok {
 			return b, nil
 		}
+	}
+	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
+		return nil, err
 	}
 	var out []byte
 	err := s.Store.View(ctx, func(tx store.Tx) error {
@@ -98,7 +103,7 @@ func (s *Service) render(tx store.Tx, site *store.Site, ch *Channel, recs []*sto
 	var at []int
 	for i, rec := range recs {
 		key := renderKey{entry: rec.ID, updatedAt: rec.UpdatedAt, channelAt: ch.UpdatedAt, siteAt: site.UpdatedAt,
-			full: opt.ClientVersion}
+			full: opt.ClientVersion, locale: opt.Locale}
 		if opt.cacheable() {
 			if b := s.cache.get(key); b != nil {
 				out[i] = b
@@ -126,7 +131,7 @@ func (s *Service) render(tx store.Tx, site *store.Site, ch *Channel, recs []*sto
 		out[at[j]] = b
 		if opt.cacheable() && !r.signed {
 			s.cache.put(renderKey{entry: e.ID, updatedAt: e.UpdatedAt, channelAt: ch.UpdatedAt, siteAt: site.UpdatedAt,
-				full: opt.ClientVersion}, b)
+				full: opt.ClientVersion, locale: opt.Locale}, b)
 		}
 	}
 	return out, nil
@@ -259,14 +264,12 @@ func listWhat(kind string, q Query, opt ReadOptions, lo store.ListOptions) strin
 	b = strconv.AppendBool(append(b, ' '), opt.ClientVersion)
 	b = strconv.AppendBool(append(b, ' '), opt.IncludeSlugs)
 	b = appendQuoted(b, opt.Resolve)
+	b = strconv.AppendQuote(append(b, ' '), opt.Locale)
 	b = strconv.AppendQuote(append(b, ' '), q.Search)
 	b = strconv.AppendQuote(append(b, ' '), q.Locale)
 	b = append(b, " ["...)
 	for _, c := range q.Where {
-		b = strconv.AppendQuote(append(b, '('), c.Key)
-		b = strconv.AppendQuote(append(b, ' '), c.Op)
-		b = strconv.AppendQuote(append(b, ' '), c.Value)
-		b = append(appendQuoted(b, c.Values), ')')
+		b = appendCond(b, c)
 	}
 	b = append(b, "] ["...)
 	for _, k := range q.Sort {
@@ -274,6 +277,19 @@ func listWhat(kind string, q Query, opt ReadOptions, lo store.ListOptions) strin
 		b = append(strconv.AppendBool(append(b, ' '), k.Desc), ')')
 	}
 	return string(append(b, ']'))
+}
+
+// appendCond appends c to a listWhat key, its alternatives bracketed.
+func appendCond(b []byte, c Cond) []byte {
+	b = strconv.AppendQuote(append(b, '('), c.Key)
+	b = strconv.AppendQuote(append(b, ' '), c.Op)
+	b = strconv.AppendQuote(append(b, ' '), c.Value)
+	b = appendQuoted(b, c.Values)
+	b = append(b, " ["...)
+	for _, a := range c.Any {
+		b = appendCond(b, a)
+	}
+	return append(b, "])"...)
 }
 
 // appendQuoted appends " [" and the quoted strings of list, then "]".

@@ -36,11 +36,23 @@ func (fs *FieldSet) Len() int { return len(fs.ch.Fields) }
 // Has reports whether the set defines a field with the given name.
 func (fs *FieldSet) Has(name string) bool { return fs.ch.Field(name) != nil }
 
-// ChangeFieldSet applies a customizations PATCH body ({"customizations":
-// [...]}, {"fields": [...]} or the bare array) to cur and returns the new
-// set and its stored form. Field definitions follow the channel rules;
-// unique is refused, since the values live outside the entries index.
+// ChangeFieldSet applies a customizations body ({"customizations": [...]},
+// {"fields": [...]} or the bare array) to cur, its list replacing the
+// fields, and returns the new set and its stored form. Field definitions
+// follow the channel rules; unique is refused, since the values live
+// outside the entries index.
 func ChangeFieldSet(tx store.Tx, site *store.Site, cur *FieldSet, body []byte, now time.Time) (*FieldSet, []byte, error) {
+	return changeFieldSet(tx, site, cur, body, now, true)
+}
+
+// MergeFieldSet is ChangeFieldSet with the written fields merged into the
+// set as a channel PATCH merges them: fields not named stay, and
+// "_destroy": true removes one.
+func MergeFieldSet(tx store.Tx, site *store.Site, cur *FieldSet, body []byte, now time.Time) (*FieldSet, []byte, error) {
+	return changeFieldSet(tx, site, cur, body, now, false)
+}
+
+func changeFieldSet(tx store.Tx, site *store.Site, cur *FieldSet, body []byte, now time.Time, replace bool) (*FieldSet, []byte, error) {
 	var m map[string]any
 	var list []any
 	if err := json.Unmarshal(body, &list); err == nil {
@@ -54,7 +66,7 @@ func ChangeFieldSet(tx store.Tx, site *store.Site, cur *FieldSet, body []byte, n
 		}
 	}
 	c := *cur.ch
-	if err := applyChannel(&c, m, false, now, lookupIn(tx, site)); err != nil {
+	if err := applyChannel(&c, m, false, replace, now, lookupIn(tx, site)); err != nil {
 		return nil, nil, err
 	}
 	for _, f := range c.Fields {

@@ -14,9 +14,9 @@ import (
 func TestListWhat(t *testing.T) {
 	covered := map[reflect.Type]int{
 		reflect.TypeFor[Query]():             4,
-		reflect.TypeFor[Cond]():              4,
+		reflect.TypeFor[Cond]():              5,
 		reflect.TypeFor[SortKey]():           2,
-		reflect.TypeFor[ReadOptions]():       3,
+		reflect.TypeFor[ReadOptions]():       4,
 		reflect.TypeFor[store.ListOptions](): 2,
 	}
 	for typ, n := range covered {
@@ -38,6 +38,7 @@ func TestListWhat(t *testing.T) {
 		"slugs":             func(_ *Query, o *ReadOptions, _ *store.ListOptions) { o.IncludeSlugs = true },
 		"resolve":           func(_ *Query, o *ReadOptions, _ *store.ListOptions) { o.Resolve = []string{"r", "s"} },
 		"resolve none":      func(_ *Query, o *ReadOptions, _ *store.ListOptions) { o.Resolve = nil },
+		"read locale":       func(_ *Query, o *ReadOptions, _ *store.ListOptions) { o.Locale = "nl" },
 		"search":            func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Search = "t" },
 		"search into local": func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Search, q.Locale = `s" "en`, "" },
 		"locale":            func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Locale = "de" },
@@ -47,9 +48,16 @@ func TestListWhat(t *testing.T) {
 		"where values":      func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Where[0].Values = []string{"x", "y"} },
 		"where two":         func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Where = append(q.Where, Cond{Key: "a"}) },
 		"where none":        func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Where = nil },
-		"sort key":          func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort[0].Key = "j" },
-		"sort desc":         func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort[0].Desc = true },
-		"sort none":         func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort = nil },
+		"where any":         func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Where = []Cond{{Any: q.Where}} },
+		"where any two": func(q *Query, _ *ReadOptions, _ *store.ListOptions) {
+			q.Where = []Cond{{Any: append(q.Where, Cond{Key: "a"})}}
+		},
+		"where any then one": func(q *Query, _ *ReadOptions, _ *store.ListOptions) {
+			q.Where = []Cond{{Any: q.Where}, {Key: "a"}}
+		},
+		"sort key":  func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort[0].Key = "j" },
+		"sort desc": func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort[0].Desc = true },
+		"sort none": func(q *Query, _ *ReadOptions, _ *store.ListOptions) { q.Sort = nil },
 	}
 	seen := map[string]string{}
 	for name, change := range variants {

@@ -29,6 +29,21 @@ func TestParseWhere(t *testing.T) {
 		{in: `title:null`, err: "null"},
 		{in: `{"title":[1]}`, err: "must be"},
 		{in: `{"title":`, err: "JSON"},
+		// OR: the client's copy selects entries by id this way.
+		{in: `id:"a" OR id:"b"`, want: []entries.Cond{{Any: []entries.Cond{{Key: "id", Value: "a"}, {Key: "id", Value: "b"}}}}},
+		{in: `_slug:"x" or title:"y" Or n:3`, want: []entries.Cond{{Any: []entries.Cond{
+			{Key: "_slug", Value: "x"}, {Key: "title", Value: "y"}, {Key: "n", Value: "3"}}}}},
+		{in: `a:1, b:2 OR c:3 d:4`, want: []entries.Cond{{Key: "a", Value: "1"},
+			{Any: []entries.Cond{{Key: "b", Value: "2"}, {Key: "c", Value: "3"}}}, {Key: "d", Value: "4"}}},
+		{in: `a:"x"OR b:"y"`, want: []entries.Cond{{Any: []entries.Cond{{Key: "a", Value: "x"}, {Key: "b", Value: "y"}}}}},
+		{in: "a:1\tOR\nb:2", want: []entries.Cond{{Any: []entries.Cond{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}}}}},
+		{in: `a:"OR" OR b:"or"`, want: []entries.Cond{{Any: []entries.Cond{{Key: "a", Value: "OR"}, {Key: "b", Value: "or"}}}}},
+		{in: `or:"x"`, want: []entries.Cond{{Key: "or", Value: "x"}}},
+		{in: `or :"x", order:1`, want: []entries.Cond{{Key: "or", Value: "x"}, {Key: "order", Value: "1"}}},
+		{in: `OR a:1`, err: "OR must stand"},
+		{in: `a:1 OR`, err: "OR must stand"},
+		{in: `a:1 OR OR b:2`, err: "OR must stand"},
+		{in: `a:1 OR, b:2`, want: []entries.Cond{{Any: []entries.Cond{{Key: "a", Value: "1"}, {Key: "b", Value: "2"}}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -71,7 +86,8 @@ func TestParseSort(t *testing.T) {
 // FuzzParseWhere checks that no input panics, and that every parsed
 // condition prints as key:"value" and parses back to itself.
 func FuzzParseWhere(f *testing.F) {
-	for _, s := range []string{`title:"x"`, `a:1,b:"2"`, `{"a":"b"}`, `a:"\"",b:x`, `x:"\u00e9"`, `  a : "b" `} {
+	for _, s := range []string{`title:"x"`, `a:1,b:"2"`, `{"a":"b"}`, `a:"\"",b:x`, `x:"\u00e9"`, `  a : "b" `,
+		`id:"a" OR id:"b"`, `a:1, b:2 or c:3`, `or:x OR ORx:1`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -81,7 +97,19 @@ func FuzzParseWhere(f *testing.F) {
 		}
 		var b strings.Builder
 		for _, c := range conds {
-			b.WriteString(c.Key + ":" + quote(c.Value) + ",")
+			if len(c.Any) < 2 && (c.Key == "" || c.Any != nil) {
+				t.Fatalf("%q parsed to %v: an OR group of %d", s, conds, len(c.Any))
+			}
+			for i, a := range c.Any {
+				if i > 0 {
+					b.WriteString(" OR ")
+				}
+				b.WriteString(a.Key + ":" + quote(a.Value))
+			}
+			if c.Any == nil {
+				b.WriteString(c.Key + ":" + quote(c.Value))
+			}
+			b.WriteString(",")
 		}
 		again, err := entries.ParseWhere(b.String())
 		if err != nil || !reflect.DeepEqual(again, conds) {

@@ -22,6 +22,11 @@ type ReadOptions struct {
 	IncludeSlugs bool
 	// Resolve names the reference fields whose targets are read in full.
 	Resolve []string
+	// Locale ("" for the default) is the locale whose values localized
+	// fields show at the top level (a read of one entry with
+	// content_locale; a list keeps the default's, as the spec says);
+	// unset values show the default locale's, as in translations.
+	Locale string
 }
 
 // cacheable reports whether a read with these options depends on the entry
@@ -66,8 +71,13 @@ func (r *reader) entry(ch *Channel, e *Entry, resolve bool) object {
 	o := make(object, 0, len(ch.Fields)+5)
 	o = append(o, member{"id", e.ID}, member{"slug", e.Slug},
 		member{"created_at", cms.FormatTime(e.CreatedAt)}, member{"updated_at", cms.FormatTime(e.UpdatedAt)})
+	top := r.opt.Locale != "" && r.opt.Locale != def
 	for _, f := range ch.Fields {
-		o = append(o, member{f.Name, r.value(f, e.Values[f.ID], resolve)})
+		raw := e.Values[f.ID]
+		if top && f.Localized {
+			raw = e.valueOrDefault(f, r.opt.Locale, def)
+		}
+		o = append(o, member{f.Name, r.value(f, raw, resolve)})
 	}
 	if len(r.site.Locales) > 1 {
 		tr := make(object, 0, len(r.site.Locales))

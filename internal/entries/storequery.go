@@ -4,6 +4,8 @@ package entries
 
 import (
 	"errors"
+	"slices"
+	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -13,9 +15,20 @@ import (
 // index look-up.
 const (
 	maxConds  = 20
+	maxValues = 1000 // values of one key joined by OR (one IN)
 	maxSorts  = 5
 	maxSearch = 512
 )
+
+// countAlternatives is the number of conditions joined by OR in conds,
+// checked before any is translated.
+func countAlternatives(conds []Cond) int {
+	n := 0
+	for _, c := range conds {
+		n += len(c.Any)
+	}
+	return n
+}
 
 // errQuery is the 400 of a bad list query.
 func errQuery(format string, args ...any) *cms.Error {
@@ -31,26 +44,50 @@ func (s *Service) storeQuery(site *store.Site, ch *Channel, q Query) (store.Entr
 	if len(q.Where) > maxConds {
 		return store.EntryQuery{}, errQuery("where: at most %d conditions", maxConds)
 	}
+	if n := countAlternatives(q.Where); n > maxValues {
+		return store.EntryQuery{}, errQuery("where: at most %d conditions joined by OR", maxValues)
+	}
 	if len(q.Search) > maxSearch {
 		return store.EntryQuery{}, errQuery("search: at most %d bytes", maxSearch)
 	}
 	sq := store.EntryQuery{Search: q.Search, Locale: q.Locale}
 	w := &writer{ch: ch, def: site.DefaultLocale, locales: site.Locales, loc: s.location(site)}
+	conds := 0
 	for _, c := range q.Where {
-		switch c.Key {
-		case "slug", "_slug":
-			sq.Where = append(sq.Where, store.EntryCond{Field: store.EntrySlug, Value: c.Value, Op: c.Op, Values: c.Values})
+		if len(c.Any) == 0 {
+			sc, err := w.cond(c)
+			if err != nil {
+				return sq, err
+			}
+			sq.Where = append(sq.Where, sc)
+			conds++
 			continue
 		}
-		f := ch.Field(c.Key)
-		if f == nil {
-			return sq, errQuery("where: %q is not a field of channel %s", c.Key, ch.Slug)
+		var alts []store.EntryCond
+		for _, a := range c.Any {
+			if len(a.Any) > 0 {
+				return sq, errQuery("where: OR groups cannot be nested")
+			}
+			sc, err := w.cond(a)
+			if err != nil {
+				return sq, err
+			}
+			alts = anyOf(alts, sc)
 		}
-		sc, err := w.storeCond(f, c)
-		if err != nil {
-			return sq, err
+		for _, a := range alts {
+			if len(a.Values) > maxValues {
+				return sq, errQuery("where: at most %d values of one key joined by OR", maxValues)
+			}
 		}
-		sq.Where = append(sq.Where, sc)
+		conds += len(alts)
+		if len(alts) == 1 {
+			sq.Where = append(sq.Where, alts[0])
+		} else {
+			sq.Where = append(sq.Where, store.EntryCond{Any: alts})
+		}
+	}
+	if conds > maxConds {
+		return sq, errQuery("where: at most %d conditions", maxConds)
 	}
 	if len(q.Sort) > maxSorts {
 		return sq, errQuery("sort: at most %d keys", maxSorts)
@@ -83,8 +120,52 @@ func (s *Service) storeQuery(site *store.Site, ch *Channel, q Query) (store.Entr
 	return sq, nil
 }
 
-// condValue is the indexed text a where= value of field f matches: the
-// value as the field would store it.
+// cond translates one condition (with no Any) on a field, the slug or the
+// id.
+func (w *writer) cond(c Cond) (store.EntryCond, error) {
+	switch c.Key {
+	case "slug", "_slug":
+		return store.EntryCond{Field: store.EntrySlug, Value: c.Value, Op: c.Op, Values: c.Values}, nil
+	case "id", "_id":
+		// Ids are stored in lower case; one may be sent in either.
+		vals := make([]string, len(c.Values))
+		for i, v := range c.Values {
+			vals[i] = strings.ToLower(v)
+		}
+		return store.EntryCond{Field: store.EntryID, Value: strings.ToLower(c.Value), Op: c.Op, Values: vals}, nil
+	}
+	f := w.ch.Field(c.Key)
+	if f == nil {
+		return store.EntryCond{}, errQuery("where: %q is not a field of channel %s", c.Key, w.ch.Slug)
+	}
+	return w.storeCond(f, c)
+}
+
+// anyOf adds the alternative c to alts: an equality on a key another
+// alternative already tests for equality (or membership) joins that one's
+// values (one IN, not one more test of the key).
+func anyOf(alts []store.EntryCond, c store.EntryCond) []store.EntryCond {
+	values := func(c store.EntryCond) ([]string, bool) {
+		switch c.Op {
+		case "":
+			return []string{c.Value}, !c.Numeric
+		case store.OpIn:
+			return c.Values, !c.Numeric
+		}
+		return nil, false
+	}
+	if vs, ok := values(c); ok {
+		for i, a := range alts {
+			if avs, ok := values(a); ok && a.Field == c.Field {
+				merged := append(slices.Clone(avs), vs...)
+				alts[i] = store.EntryCond{Field: a.Field, Op: store.OpIn, Values: merged}
+				return alts
+			}
+		}
+	}
+	return append(alts, c)
+}
+
 // storeCond translates one condition on field f.
 func (w *writer) storeCond(f *Field, c Cond) (store.EntryCond, error) {
 	sc := store.EntryCond{Field: f.ID, Op: c.Op}

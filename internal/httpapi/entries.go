@@ -1,6 +1,8 @@
 package httpapi
 
 import (
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -66,13 +68,15 @@ func (s *Server) handleChannelCustomizations(w http.ResponseWriter, r *http.Requ
 	return nil
 }
 
-// handleChannelUpdate handles "PATCH /api/channels/{channel}" (and PUT).
+// handleChannelUpdate handles "PATCH /api/channels/{channel}" (and PUT):
+// customizations merge into the channel's fields, or with ?replace=1
+// replace them.
 func (s *Server) handleChannelUpdate(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(r)
 	if err != nil {
 		return err
 	}
-	out, err := s.Entries.UpdateChannel(r.Context(), principal(r).Site, r.PathValue("channel"), body)
+	out, err := s.Entries.UpdateChannel(r.Context(), principal(r).Site, r.PathValue("channel"), body, flag(r, "replace"))
 	if err != nil {
 		return err
 	}
@@ -86,6 +90,35 @@ func (s *Server) handleChannelDelete(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// handleChannelEmpty handles "POST /api/channels/{channel}/empty": every
+// entry of the channel is deleted, the channel stays. The body's confirm
+// must be the channel's slug.
+func (s *Server) handleChannelEmpty(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Confirm string `json:"confirm"`
+	}
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &req); err != nil {
+			return cms.Errorf(cms.EInvalidJSON, "The body must be {\"confirm\": \"<channel slug>\"}.")
+		}
+	}
+	n, err := s.Entries.EmptyChannel(r.Context(), principal(r).Site, r.PathValue("channel"), req.Confirm)
+	if err != nil {
+		return err
+	}
+	noun := "entries"
+	if n == 1 {
+		noun = "entry"
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "deleted": n,
+		"message": fmt.Sprintf("Deleted %d %s.", n, noun)})
 	return nil
 }
 
@@ -180,10 +213,13 @@ func (s *Server) handleEntryCreate(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
-// handleEntryGet handles "GET /api/channels/{channel}/entries/{entry}".
+// handleEntryGet handles "GET /api/channels/{channel}/entries/{entry}":
+// with content_locale, localized fields show that locale's values at the
+// top level (a list keeps the default locale's, as the spec says).
 func (s *Server) handleEntryGet(w http.ResponseWriter, r *http.Request) error {
-	out, err := s.Entries.Entry(r.Context(), principal(r).Site, r.PathValue("channel"), r.PathValue("entry"),
-		entryReadOptions(r))
+	opt := entryReadOptions(r)
+	opt.Locale = query(r).Get("content_locale")
+	out, err := s.Entries.Entry(r.Context(), principal(r).Site, r.PathValue("channel"), r.PathValue("entry"), opt)
 	if err != nil {
 		return err
 	}

@@ -67,6 +67,7 @@ func (s *Server) routes() {
 	s.handle("PATCH /api/channels/{channel}", needAdmin, s.handleChannelUpdate)
 	s.handle("PUT /api/channels/{channel}", needAdmin, s.handleChannelUpdate)
 	s.handle("DELETE /api/channels/{channel}", needAdmin, s.handleChannelDelete)
+	s.handle("POST /api/channels/{channel}/empty", needAdmin, s.handleChannelEmpty)
 	s.handle("GET /api/channels/{channel}/customizations", needSite, s.handleChannelCustomizations)
 	s.handle("GET /api/channels/{channel}/entries", needSite, s.handleEntryList)
 	s.handle("GET /api/channels/{channel}/entries/count", needSite, s.handleEntryCount)

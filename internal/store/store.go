@@ -552,12 +552,16 @@ type Entry struct {
 // a value field.
 const (
 	EntrySlug      = "_slug"
+	EntryID        = "_id" // conditions only
 	EntryCreatedAt = "_created_at"
 	EntryUpdatedAt = "_updated_at"
 )
 
-// EntryCond matches entries by a value of Field (Field EntrySlug: by their
-// slug). Op says how; the zero Op matches a value whose text equals Value.
+// EntryCond matches entries by a value of Field (Field EntrySlug or
+// EntryID: by their slug or id). Op says how; the zero Op matches a value
+// whose text equals Value. A condition with Any matches the entries that
+// any of those conditions matches (its other fields are unused; they have
+// no Any of their own).
 type EntryCond struct {
 	Field string
 	Value string
@@ -566,6 +570,7 @@ type EntryCond struct {
 	Values []string
 	// Numeric compares the values' numbers (OpGreater…), not their texts.
 	Numeric bool
+	Any     []EntryCond
 }
 
 // Condition operators beyond equality.

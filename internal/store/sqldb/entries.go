@@ -362,6 +362,22 @@ func (x entries) Stamp(siteID, id string) (time.Time, error) {
 // entryCond is the SQL condition of c on entries e, and its arguments; ok
 // is false when no entry can match (a value no column can hold).
 func entryCond(c store.EntryCond) (cond string, args []any, ok bool) {
+	if len(c.Any) > 0 {
+		var alts []string
+		for _, a := range c.Any {
+			if len(a.Any) > 0 {
+				return "", nil, false // one level only, as EntryCond says
+			}
+			if ac, aargs, ok := entryCond(a); ok {
+				alts = append(alts, ac)
+				args = append(args, aargs...)
+			}
+		}
+		if len(alts) == 0 {
+			return "", nil, false
+		}
+		return `(` + strings.Join(alts, ` OR `) + `)`, args, true
+	}
 	if !storable(c.Field) || !storable(c.Value) {
 		return "", nil, false
 	}
@@ -413,7 +429,7 @@ func entryCond(c store.EntryCond) (cond string, args []any, ok bool) {
 		}
 		test, targs, negate = `IN `+in(), valuesArgs(), c.Op == store.OpNotIn
 	case store.OpExists, store.OpNotExists:
-		if c.Field == store.EntrySlug {
+		if c.Field == store.EntrySlug || c.Field == store.EntryID {
 			return `1 = 1`, nil, c.Op == store.OpExists
 		}
 		q := `EXISTS (SELECT 1 FROM entry_values v WHERE v.field = ? AND v.entry_id = e.id)`
@@ -429,12 +445,15 @@ func entryCond(c store.EntryCond) (cond string, args []any, ok bool) {
 	default:
 		return "", nil, false
 	}
-	if c.Field == store.EntrySlug {
-		slug := `e.slug`
-		if c.Op == store.OpContains {
-			slug = `LOWER(e.slug)`
+	if c.Field == store.EntrySlug || c.Field == store.EntryID {
+		column := `e.slug`
+		if c.Field == store.EntryID {
+			column = `e.id`
 		}
-		q := slug + ` ` + test
+		if c.Op == store.OpContains {
+			column = `LOWER(` + column + `)`
+		}
+		q := column + ` ` + test
 		if negate {
 			q = `NOT (` + q + `)`
 		}

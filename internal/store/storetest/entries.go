@@ -220,6 +220,22 @@ func testEntriesListWhereAndSearch(t *testing.T, e *env) {
 			{"SearchAndWhere", store.EntryQuery{Search: "dogs", Where: where("size", "S")}, []*store.Entry{e2}},
 			{"Operators", store.EntryQuery{Search: `"fox" OR NOT*`}, nil},
 			{"Blank", store.EntryQuery{Search: "  "}, []*store.Entry{e0, e1, e2}},
+			{"ID", store.EntryQuery{Where: []store.EntryCond{{Field: store.EntryID, Value: e1.ID}}}, []*store.Entry{e1}},
+			{"IDIn", store.EntryQuery{Where: []store.EntryCond{{Field: store.EntryID, Op: store.OpIn,
+				Values: []string{e2.ID, e0.ID, elsewhere.ID}}}}, []*store.Entry{e0, e2}},
+			{"IDNotEqual", store.EntryQuery{Where: []store.EntryCond{{Field: store.EntryID, Op: store.OpNotEqual, Value: e1.ID}}},
+				[]*store.Entry{e0, e2}},
+			{"AnyOfTwoKeys", store.EntryQuery{Where: []store.EntryCond{{Any: where("_slug", "c", "size", "L")}}},
+				[]*store.Entry{e1, e2}},
+			{"AnyAndCond", store.EntryQuery{Where: append(where("color", "red"),
+				store.EntryCond{Any: append(where("_slug", "c"), store.EntryCond{Field: store.EntryID, Value: e0.ID})})},
+				[]*store.Entry{e0}},
+			{"AnyNoneCanMatch", store.EntryQuery{Where: []store.EntryCond{{Any: []store.EntryCond{
+				{Field: "color", Op: store.OpIn}, {Field: store.EntrySlug, Op: store.OpNotExists}}}}}, nil},
+			{"AnyOneCannotMatch", store.EntryQuery{Where: []store.EntryCond{{Any: []store.EntryCond{
+				{Field: "color", Op: store.OpIn}, {Field: "size", Value: "L"}}}}}, []*store.Entry{e1}},
+			{"AnyWithSearch", store.EntryQuery{Search: "fox", Where: []store.EntryCond{{Any: where("size", "S", "size", "L")}}},
+				[]*store.Entry{e0}},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				checkDiff(t, fmt.Sprintf("List(%+v)", tc.q), listIDs(t, tx, s.ID, c.ID, tc.q), ids(tc.want, entryID))
