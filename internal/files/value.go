@@ -35,6 +35,9 @@ const (
 	KindURL
 	// KindCopy copies an existing stored file: Source and its parsed Ref.
 	KindCopy
+	// KindStored copies the stored file of this server that URL names by
+	// its Key (a read shape sent back), with the permissions of a FileRef.
+	KindStored
 )
 
 // Value is a parsed file value, checked for shape, encoding, size and
@@ -51,6 +54,8 @@ type Value struct {
 	URL         string
 	Source      string
 	Ref         Ref
+	// Key is the blob key of a KindStored value.
+	Key string
 	// Current is the file the field holds now; nil for none.
 	Current *File
 }
@@ -89,7 +94,7 @@ func ParseBatchValue(v any, cur *File, slug string) (Value, Action, error) {
 	case nil:
 		return Value{}, Clear, nil
 	case string:
-		if cur != nil && v == cur.URL {
+		if SameFile(v, cur) {
 			return Value{}, Keep, nil
 		}
 		fv, err := parseURL(v, "", where)
@@ -123,7 +128,7 @@ func ParseBatchValue(v any, cur *File, slug string) (Value, Action, error) {
 			if !ok {
 				return Value{}, 0, err422(EInvalidFileFormat, "%s: url must be a string", where)
 			}
-			if cur != nil && s == cur.URL {
+			if SameFile(s, cur) {
 				return Value{}, Keep, nil
 			}
 			name, _ := v["filename"].(string)
@@ -148,7 +153,7 @@ func ParseValue(v any, cur *File, where string) (Value, Action, error) {
 	case nil:
 		return Value{}, Clear, nil
 	case string:
-		if cur != nil && v == cur.URL {
+		if SameFile(v, cur) {
 			return Value{}, Keep, nil
 		}
 		return Value{}, 0, err422(EInvalidFileFormat, "%s: a file is written as a file object ({__type: File, remove: true} clears it)", where)

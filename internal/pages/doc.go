@@ -213,6 +213,35 @@ func (it *Item) Repeatable(id string) *Repeatable {
 	return nil
 }
 
+// fileByKey returns a stored file of the page with the blob key key: its
+// og_image or a file item's, in any locale, at any depth, enabled or not;
+// nil when it holds none.
+func (p *Page) fileByKey(key string) *files.File {
+	if p == nil {
+		return nil
+	}
+	if f := p.OGImage; f != nil && f.Key == key {
+		return f
+	}
+	var walk func(items []*Item) *files.File
+	walk = func(items []*Item) *files.File {
+		for _, it := range items {
+			for _, f := range it.Files {
+				if f != nil && f.Key == key {
+					return f
+				}
+			}
+			for _, r := range it.Repeatables {
+				if f := walk(r.Items); f != nil {
+					return f
+				}
+			}
+		}
+		return nil
+	}
+	return walk(p.Items)
+}
+
 func findItem(items []*Item, slug string) *Item {
 	for _, it := range items {
 		if it.Slug == slug {
