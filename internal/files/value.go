@@ -82,7 +82,7 @@ type Ref struct {
 
 // ParseBatchValue parses a file value of a page batch (set and insert)
 // against the current file cur; slug names the item in messages. null or
-// {remove: true} clears, a {url} or bare string equal to cur's URL keeps
+// {remove: true} clears, a {url} or bare string naming cur (SameFile) keeps
 // it; uploads ({data} or {attachment}, base64 or a data: URL), FileRef
 // copies ({__type: FileRef, source} or any {source}) and remote URLs
 // (absolute http or https) are stored. Errors: invalid_file_format,
@@ -143,7 +143,7 @@ func ParseBatchValue(v any, cur *File, slug string) (Value, Action, error) {
 
 // ParseValue parses a file write form of a page PUT or a channel entry
 // against the current file cur; where names the field in messages. Read
-// shapes (any object with a url, or the current URL as a string) keep it;
+// shapes (any object with a url, or a URL naming cur as a string) keep it;
 // null and {remove: true} clear it; an upload ({__type: File, filename,
 // attachment} with raw base64 and a filename with an extension) or a
 // FileRef is parsed and checked like a batch value. The batch-only forms

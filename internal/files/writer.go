@@ -103,9 +103,9 @@ func nextVersion(cur *File) int {
 
 // Store stores v, in private storage when private is set, and returns the
 // file object the record keeps. A *cms.Error is the caller's to report: for
-// FileRef sources unauthorized, not_found, gone, validation_failed or
-// copy_failed; for bytes invalid_content_type, file_too_large or
-// invalid_file_format.
+// FileRef sources and KindStored values unauthorized, not_found, gone,
+// validation_failed or copy_failed; for bytes invalid_content_type,
+// file_too_large or invalid_file_format.
 func (w *Writer) Store(v Value, private bool) (*File, error) {
 	if w.s == nil || w.s.Blobs == nil {
 		return nil, ErrUnsupported("File")
