@@ -389,10 +389,9 @@ func TestPageReferenceWrites(t *testing.T) {
 			{Name: "ReferenceSlugWithSlash", Method: "PUT", Path: page, Body: featured(obj{"reference_slug": "/about/team"}), WantStatus: 200,
 				WantBody: featured(obj{"reference_id": team, "reference_slug": "about/team"})},
 			{Name: "ReferenceSlugUnknown", Method: "PUT", Path: page, Body: featured(obj{"reference_slug": "nosuch"}), WantStatus: 422},
-			// PUT checks the targets it adds, as batch set does.
-			{Name: "IDChecked", Method: "PUT", Path: page, Body: featured(noSuchID), WantStatus: 422,
-				WantBody: obj{"code": "reference_not_found"}},
-			{Name: "NothingChanged", Path: page, WantStatus: 200, WantBody: featured(obj{"reference_id": team})},
+			// The spec: PUT does not check that the id exists (batch set does).
+			{Name: "IDNotChecked", Method: "PUT", Path: page, Body: featured(noSuchID), WantStatus: 200,
+				WantBody: featured(obj{"reference_id": noSuchID, "reference_slug": nil, "reference_title": nil})},
 			{Name: "NotAnID", Method: "PUT", Path: page, Body: featured("about"), WantStatus: 422},
 			{Name: "ArrayOfIDsWritesReferenceIDs", Method: "PUT", Path: page, Body: obj{"items": obj{"Related": []string{f.ArticleB, f.ArticleA}}}, WantStatus: 200,
 				WantBody: obj{"items": obj{"Related": obj{"reference_ids": []string{f.ArticleB, f.ArticleA}}}}},

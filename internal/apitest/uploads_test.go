@@ -27,7 +27,11 @@ func TestUploads(t *testing.T) {
 		up := create(t, "a.png", false)
 		id := up["id"].(string)
 		source := "service://demo/uploads/" + id
-		wantUpload := obj{"id": id, "name": "a.png", "url": apitest.Any, "size": len(pic), "mime_type": "image/png", "source": source}
+		// source is the upload's file object, as the original service's
+		// clients read it (internal/api/types.go Upload).
+		wantUpload := obj{"id": id, "name": "a.png", "url": up["url"], "size": len(pic), "mime_type": "image/png",
+			"source": obj{"filename": "a.png", "url": up["url"], "content_type": "image/png", "version": 1, "checksum": md5hex(pic),
+				"size": len(pic), "width": 20, "height": 10}}
 		if got := fetch(t, env, up["url"].(string), nil); got.StatusCode != 200 {
 			t.Errorf("GET upload url: got %d, want 200", got.StatusCode)
 		}
@@ -112,7 +116,7 @@ func TestUploads(t *testing.T) {
 		})
 
 		tmp := create(t, "t.png", true)
-		tmpRef := obj{"__type": "FileRef", "source": tmp["source"]}
+		tmpRef := obj{"__type": "FileRef", "source": "service://demo/uploads/" + tmp["id"].(string)}
 		fresh := set(tmpRef)
 		fresh.Name, fresh.WantBody = "FreshTmpCopies", obj{"results": []obj{{"status": "ok"}}}
 		viaTmp := set(obj{"__type": "FileRef", "source": "service://demo/tmp/" + tmp["id"].(string) + "/t.png"})

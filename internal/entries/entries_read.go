@@ -25,7 +25,7 @@ func (s *Service) reader(site *store.Site, opt ReadOptions) *reader {
 			exp := time.Now().Add(privateURLLifetime).Truncate(time.Minute)
 			return base + "/files/" + s.Files.Blobs.SignURL(f.Key, exp)
 		}
-		return f.URL
+		return f.URLAt(base)
 	}}
 }
 

@@ -342,6 +342,45 @@ func (s *Store) Copy(ctx context.Context, srcKey, siteID string, opt PutOptions)
 	return key, nil
 }
 
+// Stat returns the metadata of the blob at key as Put worked it out: the
+// display name and content type it was stored with, and the size, md5 and
+// image dimensions of its bytes, which it reads once. A missing blob is
+// cms not_found.
+func (s *Store) Stat(ctx context.Context, key string) (*Meta, error) {
+	if !ValidKey(key) {
+		return nil, cms.ErrNotFound()
+	}
+	attrs, err := s.bucket.Attributes(ctx, key)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return nil, cms.ErrNotFound()
+	} else if err != nil {
+		return nil, fmt.Errorf("files: stat %s: %w", key, err)
+	}
+	r, err := s.bucket.NewReader(ctx, key, nil)
+	if gcerrors.Code(err) == gcerrors.NotFound {
+		return nil, cms.ErrNotFound()
+	} else if err != nil {
+		return nil, fmt.Errorf("files: stat %s: %w", key, err)
+	}
+	defer r.Close()
+	m := &Meta{Key: key, Filename: attrs.Metadata["filename"], ContentType: mediaType(attrs.ContentType), Private: IsPrivateKey(key)}
+	sum := md5.New()
+	dims := newDimensions(m.ContentType)
+	sinks := []io.Writer{sum}
+	if dims != nil {
+		sinks = append(sinks, dims)
+	}
+	if m.Size, err = io.CopyBuffer(io.MultiWriter(sinks...), r, make([]byte, 64<<10)); err != nil {
+		return nil, fmt.Errorf("files: stat %s: %w", key, err)
+	}
+	m.Checksum = hex.EncodeToString(sum.Sum(nil))
+	if dims != nil {
+		dims.finish()
+		m.Width, m.Height = dims.width, dims.height
+	}
+	return m, nil
+}
+
 // Delete deletes the blob at key. A missing blob is not an error.
 func (s *Store) Delete(ctx context.Context, key string) error {
 	if !ValidKey(key) {

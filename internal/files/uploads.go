@@ -14,21 +14,23 @@ import (
 // TmpUploadTTL is how long a tmp upload can be copied from.
 const TmpUploadTTL = 24 * time.Hour
 
-// Upload is the API view of an upload. Source is the FileRef URI that
+// Upload is the API view of an upload. Source is its file object, as a
+// page read shows a file (clients of the original service read the file's
+// name, URL, type and size from it); UploadSource is the FileRef URI that
 // copies it into a record.
 type Upload struct {
-	ID        string     `json:"id"`
-	Name      string     `json:"name"`
-	URL       string     `json:"url"`
-	Size      int64      `json:"size"`
-	MimeType  string     `json:"mime_type"`
-	Source    string     `json:"source"`
-	Checksum  string     `json:"checksum"`
-	Width     int        `json:"width,omitempty"`
-	Height    int        `json:"height,omitempty"`
-	Tmp       bool       `json:"tmp"`
-	ExpiresAt *time.Time `json:"expires_at,omitempty"`
-	CreatedAt time.Time  `json:"created_at"`
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	URL       string          `json:"url"`
+	Size      int64           `json:"size"`
+	MimeType  string          `json:"mime_type"`
+	Source    json.RawMessage `json:"source"`
+	Checksum  string          `json:"checksum"`
+	Width     int             `json:"width,omitempty"`
+	Height    int             `json:"height,omitempty"`
+	Tmp       bool            `json:"tmp"`
+	ExpiresAt *time.Time      `json:"expires_at,omitempty"`
+	CreatedAt time.Time       `json:"created_at"`
 }
 
 // UploadSource is the FileRef URI of an upload of site.
@@ -36,10 +38,17 @@ func UploadSource(site *store.Site, id string) string {
 	return "service://" + url.PathEscape(site.ShortID) + "/uploads/" + url.PathEscape(id)
 }
 
-func (s *Service) uploadView(site *store.Site, u *store.Upload) *Upload {
+// uploadView is the API view of u; typed (the request carried a client
+// version) puts __type File in its file object, as in page reads.
+func (s *Service) uploadView(site *store.Site, u *store.Upload, typed bool) *Upload {
+	url := s.URL(site, u.Key)
+	f := &File{Filename: u.Filename, URL: url, ContentType: u.ContentType, Version: 1, Checksum: u.Checksum,
+		Size: u.Size, Width: u.Width, Height: u.Height}
+	var w jsonw.Writer
+	WriteJSON(&w, f, url, ShapePage, typed)
 	v := &Upload{
-		ID: u.ID, Name: u.Filename, URL: s.URL(site, u.Key), Size: u.Size, MimeType: u.ContentType,
-		Source: UploadSource(site, u.ID), Checksum: u.Checksum, Width: u.Width, Height: u.Height,
+		ID: u.ID, Name: u.Filename, URL: url, Size: u.Size, MimeType: u.ContentType,
+		Source: w.B, Checksum: u.Checksum, Width: u.Width, Height: u.Height,
 		Tmp: u.Tmp, CreatedAt: u.CreatedAt,
 	}
 	if u.Tmp && !u.ExpiresAt.IsZero() {
@@ -53,7 +62,7 @@ func (s *Service) uploadView(site *store.Site, u *store.Upload) *Upload {
 // FileRef>, "tmp": bool}. The source follows the batch file rules (the same
 // validation, and the same FileRef permissions); a URL is not accepted, as
 // Tessera does not fetch files. A tmp upload expires after TmpUploadTTL.
-func (s *Service) CreateUpload(ctx context.Context, site *store.Site, caller Caller, body []byte) (*Upload, error) {
+func (s *Service) CreateUpload(ctx context.Context, site *store.Site, caller Caller, body []byte, typed bool) (*Upload, error) {
 	if jsonw.Kind(body) != '{' {
 		return nil, err422(cms.EInvalid, "The body must be a JSON object {\"source\": ..., \"tmp\": false}")
 	}
@@ -107,11 +116,11 @@ func (s *Service) CreateUpload(ctx context.Context, site *store.Site, caller Cal
 	if err != nil {
 		return nil, err
 	}
-	return s.uploadView(site, rec), nil
+	return s.uploadView(site, rec, typed), nil
 }
 
 // GetUpload returns one upload of the site. ENotFound.
-func (s *Service) GetUpload(ctx context.Context, site *store.Site, id string) (*Upload, error) {
+func (s *Service) GetUpload(ctx context.Context, site *store.Site, id string, typed bool) (*Upload, error) {
 	var u *store.Upload
 	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
 		u, err = tx.Uploads().Get(site.ID, id)
@@ -120,11 +129,11 @@ func (s *Service) GetUpload(ctx context.Context, site *store.Site, id string) (*
 	if err != nil {
 		return nil, err
 	}
-	return s.uploadView(site, u), nil
+	return s.uploadView(site, u, typed), nil
 }
 
 // ListUploads returns a window of the site's uploads, newest first, and their total.
-func (s *Service) ListUploads(ctx context.Context, site *store.Site, opt store.ListOptions) ([]*Upload, int, error) {
+func (s *Service) ListUploads(ctx context.Context, site *store.Site, opt store.ListOptions, typed bool) ([]*Upload, int, error) {
 	var recs []*store.Upload
 	var total int
 	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
@@ -136,7 +145,7 @@ func (s *Service) ListUploads(ctx context.Context, site *store.Site, opt store.L
 	}
 	out := make([]*Upload, len(recs))
 	for i, u := range recs {
-		out[i] = s.uploadView(site, u)
+		out[i] = s.uploadView(site, u, typed)
 	}
 	return out, total, nil
 }

@@ -35,6 +35,9 @@ const (
 	KindURL
 	// KindCopy copies an existing stored file: Source and its parsed Ref.
 	KindCopy
+	// KindStored copies the stored file of this server that URL names by
+	// its Key (a read shape sent back), with the permissions of a FileRef.
+	KindStored
 )
 
 // Value is a parsed file value, checked for shape, encoding, size and
@@ -51,6 +54,8 @@ type Value struct {
 	URL         string
 	Source      string
 	Ref         Ref
+	// Key is the blob key of a KindStored value.
+	Key string
 	// Current is the file the field holds now; nil for none.
 	Current *File
 }
@@ -77,7 +82,7 @@ type Ref struct {
 
 // ParseBatchValue parses a file value of a page batch (set and insert)
 // against the current file cur; slug names the item in messages. null or
-// {remove: true} clears, a {url} or bare string equal to cur's URL keeps
+// {remove: true} clears, a {url} or bare string naming cur (SameFile) keeps
 // it; uploads ({data} or {attachment}, base64 or a data: URL), FileRef
 // copies ({__type: FileRef, source} or any {source}) and remote URLs
 // (absolute http or https) are stored. Errors: invalid_file_format,
@@ -89,7 +94,7 @@ func ParseBatchValue(v any, cur *File, slug string) (Value, Action, error) {
 	case nil:
 		return Value{}, Clear, nil
 	case string:
-		if cur != nil && v == cur.URL {
+		if SameFile(v, cur) {
 			return Value{}, Keep, nil
 		}
 		fv, err := parseURL(v, "", where)
@@ -123,7 +128,7 @@ func ParseBatchValue(v any, cur *File, slug string) (Value, Action, error) {
 			if !ok {
 				return Value{}, 0, err422(EInvalidFileFormat, "%s: url must be a string", where)
 			}
-			if cur != nil && s == cur.URL {
+			if SameFile(s, cur) {
 				return Value{}, Keep, nil
 			}
 			name, _ := v["filename"].(string)
@@ -138,7 +143,7 @@ func ParseBatchValue(v any, cur *File, slug string) (Value, Action, error) {
 
 // ParseValue parses a file write form of a page PUT or a channel entry
 // against the current file cur; where names the field in messages. Read
-// shapes (any object with a url, or the current URL as a string) keep it;
+// shapes (any object with a url, or a URL naming cur as a string) keep it;
 // null and {remove: true} clear it; an upload ({__type: File, filename,
 // attachment} with raw base64 and a filename with an extension) or a
 // FileRef is parsed and checked like a batch value. The batch-only forms
@@ -148,7 +153,7 @@ func ParseValue(v any, cur *File, where string) (Value, Action, error) {
 	case nil:
 		return Value{}, Clear, nil
 	case string:
-		if cur != nil && v == cur.URL {
+		if SameFile(v, cur) {
 			return Value{}, Keep, nil
 		}
 		return Value{}, 0, err422(EInvalidFileFormat, "%s: a file is written as a file object ({__type: File, remove: true} clears it)", where)

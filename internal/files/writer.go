@@ -3,6 +3,7 @@ package files
 import (
 	"bytes"
 	"context"
+	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -102,9 +103,9 @@ func nextVersion(cur *File) int {
 
 // Store stores v, in private storage when private is set, and returns the
 // file object the record keeps. A *cms.Error is the caller's to report: for
-// FileRef sources unauthorized, not_found, gone, validation_failed or
-// copy_failed; for bytes invalid_content_type, file_too_large or
-// invalid_file_format.
+// FileRef sources and KindStored values unauthorized, not_found, gone,
+// validation_failed or copy_failed; for bytes invalid_content_type,
+// file_too_large or invalid_file_format.
 func (w *Writer) Store(v Value, private bool) (*File, error) {
 	if w.s == nil || w.s.Blobs == nil {
 		return nil, ErrUnsupported("File")
@@ -121,8 +122,14 @@ func (w *Writer) Store(v Value, private bool) (*File, error) {
 		}
 		w.created = append(w.created, meta.Key)
 		return w.fromMeta(meta.Key, meta.Filename, meta.ContentType, meta.Checksum, meta.Size, meta.Width, meta.Height, v.Current), nil
-	case KindCopy:
-		src, err := w.source(v.Ref)
+	case KindCopy, KindStored:
+		var src *File
+		var err error
+		if v.Kind == KindCopy {
+			src, err = w.source(v.Ref)
+		} else {
+			src, err = w.storedSource(v.Key)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -152,23 +159,8 @@ func (w *Writer) source(ref Ref) (*File, error) {
 	}
 	src := w.site
 	if ref.SiteShortID != w.site.ShortID {
-		if w.caller.SiteToken {
-			return nil, cms.Errorf(cms.EDenied, "A site token cannot copy files from another site")
-		}
-		// A site that does not exist and one the caller may not copy from
-		// get the same answer, so that FileRefs cannot probe which sites
-		// exist.
-		denied := cms.Errorf(cms.EDenied, "Copying from site %q needs an admin of that site", ref.SiteShortID)
-		other, err := w.tx.Sites().GetByShortID(ref.SiteShortID)
-		if cms.IsCode(err, cms.ENotFound) {
-			return nil, denied
-		} else if err != nil {
-			return nil, err
-		}
-		m, err := w.tx.Users().Membership(other.ID, w.caller.UserID)
-		if cms.IsCode(err, cms.ENotFound) || err == nil && m.Role != store.RoleAdmin {
-			return nil, denied
-		} else if err != nil {
+		other, err := w.otherSite(ref.SiteShortID, func() (*store.Site, error) { return w.tx.Sites().GetByShortID(ref.SiteShortID) })
+		if err != nil {
 			return nil, err
 		}
 		src = other
@@ -200,4 +192,57 @@ func (w *Writer) source(ref Ref) (*File, error) {
 		return nil, cms.Errorf(cms.ESourceNotFound, "The stored file of %s %s %q is gone", ref.Resource, ref.RecordID, ref.Field)
 	}
 	return f, nil
+}
+
+// otherSite returns the site get finds, named name in messages, when the
+// caller may copy files from it: a user who is admin there (a site token
+// never reaches another site).
+func (w *Writer) otherSite(name string, get func() (*store.Site, error)) (*store.Site, error) {
+	if w.caller.SiteToken {
+		return nil, cms.Errorf(cms.EDenied, "A site token cannot copy files from another site")
+	}
+	// A site that does not exist and one the caller may not copy from get
+	// the same answer, so that copies cannot probe which sites exist.
+	denied := cms.Errorf(cms.EDenied, "Copying from site %q needs an admin of that site", name)
+	other, err := get()
+	if cms.IsCode(err, cms.ENotFound) {
+		return nil, denied
+	} else if err != nil {
+		return nil, err
+	}
+	m, err := w.tx.Users().Membership(other.ID, w.caller.UserID)
+	if cms.IsCode(err, cms.ENotFound) || err == nil && m.Role != store.RoleAdmin {
+		return nil, denied
+	} else if err != nil {
+		return nil, err
+	}
+	return other, nil
+}
+
+// storedSource resolves the key of a KindStored value to the file it
+// names, with a FileRef's permissions: the caller is an admin or a site
+// token, and an admin of the key's site when that is another site. Only
+// public files are copied this way (a private file's URL is a signed,
+// expiring one; copy it with a FileRef).
+func (w *Writer) storedSource(key string) (*File, error) {
+	if !w.caller.Admin {
+		return nil, cms.Errorf(cms.EDenied, "Copying a file by its URL needs an admin user or a site token")
+	}
+	if IsPrivateKey(key) {
+		return nil, err422(EInvalidFileFormat, "A private file is copied with a FileRef {__type: FileRef, source}, not by its URL")
+	}
+	siteID := strings.SplitN(key, "/", 3)[1]
+	if siteID != w.site.ID {
+		if _, err := w.otherSite(siteID, func() (*store.Site, error) { return w.tx.Sites().Get(siteID) }); err != nil {
+			return nil, err
+		}
+	}
+	meta, err := w.s.Blobs.Stat(w.ctx, key)
+	if cms.IsCode(err, cms.ENotFound) {
+		return nil, cms.Errorf(cms.ESourceNotFound, "The file %s is not stored on this server", key)
+	} else if err != nil {
+		return nil, err
+	}
+	return &File{Key: key, Filename: meta.Filename, ContentType: meta.ContentType, Checksum: meta.Checksum,
+		Size: meta.Size, Width: meta.Width, Height: meta.Height}, nil
 }

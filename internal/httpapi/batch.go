@@ -37,7 +37,7 @@ func (s *Server) handlePageBatch(w http.ResponseWriter, r *http.Request) error {
 	}
 	req := pages.BatchRequest{
 		Atomic: flag(r, "atomic"), DryRun: flag(r, "dry_run"),
-		Locale: query(r).Get("content_locale"), IfMatch: r.Header.Get("If-Match"), Caller: caller(r),
+		Locale: pageLocale(r), IfMatch: r.Header.Get("If-Match"), Caller: caller(r),
 	}
 	site := principal(r).Site
 	out, err := s.Pages.Batch(r.Context(), site, ref, body, req)

@@ -70,7 +70,7 @@ func (s *Server) handleDraftBatch(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	results, draft, err := s.Pages.DraftBatch(r.Context(), principal(r).Site, ref, body, query(r).Get("content_locale"), caller(r))
+	results, draft, err := s.Pages.DraftBatch(r.Context(), principal(r).Site, ref, body, pageLocale(r), caller(r))
 	if err != nil {
 		return err
 	}

@@ -140,6 +140,9 @@ func schemas() map[string]any {
 		}
 		return o
 	}
+	// An upload's source is its file object, as page reads show files.
+	uploadFile := object([]string{"filename", "url", "content_type", "size"}, map[string]any{"__type": str, "filename": str, "url": str,
+		"content_type": str, "version": integer, "checksum": str, "size": integer, "width": integer, "height": integer})
 	return map[string]any{
 		"Object": map[string]any{"type": "object"},
 		"Error": object([]string{"message"}, map[string]any{
@@ -186,7 +189,7 @@ func schemas() map[string]any {
 		"Draft":        object([]string{"id", "page_id"}, map[string]any{"id": str, "page_id": str, "content": map[string]any{"type": "object"}, "updated_at": str}),
 		"Version":      object([]string{"id"}, map[string]any{"id": str, "source_action": str, "created_at": str}),
 		"PreviewToken": object([]string{"token", "preview_url"}, map[string]any{"token": str, "preview_url": str}),
-		"Upload":       object([]string{"id", "url"}, map[string]any{"id": str, "name": str, "url": str, "size": integer, "mime_type": str}),
+		"Upload":       object([]string{"id", "url", "source"}, map[string]any{"id": str, "name": str, "url": str, "size": integer, "mime_type": str, "source": uploadFile}),
 		"UploadWrite":  object([]string{"source"}, map[string]any{"source": map[string]any{}}),
 		"Channel":      object([]string{"id", "slug", "name"}, map[string]any{"id": str, "slug": str, "name": str, "customizations": map[string]any{"type": "array"}}),
 		"Entry":        object([]string{"id"}, map[string]any{"id": str}),

@@ -19,11 +19,22 @@ func flag(r *http.Request, name string) bool {
 	return v == "1" || v == "true"
 }
 
+// pageLocale is the locale a page request reads or writes: query
+// content_locale, else locale, which the original service's clients send
+// for the same purpose (`pages get --locale`, `pages update --locale`).
+func pageLocale(r *http.Request) string {
+	q := query(r)
+	if l := q.Get("content_locale"); l != "" {
+		return l
+	}
+	return q.Get("locale")
+}
+
 // readOptions reads the query options of a page read.
 func readOptions(r *http.Request) pages.ReadOptions {
 	q := query(r)
 	opt := pages.ReadOptions{
-		Locale:        q.Get("content_locale"),
+		Locale:        pageLocale(r),
 		Compact:       flag(r, "compact"),
 		ClientVersion: headerValue(r.Header, "X-Service-Client-Version") != "",
 	}
@@ -37,7 +48,7 @@ func readOptions(r *http.Request) pages.ReadOptions {
 func writeOptions(r *http.Request) pages.WriteOptions {
 	_, has := r.Header["If-Match"]
 	return pages.WriteOptions{
-		Locale: query(r).Get("content_locale"), Replace: flag(r, "replace"), DryRun: flag(r, "dry_run"),
+		Locale: pageLocale(r), Replace: flag(r, "replace"), DryRun: flag(r, "dry_run"),
 		IfMatch: r.Header.Get("If-Match"), HasIfMatch: has, Caller: caller(r),
 	}
 }
@@ -179,7 +190,7 @@ func (s *Server) setPublished(w http.ResponseWriter, r *http.Request, publish bo
 		return cms.Errorf(cms.EForbidden, "Only site admins may publish or unpublish pages.")
 	}
 	// The response is read in content_locale: check it before changing anything.
-	if err := cms.CheckContentLocale(query(r).Get("content_locale"), principal(r).Site.Locales); err != nil {
+	if err := cms.CheckContentLocale(pageLocale(r), principal(r).Site.Locales); err != nil {
 		return err
 	}
 	ref, err := pageRef(r)

@@ -12,7 +12,7 @@ func (s *Server) handleUploadCreate(w http.ResponseWriter, r *http.Request) erro
 	if err != nil {
 		return err
 	}
-	u, err := s.Uploads.CreateUpload(r.Context(), principal(r).Site, caller(r), body)
+	u, err := s.Uploads.CreateUpload(r.Context(), principal(r).Site, caller(r), body, clientVersion(r))
 	if err != nil {
 		return err
 	}
@@ -26,7 +26,7 @@ func (s *Server) handleUploadList(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	items, total, err := s.Uploads.ListUploads(r.Context(), principal(r).Site, listOptions(page, perPage))
+	items, total, err := s.Uploads.ListUploads(r.Context(), principal(r).Site, listOptions(page, perPage), clientVersion(r))
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func (s *Server) handleUploadCount(w http.ResponseWriter, r *http.Request) error
 
 // handleUploadGet handles "GET /api/uploads/{id}".
 func (s *Server) handleUploadGet(w http.ResponseWriter, r *http.Request) error {
-	u, err := s.Uploads.GetUpload(r.Context(), principal(r).Site, r.PathValue("id"))
+	u, err := s.Uploads.GetUpload(r.Context(), principal(r).Site, r.PathValue("id"), clientVersion(r))
 	if err != nil {
 		return err
 	}
@@ -72,4 +72,10 @@ func caller(r *http.Request) files.Caller {
 		c.UserID = p.User.ID
 	}
 	return c
+}
+
+// clientVersion reports whether the request names its client's version,
+// which adds __type File to file objects.
+func clientVersion(r *http.Request) bool {
+	return headerValue(r.Header, "X-Service-Client-Version") != ""
 }

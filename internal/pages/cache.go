@@ -10,7 +10,8 @@ import (
 // renderCache keeps rendered page documents so that a read of a page that
 // has not changed since the last read re-parses and re-serializes nothing.
 //
-// Keys hold the page's updated_at (every write moves it) and the read
+// Keys hold the page's updated_at (every write moves it), the site's base
+// URL (public_url and file URLs are made from it when rendered) and the read
 // options. An entry also remembers the updated_at of every page its
 // references showed and the template version it was rendered with (a theme
 // push changes fallback contents without writing the page), and is used
@@ -30,6 +31,7 @@ type renderCache struct {
 type renderKey struct {
 	pageID    string
 	updatedAt time.Time
+	base      string // the site's base URL
 	view      string // the read options, encoded
 }
 

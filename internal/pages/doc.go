@@ -30,14 +30,19 @@
 //     options are the option values; blank hint, icon and default are null
 //     (so left out of fields).
 //   - PUT: unknown top-level keys are ignored; template wins over
-//     template_id (likewise parent, channel); a repeatable id that the canvas
-//     lacks is a 422 (with _destroy it is skipped); a new repeatable without
-//     slug is missing_slug; positions below 1 are invalid_position; a
-//     reference slug that resolves to nothing is reference_not_found (there
-//     is no id to store); a bare URL string for a file is invalid_file_format
-//     unless it is the current URL; null clears a field, file or reference
-//     and leaves a canvas untouched; item translations for locales the site
-//     does not enable are a 422.
+//     template_id (likewise parent, channel); on a merge a repeatable id
+//     that the canvas lacks is a 422 (with _destroy it is skipped), while a
+//     create or a replace keeps it for a new block when it is unique in the
+//     page; a new repeatable without slug is missing_slug; positions below
+//     1 are invalid_position; reference ids are stored unchecked, but one
+//     that names nothing yields to the slug sent beside it; a reference slug
+//     that resolves to nothing is reference_not_found (there is no id to
+//     store); a file item's URL (its content, a translation's) names a file
+//     stored on this server or is invalid_file_format; null clears a field,
+//     file or reference and leaves a canvas untouched; item translations
+//     for locales the site does not enable are a 422.
+//   - Stored files are read at the view's BaseURL + "/files/" + key, not at
+//     the URL stored when they were written.
 //   - fixed_locale must look like a locale code ("en", "pt-BR"); filter,
 //     channel, template and fixed_locale store "" for null.
 package pages
@@ -211,6 +216,35 @@ func (it *Item) Repeatable(id string) *Repeatable {
 		}
 	}
 	return nil
+}
+
+// fileByKey returns a stored file of the page with the blob key key: its
+// og_image or a file item's, in any locale, at any depth, enabled or not;
+// nil when it holds none.
+func (p *Page) fileByKey(key string) *files.File {
+	if p == nil {
+		return nil
+	}
+	if f := p.OGImage; f != nil && f.Key == key {
+		return f
+	}
+	var walk func(items []*Item) *files.File
+	walk = func(items []*Item) *files.File {
+		for _, it := range items {
+			for _, f := range it.Files {
+				if f != nil && f.Key == key {
+					return f
+				}
+			}
+			for _, r := range it.Repeatables {
+				if f := walk(r.Items); f != nil {
+					return f
+				}
+			}
+		}
+		return nil
+	}
+	return walk(p.Items)
 }
 
 func findItem(items []*Item, slug string) *Item {

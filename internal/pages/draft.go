@@ -375,7 +375,7 @@ func (r *renderer) snapshotItem(it *Item) {
 		}
 	case themes.TypeFile:
 		if f := it.File(r.locale, r.def); f != nil {
-			w.Str(f.URL)
+			w.Str(f.URLAt(r.v.BaseURL))
 		} else {
 			w.Null()
 		}

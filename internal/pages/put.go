@@ -55,8 +55,11 @@ type ApplyOptions struct {
 	Resolver Resolver
 	// Files stores uploaded and copied files; nil refuses them.
 	Files FileValues
-	// Refs checks that references a write adds name existing records, as
-	// batch set does; nil leaves them unchecked (the pure engine's tests).
+	// Refs tells which reference ids name no record. PUT stores ids
+	// unchecked (the spec); Refs is asked only when a reference value sends
+	// slugs beside its ids (a read written back, or copied from another
+	// site): an id that names nothing then yields to its slug. Nil keeps
+	// the ids.
 	Refs ReferenceChecker
 }
 
@@ -115,9 +118,10 @@ func DecodeBody(data []byte) (map[string]any, error) {
 // Errors are *cms.Errors with HTTP status 422: validation_failed (wrong
 // types, naming the key), invalid_request (body shape), invalid_template,
 // editable_not_in_theme, repeatable_not_in_theme, missing_slug,
-// invalid_position, invalid_reference_id, reference_not_found,
-// invalid_file_format; the message-only content_locale error; or an error
-// of the Resolver, wrapped.
+// invalid_position, invalid_reference_id, reference_not_found (a reference
+// slug that names nothing: reference ids are stored unchecked, as the spec
+// says of PUT), invalid_file_format; the message-only content_locale error;
+// or an error of the Resolver, wrapped.
 func Apply(p *Page, body map[string]any, opt ApplyOptions) (*Result, error) {
 	a := &applier{opt: opt, def: opt.DefaultLocale, locale: opt.Locale, now: opt.Now}
 	if a.def == "" && len(opt.Locales) > 0 {
@@ -130,7 +134,7 @@ func Apply(p *Page, body map[string]any, opt ApplyOptions) (*Result, error) {
 		a.locale = a.def
 	}
 	np := p.Clone()
-	a.page = np
+	a.orig, a.page = p, np
 	a.res = &Result{Page: np, Template: opt.Template}
 	if err := a.apply(body); err != nil {
 		return nil, err
@@ -148,8 +152,12 @@ type applier struct {
 	def    string
 	locale string
 	now    time.Time
+	orig   *Page // the page as it was before the write
 	page   *Page
 	res    *Result
+	// repIDs are the repeatable ids of the page and those new blocks of
+	// this write claimed (claimRepeatableID), made on first use.
+	repIDs map[string]bool
 }
 
 // translated page keys, in the order writes apply them.

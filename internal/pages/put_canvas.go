@@ -38,6 +38,7 @@ func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string
 	type entry struct {
 		m       map[string]any
 		rep     *Repeatable // existing block, nil for a new one
+		newID   string      // the id a new block keeps, "" for a fresh one
 		destroy bool
 		where   string
 	}
@@ -58,12 +59,24 @@ func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string
 			if !ok || !cms.IsID(id) {
 				return false, errInvalid("%s.id: %v is not a repeatable id", ew, idv)
 			}
-			en.rep = it.Repeatable(strings.ToLower(id))
+			id = strings.ToLower(id)
+			en.rep = it.Repeatable(id)
 			if en.rep == nil || en.rep.Disabled {
-				if en.destroy {
+				switch {
+				case en.destroy:
 					continue
+				case a.opt.New || a.opt.Replace:
+					// A create or a replace rebuilds the canvas from the
+					// payload, which may be another page's read (a copy):
+					// its blocks keep their ids where that keeps ids unique
+					// in the page, so paths that name them stay valid.
+					en.rep = nil
+					if a.claimRepeatableID(id) {
+						en.newID = id
+					}
+				default:
+					return false, errInvalid("%s: repeatable %s not found in canvas %s", ew, id, it.Slug)
 				}
-				return false, errInvalid("%s: repeatable %s not found in canvas %s", ew, id, it.Slug)
 			}
 		} else if en.destroy {
 			continue
@@ -109,6 +122,9 @@ func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string
 		if rep == nil {
 			slug := en.m["slug"].(string)
 			rep = newRepeatable(ed.Block(slug), a.now)
+			if en.newID != "" {
+				rep.ID = en.newID
+			}
 			maxPos++
 			rep.Position = maxPos
 			it.Repeatables = append(it.Repeatables, rep)
@@ -176,4 +192,28 @@ func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string
 		it.Repeatables = nil
 	}
 	return changed, nil
+}
+
+// claimRepeatableID reports whether a new block may take id: no block of
+// the page has it (enabled or not, in any canvas) and no other block of
+// this write claimed it. A claimed id is taken.
+func (a *applier) claimRepeatableID(id string) bool {
+	if a.repIDs == nil {
+		a.repIDs = map[string]bool{}
+		var walk func(items []*Item)
+		walk = func(items []*Item) {
+			for _, it := range items {
+				for _, r := range it.Repeatables {
+					a.repIDs[r.ID] = true
+					walk(r.Items)
+				}
+			}
+		}
+		walk(a.page.Items)
+	}
+	if a.repIDs[id] {
+		return false
+	}
+	a.repIDs[id] = true
+	return true
 }

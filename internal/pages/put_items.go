@@ -152,28 +152,57 @@ func (a *applier) eachTranslation(v any, where string, fn func(locale string, v 
 
 func (a *applier) applyFileItem(it *Item, v any, where string) (bool, error) {
 	changed := false
-	write := func(l string, v any, where string) error {
-		f, c, err := a.fileForm(it.File(l, a.def), v, where)
-		if err != nil || !c {
-			return err
-		}
+	set := func(l string, f *files.File) {
 		changed = true
 		if f == nil && l == a.def {
 			delete(it.Files, l)
-			return nil
+			return
 		}
 		if it.Files == nil {
 			it.Files = map[string]*files.File{}
 		}
 		it.Files[l] = f
-		return nil
+	}
+	write := func(l string, v any, where string) error {
+		cur := it.File(l, a.def)
+		var f *files.File
+		var c bool
+		var err error
+		if s, ok := v.(string); ok {
+			f, c, err = a.fileURL(cur, s, where)
+		} else {
+			f, c, err = a.fileForm(cur, v, where)
+		}
+		if err == nil && c {
+			set(l, f)
+		}
+		return err
 	}
 	m, isObj := v.(map[string]any)
 	if !isObj || isFileForm(m) {
 		return changed, write(a.locale, v, where)
 	}
+	// An item read shape carries the served locale's file object under
+	// "file" and its URL as "content" (the file object wins), and every
+	// locale's URL under translations, the served locale's included.
+	served := false
+	if fv, ok := m["file"]; ok {
+		served = true
+		if err := write(a.locale, fv, where+".file"); err != nil {
+			return false, err
+		}
+	} else if cv, ok := m["content"]; ok {
+		served = true
+		if err := write(a.locale, cv, where); err != nil {
+			return false, err
+		}
+	}
+	shown := readFileURL(m)
 	if tr, ok := m["translations"]; ok && tr != nil {
 		err := a.eachTranslation(tr, where, func(l string, tv any) error {
+			if l == a.locale && served {
+				return nil // the top level said it
+			}
 			if em, ok := tv.(map[string]any); ok && !isFileForm(em) {
 				cv, ok := em["content"]
 				if !ok {
@@ -181,21 +210,99 @@ func (a *applier) applyFileItem(it *Item, v any, where string) (bool, error) {
 				}
 				tv = cv
 			}
+			if s, ok := tv.(string); ok && shown != "" && s == shown && l != a.locale {
+				// The locale showed the served locale's file (most often
+				// through the default-locale fallback): it keeps showing
+				// whatever the served locale now holds, so a read written
+				// back, or copied to a site where that file has another
+				// URL, stays as it was.
+				if a.locale == a.def {
+					if _, own := it.Files[l]; own {
+						delete(it.Files, l)
+						changed = true
+					}
+				} else if f := it.File(a.locale, a.def); !sameStored(f, it.File(l, a.def)) {
+					set(l, f.Clone())
+				}
+				return nil
+			}
 			return write(l, tv, where+".translations."+l)
 		})
 		if err != nil {
 			return false, err
 		}
 	}
-	// An item read shape carries the file object under "file" and its URL
-	// as "content"; the file object wins.
-	if fv, ok := m["file"]; ok {
-		return changed, write(a.locale, fv, where+".file")
-	}
-	if cv, ok := m["content"]; ok {
-		return changed, write(a.locale, cv, where)
-	}
 	return changed, nil
+}
+
+// readFileURL is the URL a file item's read shape shows for its served
+// locale: "content", else the file object's "url"; "" for none.
+func readFileURL(m map[string]any) string {
+	if s, ok := m["content"].(string); ok {
+		return s
+	}
+	if f, ok := m["file"].(map[string]any); ok {
+		s, _ := f["url"].(string)
+		return s
+	}
+	return ""
+}
+
+// sameStored reports whether a and b are the same stored file (or both none).
+func sameStored(a, b *files.File) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	if a.Key != "" || b.Key != "" {
+		return a.Key == b.Key
+	}
+	return a.URL == b.URL
+}
+
+// fileURL interprets a URL a read shape carries for a file item in one
+// locale (its "content", or a translation's). The URL the locale shows now
+// keeps its file. A URL of a file stored on this server (any host, path
+// /files/<key>) names that file: when the page already holds it (in any
+// item or locale, before or after this write) the item shares it, as the
+// versions and drafts of a page do (pages never delete file bytes); else
+// its bytes are copied, with the permissions of a FileRef (another site's
+// file needs an admin of that site). Tessera does not fetch other URLs:
+// they are invalid_file_format.
+func (a *applier) fileURL(cur *files.File, s, where string) (*files.File, bool, error) {
+	if files.SameFile(s, cur) {
+		return cur, false, nil
+	}
+	key, ok := files.KeyOfURL(s)
+	if !ok {
+		return nil, false, err422(files.EInvalidFileFormat,
+			"%s: %q is not a file of this server (Tessera does not fetch URLs): upload it with {__type: File, filename, attachment} or copy it with {__type: FileRef, source}", where, s)
+	}
+	if f := a.page.fileByKey(key); f != nil {
+		nf := f.Clone()
+		nf.Version = fileVersionAfter(cur)
+		return nf, true, nil
+	}
+	if f := a.orig.fileByKey(key); f != nil {
+		nf := f.Clone()
+		nf.Version = fileVersionAfter(cur)
+		return nf, true, nil
+	}
+	if a.opt.Files == nil {
+		return nil, false, files.ErrUnsupported(where)
+	}
+	f, err := a.opt.Files.Store(files.Value{Kind: files.KindStored, Key: key, URL: s, Current: cur}, false)
+	if err != nil {
+		return nil, false, err
+	}
+	return f, true, nil
+}
+
+// fileVersionAfter is the version of a file that replaces cur.
+func fileVersionAfter(cur *files.File) int {
+	if cur == nil {
+		return 1
+	}
+	return cur.Version + 1
 }
 
 // isFileForm reports whether m is a file object or write form rather than
@@ -245,18 +352,9 @@ func (a *applier) applyReference(it *Item, ed *themes.Editable, v any, where str
 	if slices.Equal(ids, it.RefIDs) {
 		return false, nil
 	}
-	// Only the ids the write adds are checked: a target deleted since does
-	// not make every later write of the page fail.
-	added := slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return slices.Contains(it.RefIDs, id) })
-	if len(added) > 0 && a.opt.Refs != nil {
-		missing, err := a.opt.Refs.Exists(ed.Reference, added)
-		if err != nil {
-			return false, fmt.Errorf("pages: check %s references: %w", ed.Reference, err)
-		}
-		if len(missing) > 0 {
-			return false, err422(EReferenceNotFound, "%s: no %s with id %s", where, ed.Reference, joinQuoted(missing))
-		}
-	}
+	// The spec: PUT does not check that a referenced id exists (batch set
+	// does). A copy may write references before their targets arrive; a
+	// missing target reads as null slug and title.
 	it.RefIDs = ids
 	return true, nil
 }
@@ -277,9 +375,15 @@ func (a *applier) referenceIDs(ed *themes.Editable, v any, where string) (ids []
 			idKeys[0], idKeys[1] = idKeys[1], idKeys[0]
 			slugKeys[0], slugKeys[1] = slugKeys[1], slugKeys[0]
 		}
-		for _, k := range idKeys {
+		for i, k := range idKeys {
 			if rv, ok := v[k]; ok {
 				ids, err := refIDList(rv, where+"."+k)
+				if err != nil {
+					return nil, true, err
+				}
+				// A read shape carries each id's slug at the same place
+				// (reference_slug, reference_slugs).
+				ids, err = a.refSlugFallback(ed, ids, v[slugKeys[i]])
 				return ids, true, err
 			}
 		}
@@ -292,6 +396,50 @@ func (a *applier) referenceIDs(ed *themes.Editable, v any, where string) (ids []
 		return nil, false, nil
 	}
 	return nil, false, errInvalid("%s: a reference is an id, an array of ids or a reference object", where)
+}
+
+// refSlugFallback replaces the ids among ids that name no record of the
+// editable's type by the record their slug names, when slugs (a read's
+// reference_slug or reference_slugs, aligned with the ids) name one. A read
+// of another site's page sent to this site (a copy) carries that site's
+// ids, which mean nothing here, and slugs, which may; a slug that names
+// nothing, or is not sent, leaves its id as sent: PUT does not check ids.
+func (a *applier) refSlugFallback(ed *themes.Editable, ids []string, slugs any) ([]string, error) {
+	var list []any
+	switch v := slugs.(type) {
+	case string:
+		list = []any{v}
+	case []any:
+		list = v
+	}
+	if len(ids) == 0 || len(list) == 0 || a.opt.Refs == nil {
+		return ids, nil
+	}
+	missing, err := a.opt.Refs.Exists(ed.Reference, ids)
+	if err != nil || len(missing) == 0 {
+		return ids, err
+	}
+	out := make([]string, 0, len(ids))
+	for i, id := range ids {
+		if i < len(list) && slices.Contains(missing, id) {
+			if slug, ok := list[i].(string); ok && slug != "" {
+				if ed.Reference == "pages" {
+					slug = strings.Trim(slug, "/")
+				}
+				found, err := a.resolver().ReferenceID(ed.Reference, slug, a.locale)
+				if err != nil {
+					return nil, fmt.Errorf("pages: resolve %s %q: %w", ed.Reference, slug, err)
+				}
+				if found != "" {
+					id = found
+				}
+			}
+		}
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out, nil
 }
 
 func refIDList(v any, where string) ([]string, error) {

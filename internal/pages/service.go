@@ -171,7 +171,11 @@ func (s *Service) Read(ctx context.Context, site *store.Site, ref string, opt Re
 // page and every page it references are unchanged; rec, when not nil, is
 // the already loaded record.
 func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Time, rec *store.PageRecord, opt ReadOptions) (*Rendered, error) {
-	key := renderKey{pageID: id, updatedAt: stamp, view: opt.key()}
+	// The site's base URL is part of the key: public_url and file URLs are
+	// made from it, and it moves with the site's domains and the server's
+	// public URL without any page being written.
+	base := s.baseURL(site)
+	key := renderKey{pageID: id, updatedAt: stamp, base: base, view: opt.key()}
 	if e := s.cache.get(key); e != nil && s.templateUnchanged(tx, site, e) && refsUnchanged(tx, site.ID, e.refs) {
 		s.cache.hits.Add(1)
 		return &Rendered{Body: e.body, ETag: e.etag, Tag: e.tag}, nil
@@ -192,7 +196,7 @@ func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Ti
 		return nil, err
 	}
 	refs := s.refResolver(tx, site)
-	v := s.view(site, p, tpl, opt)
+	v := s.viewAt(site, base, p, tpl, opt)
 	v.Refs = refs
 	body, err := RenderPage(nil, p, v)
 	if err != nil {
@@ -257,8 +261,21 @@ func refsUnchanged(tx store.Tx, siteID string, refs map[string]time.Time) bool {
 	return true
 }
 
+// baseURL is the site's public base URL, "" when the service has none.
+func (s *Service) baseURL(site *store.Site) string {
+	if s.SiteURL == nil {
+		return ""
+	}
+	return s.SiteURL(site)
+}
+
 // view builds the View of a read of p.
 func (s *Service) view(site *store.Site, p *Page, tpl *TemplateInfo, opt ReadOptions) *View {
+	return s.viewAt(site, s.baseURL(site), p, tpl, opt)
+}
+
+// viewAt builds the View of a read of p at the site's base URL base.
+func (s *Service) viewAt(site *store.Site, base string, p *Page, tpl *TemplateInfo, opt ReadOptions) *View {
 	locale := opt.Locale
 	if locale == "" {
 		locale = site.DefaultLocale
@@ -267,10 +284,8 @@ func (s *Service) view(site *store.Site, p *Page, tpl *TemplateInfo, opt ReadOpt
 	v := &View{
 		DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
 		Compact: opt.Compact, Fields: opt.Fields, ClientVersion: opt.ClientVersion,
-		Depth: strings.Count(p.Fullpath[site.DefaultLocale], "/"),
-	}
-	if s.SiteURL != nil {
-		v.BaseURL = s.SiteURL(site)
+		Depth:   strings.Count(p.Fullpath[site.DefaultLocale], "/"),
+		BaseURL: base,
 	}
 	if p.ParentID != "" {
 		// A child's fullpath is its parent's plus one segment (place keeps

@@ -40,7 +40,8 @@ type View struct {
 	ClientVersion bool
 	// BaseURL is the site's public base URL without trailing slash
 	// ("https://example.com"); public_url is BaseURL + locale prefix (none
-	// for the default locale) + "/" + fullpath.
+	// for the default locale) + "/" + fullpath, and a stored file's URL is
+	// BaseURL + "/files/" + its key.
 	BaseURL string
 	// ParentFullpath is the parent page's fullpath in the served locale
 	// (leading slash optional); it is read as parent_path when the page has a
@@ -398,7 +399,7 @@ func (r *renderer) item(it *Item, ed *themes.Editable, withSlug bool) {
 				w.Str(fallback)
 			}
 		} else {
-			w.Str(f.URL)
+			w.Str(f.URLAt(r.v.BaseURL))
 		}
 		w.K("file")
 		r.file(f)
@@ -433,7 +434,7 @@ func (r *renderer) itemTranslations(it *Item) {
 		w.K("content")
 		if it.Type == themes.TypeFile {
 			if f := it.File(l, r.def); f != nil {
-				w.Str(f.URL)
+				w.Str(f.URLAt(r.v.BaseURL))
 			} else {
 				w.Null()
 			}
@@ -537,7 +538,7 @@ func (r *renderer) file(f *files.File) {
 	}
 	url := ""
 	if f != nil {
-		url = f.URL
+		url = f.URLAt(r.v.BaseURL)
 	}
 	files.WriteJSON(&r.w, f, url, shape, r.v.ClientVersion)
 }
