@@ -42,6 +42,7 @@ var operations = map[string]operation{
 	"GET /api/themes":                                   {"The site's themes", "themes", "", ok(200, "[]Theme"), pageQuery, false},
 	"GET /api/themes/count":                             {"The number of themes", "themes", "", ok(200, "Count"), nil, false},
 	"GET /api/themes/{theme}":                           {"One theme with its files", "themes", "", ok(200, "ThemeDetail"), nil, false},
+	"GET /api/themes/{theme}/info":                      {"Where the theme's assets are served", "themes", "", ok(200, "ThemeInfo"), nil, false},
 	"GET /api/themes/{theme}/{kind}":                    {"One kind of the theme's files", "themes", "", ok(200, "[]ThemeFile"), pageQuery, false},
 	"GET /api/themes/{theme}/{kind}/{name...}":          {"One theme file, with its code", "themes", "", ok(200, "ThemeFile"), nil, false},
 	"POST /api/themes/{theme}/{kind}":                   {"Create or replace a theme file (admins)", "themes", "ThemeFileWrite", map[int]string{200: "ThemeFile", 201: "ThemeFile"}, []string{"force"}, false},
@@ -157,10 +158,11 @@ func schemas() map[string]any {
 			"drafts_enabled": boolean, "customer_confirmation": boolean}),
 		"Settings": object([]string{"default_locale", "locales"}, map[string]any{"default_locale": str, "locales": strs}),
 		"Theme": object([]string{"id", "name", "active", "site_short_id"}, map[string]any{
-			"id": str, "name": str, "active": boolean, "site_short_id": str, "created_at": nstr, "updated_at": nstr,
+			"id": str, "name": str, "short": str, "active": boolean, "site_id": str, "site_short_id": str, "created_at": nstr, "updated_at": nstr,
 		}),
-		"ThemeDetail": object([]string{"id", "name", "layouts", "templates", "snippets", "assets"}, map[string]any{
-			"id": str, "name": str, "active": boolean, "site_short_id": str,
+		"ThemeDetail": object([]string{"id", "name", "theme", "layouts", "templates", "snippets", "assets"}, map[string]any{
+			"id": str, "name": str, "short": str, "active": boolean, "site_id": str, "site_short_id": str, "created_at": nstr, "updated_at": nstr,
+			"theme":   map[string]any{"$ref": "#/components/schemas/Theme"},
 			"layouts": liquidList(), "templates": liquidList(), "snippets": liquidList(),
 			"assets": map[string]any{"type": "array", "items": object([]string{"path", "public_url"}, map[string]any{"path": str, "name": str, "public_url": str})},
 		}),
@@ -168,7 +170,11 @@ func schemas() map[string]any {
 			"id": str, "theme": str, "kind": str, "name": str, "path": str, "folder": str, "url": str,
 			"public_url": nstr, "code": str, "created_at": str, "updated_at": str,
 		}),
-		"ThemeFileWrite": object([]string{"name"}, map[string]any{"name": str, "code": str, "source": map[string]any{"$ref": "#/components/schemas/FileUpload"}}),
+		"ThemeInfo": object([]string{"theme_id", "theme_short_id", "site_id", "site_short_id", "cdn_root"}, map[string]any{
+			"theme_id": str, "theme_short_id": str, "site_id": str, "site_short_id": str, "active": boolean,
+			"cdn_host": str, "cdn_base_path": str, "cdn_root": str,
+		}),
+		"ThemeFileWrite": object([]string{"name"}, map[string]any{"name": str, "folder": str, "code": str, "source": map[string]any{"$ref": "#/components/schemas/FileUpload"}}),
 		"FileUpload":     object(nil, map[string]any{"__type": str, "filename": str, "attachment": str, "content_type": str, "source": str}),
 		"Page": object([]string{"id"}, map[string]any{
 			"id": str, "url": str, "public_url": str, "fullpath": str, "parent_path": nstr, "parent": nstr,
