@@ -133,6 +133,7 @@ func schemas() map[string]any {
 	boolean := map[string]any{"type": "boolean"}
 	integer := map[string]any{"type": "integer"}
 	strs := map[string]any{"type": "array", "items": str}
+	objectOrString := map[string]any{"type": []string{"object", "string"}}
 	object := func(required []string, props map[string]any) map[string]any {
 		o := map[string]any{"type": "object", "properties": props}
 		if len(required) > 0 {
@@ -212,10 +213,15 @@ func schemas() map[string]any {
 		"AppLog": object([]string{"id", "time", "level", "data"}, map[string]any{"id": str, "time": map[string]any{"type": "number"}, "level": str, "data": str,
 			"created_at": str, "context": map[string]any{"type": "object"}}),
 		"Simulator": object([]string{"simulator"}, map[string]any{"simulator": object([]string{"code"}, map[string]any{
-			"code": str, "method": str, "path": str, "version": map[string]any{}, "request": map[string]any{"type": "object"},
+			"code": str, "method": str, "path": str, "version": map[string]any{}, "request": object(nil, map[string]any{
+				"host": str, "method": str, "port": map[string]any{"type": []string{"integer", "string"}},
+				"headers": objectOrString, "query": objectOrString, "params": map[string]any{"type": "object"},
+				"body": objectOrString, "rawBody": str,
+			}),
 		})}),
 		"SimulatorResult": object([]string{"status", "headers", "body"}, map[string]any{
 			"status": integer, "headers": map[string]any{"type": "object", "additionalProperties": str}, "body": str,
+			"encoding": map[string]any{"type": "string", "enum": []string{"base64"}},
 		}),
 	}
 }
