@@ -114,10 +114,10 @@ func TestThemeTools(t *testing.T) {
 				t.Errorf("GET /themes/tools: %s", theme.Raw)
 			}
 			if got := dig(theme.JSON, "templates"); !reflect.DeepEqual(got, []any{
-				obj{"name": "customers/login.liquid", "folder": "templates/customers"}, obj{"name": "page.liquid", "folder": "templates"}}) {
+				obj{"name": "customers/login.liquid", "folder": ""}, obj{"name": "page.liquid", "folder": ""}}) {
 				t.Errorf("GET /themes/tools templates: %v", got)
 			}
-			if got := dig(theme.JSON, "layouts", 1); !reflect.DeepEqual(got, obj{"name": "shop/checkout.liquid", "folder": "layouts/shop"}) {
+			if got := dig(theme.JSON, "layouts", 1); !reflect.DeepEqual(got, obj{"name": "shop/checkout.liquid", "folder": ""}) {
 				t.Errorf("GET /themes/tools layouts: %v", dig(theme.JSON, "layouts"))
 			}
 			for i, a := range dig(theme.JSON, "assets").([]any) {
@@ -161,8 +161,8 @@ func TestThemeTools(t *testing.T) {
 				}
 			}
 			res := do("GET", "/themes/tools/templates/customers/login.liquid", nil, 200)
-			if str(res.JSON, "folder") != "templates/customers" {
-				t.Errorf("folder of customers/login.liquid: %q", str(res.JSON, "folder"))
+			if str(res.JSON, "folder") != "" || str(res.JSON, "path") != "templates/customers/login.liquid" {
+				t.Errorf("folder and path of customers/login.liquid: %q, %q", str(res.JSON, "folder"), str(res.JSON, "path"))
 			}
 			// Paged like every list.
 			res = do("GET", "/themes/tools/assets?per_page=2&page=1", nil, 200)

@@ -2,6 +2,7 @@ package files
 
 import (
 	"bytes"
+	"encoding/base64"
 	"mime"
 	"net/http" // DetectContentType only: the WHATWG sniffing rules browsers apply
 	"net/url"
@@ -279,4 +280,38 @@ func CheckAsset(name string, data []byte) error {
 		return err422(EInvalidContentType, "Theme asset %s: %s.", name, why)
 	}
 	return nil
+}
+
+// ParseAssetSource returns the bytes of a theme asset sent in the File
+// upload form, {"__type": "File", "filename", "attachment": <base64>}
+// (theme tools add "content_type"). Only the bytes are taken: an asset's
+// type comes from its name (CheckAsset), so the upload rules that refuse
+// styles, scripts and SVG do not apply, and a declared content_type or
+// filename does not change what the asset is. An empty attachment is an
+// empty file. Errors: invalid_file_format, invalid_base64, file_too_large.
+func ParseAssetSource(v any, where string) ([]byte, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, err422(EInvalidFileFormat, "%s must be a File upload object {__type: File, filename, attachment}", where)
+	}
+	raw, ok := m["attachment"]
+	if !ok {
+		raw, ok = m["data"]
+	}
+	s, isString := raw.(string)
+	if !ok || !isString {
+		return nil, err422(EInvalidFileFormat, "%s: attachment must be the file's bytes in base64", where)
+	}
+	if len(s) >= 5 && strings.EqualFold(s[:5], "data:") {
+		return nil, err422(EInvalidFileFormat, "%s: attachment is raw base64, without a data: prefix", where)
+	}
+	s = stripSpace(s)
+	if base64.StdEncoding.DecodedLen(len(s)) > MaxAssetBytes+3 {
+		return nil, err422(EFileTooLarge, "%s: a theme asset is at most %d MiB", where, MaxAssetBytes>>20)
+	}
+	data, ok := decodeBase64(s)
+	if !ok {
+		return nil, err422(EInvalidBase64, "%s: attachment is not valid base64", where)
+	}
+	return data, nil
 }

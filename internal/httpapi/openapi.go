@@ -42,6 +42,7 @@ var operations = map[string]operation{
 	"GET /api/themes":                                   {"The site's themes", "themes", "", ok(200, "[]Theme"), pageQuery, false},
 	"GET /api/themes/count":                             {"The number of themes", "themes", "", ok(200, "Count"), nil, false},
 	"GET /api/themes/{theme}":                           {"One theme with its files", "themes", "", ok(200, "ThemeDetail"), nil, false},
+	"GET /api/themes/{theme}/info":                      {"Where the theme's assets are served", "themes", "", ok(200, "ThemeInfo"), nil, false},
 	"GET /api/themes/{theme}/{kind}":                    {"One kind of the theme's files", "themes", "", ok(200, "[]ThemeFile"), pageQuery, false},
 	"GET /api/themes/{theme}/{kind}/{name...}":          {"One theme file, with its code", "themes", "", ok(200, "ThemeFile"), nil, false},
 	"POST /api/themes/{theme}/{kind}":                   {"Create or replace a theme file (admins)", "themes", "ThemeFileWrite", map[int]string{200: "ThemeFile", 201: "ThemeFile"}, []string{"force"}, false},
@@ -133,6 +134,7 @@ func schemas() map[string]any {
 	boolean := map[string]any{"type": "boolean"}
 	integer := map[string]any{"type": "integer"}
 	strs := map[string]any{"type": "array", "items": str}
+	objectOrString := map[string]any{"type": []string{"object", "string"}}
 	object := func(required []string, props map[string]any) map[string]any {
 		o := map[string]any{"type": "object", "properties": props}
 		if len(required) > 0 {
@@ -162,10 +164,11 @@ func schemas() map[string]any {
 			"drafts_enabled": boolean, "customer_confirmation": boolean}),
 		"Settings": object([]string{"default_locale", "locales"}, map[string]any{"default_locale": str, "locales": strs}),
 		"Theme": object([]string{"id", "name", "active", "site_short_id"}, map[string]any{
-			"id": str, "name": str, "active": boolean, "site_short_id": str, "created_at": nstr, "updated_at": nstr,
+			"id": str, "name": str, "short": str, "active": boolean, "site_id": str, "site_short_id": str, "created_at": nstr, "updated_at": nstr,
 		}),
-		"ThemeDetail": object([]string{"id", "name", "layouts", "templates", "snippets", "assets"}, map[string]any{
-			"id": str, "name": str, "active": boolean, "site_short_id": str,
+		"ThemeDetail": object([]string{"id", "name", "theme", "layouts", "templates", "snippets", "assets"}, map[string]any{
+			"id": str, "name": str, "short": str, "active": boolean, "site_id": str, "site_short_id": str, "created_at": nstr, "updated_at": nstr,
+			"theme":   map[string]any{"$ref": "#/components/schemas/Theme"},
 			"layouts": liquidList(), "templates": liquidList(), "snippets": liquidList(),
 			"assets": map[string]any{"type": "array", "items": object([]string{"path", "public_url"}, map[string]any{"path": str, "name": str, "public_url": str})},
 		}),
@@ -173,7 +176,11 @@ func schemas() map[string]any {
 			"id": str, "theme": str, "kind": str, "name": str, "path": str, "folder": str, "url": str,
 			"public_url": nstr, "code": str, "created_at": str, "updated_at": str,
 		}),
-		"ThemeFileWrite": object([]string{"name"}, map[string]any{"name": str, "code": str, "source": map[string]any{"$ref": "#/components/schemas/FileUpload"}}),
+		"ThemeInfo": object([]string{"theme_id", "theme_short_id", "site_id", "site_short_id", "cdn_root"}, map[string]any{
+			"theme_id": str, "theme_short_id": str, "site_id": str, "site_short_id": str, "active": boolean,
+			"cdn_host": str, "cdn_base_path": str, "cdn_root": str,
+		}),
+		"ThemeFileWrite": object([]string{"name"}, map[string]any{"name": str, "folder": str, "code": str, "source": map[string]any{"$ref": "#/components/schemas/FileUpload"}}),
 		"FileUpload":     object(nil, map[string]any{"__type": str, "filename": str, "attachment": str, "content_type": str, "source": str}),
 		"Page": object([]string{"id"}, map[string]any{
 			"id": str, "url": str, "public_url": str, "fullpath": str, "parent_path": nstr, "parent": nstr,
@@ -211,10 +218,15 @@ func schemas() map[string]any {
 		"AppLog": object([]string{"id", "time", "level", "data"}, map[string]any{"id": str, "time": map[string]any{"type": "number"}, "level": str, "data": str,
 			"created_at": str, "context": map[string]any{"type": "object"}}),
 		"Simulator": object([]string{"simulator"}, map[string]any{"simulator": object([]string{"code"}, map[string]any{
-			"code": str, "method": str, "path": str, "version": map[string]any{}, "request": map[string]any{"type": "object"},
+			"code": str, "method": str, "path": str, "version": map[string]any{}, "request": object(nil, map[string]any{
+				"host": str, "method": str, "port": map[string]any{"type": []string{"integer", "string"}},
+				"headers": objectOrString, "query": objectOrString, "params": map[string]any{"type": "object"},
+				"body": objectOrString, "rawBody": str,
+			}),
 		})}),
 		"SimulatorResult": object([]string{"status", "headers", "body"}, map[string]any{
 			"status": integer, "headers": map[string]any{"type": "object", "additionalProperties": str}, "body": str,
+			"encoding": map[string]any{"type": "string", "enum": []string{"base64"}},
 		}),
 	}
 }

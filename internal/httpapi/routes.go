@@ -22,6 +22,7 @@ func (s *Server) routes() {
 	s.handle("GET /api/themes", needSite, s.handleThemeList)
 	s.handle("GET /api/themes/count", needSite, s.handleThemeCount)
 	s.handle("GET /api/themes/{theme}", needSite, s.handleThemeGet)
+	s.handle("GET /api/themes/{theme}/info", needSite, s.handleThemeInfo)
 	s.handle("GET /api/themes/{theme}/{kind}", needSite, s.handleThemeKindList)
 	s.handle("GET /api/themes/{theme}/{kind}/{name...}", needSite, s.handleThemeFileGet)
 	s.handleLimit("POST /api/themes/{theme}/{kind}", needAdmin, themeFileBodyBytes, s.handleThemeFilePut)

@@ -1,8 +1,6 @@
 package httpapi
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"net/http"
 	"net/url"
@@ -21,25 +19,22 @@ import (
 // files.MaxAssetBytes, base64-encoded, with room for the JSON around it.
 const themeFileBodyBytes = files.MaxAssetBytes/3*4 + 64<<10
 
-// themeJSON is a theme as GET /themes lists it.
+// themeJSON is a theme as GET /themes lists it. Short is the name again:
+// theme tools of the original service prefer it to the id when they write
+// a project's theme down.
 type themeJSON struct {
 	ID          string `json:"id"`
 	Name        string `json:"name"`
+	Short       string `json:"short"`
+	SiteID      string `json:"site_id"`
 	SiteShortID string `json:"site_short_id"`
 	Active      bool   `json:"active"`
 	CreatedAt   any    `json:"created_at"`
 	UpdatedAt   any    `json:"updated_at"`
 }
 
-// themeID is a theme's id: themes are a name shared by files, not a
-// record, so the id is derived from the site and the name, stably.
-func themeID(siteID, theme string) string {
-	sum := sha256.Sum256([]byte(siteID + "\x00" + theme))
-	return hex.EncodeToString(sum[:12])
-}
-
 func toThemeJSON(site *store.Site, theme string, list []*store.ThemeFile) themeJSON {
-	j := themeJSON{ID: themeID(site.ID, theme), Name: theme, SiteShortID: site.ShortID, Active: theme == site.Theme}
+	j := themeJSON{ID: themes.ID(site.ID, theme), Name: theme, Short: theme, SiteID: site.ID, SiteShortID: site.ShortID, Active: theme == site.Theme}
 	var first, last time.Time
 	for _, f := range list {
 		if first.IsZero() || f.CreatedAt.Before(first) {
@@ -56,9 +51,12 @@ func toThemeJSON(site *store.Site, theme string, list []*store.ThemeFile) themeJ
 }
 
 // themeFileJSON is a theme file: its name as theme tools know it
-// ("page.liquid", "stylesheets/site.css"), where it lies in a theme folder,
-// its API URL (absolute, like every URL the API hands out) and, for
-// assets, the URL the public site serves it at.
+// ("page.liquid", "customers/login.liquid", "stylesheets/site.css"), its
+// path (a Liquid file's place in a theme folder, an asset's name), its API
+// URL (absolute, like every URL the API hands out) and, for assets, the URL
+// the public site serves it at. Folder is always empty: theme tools join
+// folder and name into the file's name within its kind, and a name here is
+// already the whole of it.
 type themeFileJSON struct {
 	ID        string  `json:"id"`
 	Theme     string  `json:"theme"`
@@ -77,7 +75,7 @@ func (s *Server) toThemeFileJSON(site *store.Site, f *store.ThemeFile, withCode 
 	name := themes.CanonicalName(f.Kind, f.Name)
 	base := s.URLs.Base(site)
 	j := themeFileJSON{ID: f.ID, Theme: f.Theme, Kind: f.Kind, Name: themes.ToolName(f.Kind, name),
-		Path: themes.Path(f.Kind, name), Folder: themes.Folder(f.Kind, name),
+		Path:      filePath(f.Kind, name),
 		URL:       base + "/api/themes/" + url.PathEscape(f.Theme) + "/" + f.Kind + "/" + url.PathEscape(themes.ToolName(f.Kind, name)),
 		CreatedAt: cms.FormatTime(f.CreatedAt), UpdatedAt: cms.FormatTime(f.UpdatedAt)}
 	if f.Kind == store.KindAssets {
@@ -88,6 +86,23 @@ func (s *Server) toThemeFileJSON(site *store.Site, f *store.ThemeFile, withCode 
 		j.Code = &f.Code
 	}
 	return j
+}
+
+// filePath is the path of a theme file on the wire: where a Liquid file
+// lies in a theme folder ("templates/customers/login.liquid"); for an
+// asset its name, which is what theme tools take an asset's path for (they
+// send it back as the name when they push or copy it).
+func filePath(kind, name string) string {
+	if kind == store.KindAssets {
+		return name
+	}
+	return themes.Path(kind, name)
+}
+
+// theme resolves the {theme} of r's path, a theme's name or id, to the
+// name of one of the site's themes (ENotFound).
+func (s *Server) theme(r *http.Request) (string, error) {
+	return s.Themes.Resolve(r.Context(), principal(r).Site.ID, r.PathValue("theme"))
 }
 
 // handleThemeList handles "GET /api/themes".
@@ -125,16 +140,21 @@ func (s *Server) handleThemeCount(w http.ResponseWriter, r *http.Request) error 
 
 // handleThemeGet handles "GET /api/themes/{theme}": the theme with its
 // Liquid files as {name, folder} and its assets as {path, public_url}.
+// The theme's own fields are also under "theme", where theme tools read
+// them.
 func (s *Server) handleThemeGet(w http.ResponseWriter, r *http.Request) error {
 	site := principal(r).Site
-	theme := r.PathValue("theme")
+	theme, err := s.theme(r)
+	if err != nil {
+		return err
+	}
 	list, err := s.Themes.Files(r.Context(), site.ID, theme)
 	if err != nil {
 		return err
 	}
 	tj := toThemeJSON(site, theme, list)
-	out := map[string]any{"id": tj.ID, "name": tj.Name, "site_short_id": tj.SiteShortID, "active": tj.Active,
-		"created_at": tj.CreatedAt, "updated_at": tj.UpdatedAt}
+	out := map[string]any{"id": tj.ID, "name": tj.Name, "short": tj.Short, "site_id": tj.SiteID, "site_short_id": tj.SiteShortID, "active": tj.Active,
+		"created_at": tj.CreatedAt, "updated_at": tj.UpdatedAt, "theme": tj}
 	byKind := map[string][]any{}
 	for _, k := range themes.Kinds {
 		byKind[k] = []any{}
@@ -162,6 +182,35 @@ func themeKind(r *http.Request) (string, error) {
 	return kind, nil
 }
 
+// themeInfoJSON is GET /api/themes/{theme}/info: where the theme's assets
+// are served. cdn_root is the URL an asset's name is appended to
+// (cdn_host plus cdn_base_path); the public site serves its active
+// theme's assets there, each also under its fingerprinted public_url.
+type themeInfoJSON struct {
+	ThemeID      string `json:"theme_id"`
+	ThemeShortID string `json:"theme_short_id"`
+	SiteID       string `json:"site_id"`
+	SiteShortID  string `json:"site_short_id"`
+	Active       bool   `json:"active"`
+	CDNHost      string `json:"cdn_host"`
+	CDNBasePath  string `json:"cdn_base_path"`
+	CDNRoot      string `json:"cdn_root"`
+}
+
+// handleThemeInfo handles "GET /api/themes/{theme}/info".
+func (s *Server) handleThemeInfo(w http.ResponseWriter, r *http.Request) error {
+	site := principal(r).Site
+	theme, err := s.theme(r)
+	if err != nil {
+		return err
+	}
+	base := s.URLs.Base(site)
+	writeJSON(w, http.StatusOK, themeInfoJSON{ThemeID: themes.ID(site.ID, theme), ThemeShortID: theme,
+		SiteID: site.ID, SiteShortID: site.ShortID, Active: theme == site.Theme,
+		CDNHost: base, CDNBasePath: render.AssetPrefix, CDNRoot: base + render.AssetPrefix})
+	return nil
+}
+
 // handleThemeKindList handles "GET /api/themes/{theme}/{kind}": a paged
 // list of the theme's files of one kind.
 func (s *Server) handleThemeKindList(w http.ResponseWriter, r *http.Request) error {
@@ -174,7 +223,11 @@ func (s *Server) handleThemeKindList(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	site := principal(r).Site
-	list, err := s.Themes.Files(r.Context(), site.ID, r.PathValue("theme"))
+	theme, err := s.theme(r)
+	if err != nil {
+		return err
+	}
+	list, err := s.Themes.Files(r.Context(), site.ID, theme)
 	if err != nil {
 		return err
 	}
@@ -200,7 +253,11 @@ func (s *Server) handleThemeFileGet(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	site := principal(r).Site
-	f, err := s.Themes.File(r.Context(), site.ID, r.PathValue("theme"), kind, r.PathValue("name"))
+	theme, err := s.theme(r)
+	if err != nil {
+		return err
+	}
+	f, err := s.Themes.File(r.Context(), site.ID, theme, kind, r.PathValue("name"))
 	if err != nil {
 		return err
 	}
@@ -209,13 +266,18 @@ func (s *Server) handleThemeFileGet(w http.ResponseWriter, r *http.Request) erro
 }
 
 // handleThemeFilePut handles "POST /api/themes/{theme}/{kind}": {name,
-// code}, or for assets {name, source} with source in the File upload form.
-// It creates or replaces the file (201 or 200). A site without an active
-// theme gets this one, so a first upload is immediately usable.
+// code}, or for assets {name, source} with source in the File upload form;
+// a folder, when sent, is the folder of name within its kind (theme tools
+// send {name: "welcome.liquid", folder: "emails"}). It creates or replaces
+// the file (201 or 200). {theme} names one of the site's themes by name or
+// id; a name no theme has yet creates that theme, an id never does (404).
+// A site without an active theme gets this one, so a first upload is
+// immediately usable.
 func (s *Server) handleThemeFilePut(w http.ResponseWriter, r *http.Request) error {
 	kind := r.PathValue("kind") // checked with the file: an unknown kind is a 422
 	var body struct {
 		Name   *string         `json:"name"`
+		Folder *string         `json:"folder"`
 		Code   *string         `json:"code"`
 		Source json.RawMessage `json:"source"`
 	}
@@ -226,6 +288,11 @@ func (s *Server) handleThemeFilePut(w http.ResponseWriter, r *http.Request) erro
 		return cms.FieldError("name", "is required")
 	}
 	f := themes.File{Kind: kind, Name: *body.Name}
+	if body.Folder != nil {
+		if folder := strings.Trim(*body.Folder, "/"); folder != "" {
+			f.Name = folder + "/" + strings.TrimPrefix(f.Name, "/")
+		}
+	}
 	switch {
 	case body.Code != nil:
 		f.Code = *body.Code
@@ -234,22 +301,22 @@ func (s *Server) handleThemeFilePut(w http.ResponseWriter, r *http.Request) erro
 		if err := json.Unmarshal(body.Source, &src); err != nil {
 			return cms.FieldError("source", "must be a File upload object")
 		}
-		v, action, err := files.ParseValue(src, nil, "source")
+		data, err := files.ParseAssetSource(src, "source")
 		if err != nil {
 			return err
 		}
-		if action != files.Set || v.Kind != files.KindUpload {
-			return cms.FieldError("source", "must be a File upload object {__type: File, filename, attachment}")
-		}
-		f.Code = string(v.Data)
-		f.Binary = !utf8.Valid(v.Data) || strings.IndexByte(f.Code, 0) >= 0
+		f.Code = string(data)
+		f.Binary = !utf8.Valid(data) || strings.IndexByte(f.Code, 0) >= 0
 	case kind == store.KindAssets:
 		return cms.Errorf(cms.EInvalid, "Send 'name' and 'code', or 'name' and 'source'.")
 	default:
 		return cms.Errorf(cms.EInvalid, "Send both 'name' and 'code'.")
 	}
 	site := principal(r).Site
-	theme := r.PathValue("theme")
+	theme, err := s.Themes.ResolveForWrite(r.Context(), site.ID, r.PathValue("theme"))
+	if err != nil {
+		return err
+	}
 	stored, created, err := s.Themes.Put(r.Context(), site.ID, theme, f)
 	if err != nil {
 		return err
@@ -274,8 +341,12 @@ func (s *Server) handleThemeFileDelete(w http.ResponseWriter, r *http.Request) e
 	if err != nil {
 		return err
 	}
+	theme, err := s.theme(r)
+	if err != nil {
+		return err
+	}
 	force, _ := cms.Bool(query(r).Get("force"))
-	if err := s.Themes.Delete(r.Context(), principal(r).Site.ID, r.PathValue("theme"), kind, r.PathValue("name"), force); err != nil {
+	if err := s.Themes.Delete(r.Context(), principal(r).Site.ID, theme, kind, r.PathValue("name"), force); err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)

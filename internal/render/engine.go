@@ -67,9 +67,12 @@ func AssetURL(name, code string) string {
 	return AssetPrefix + fingerprint(code) + "/" + escapePath(name)
 }
 
+// fingerprintLen is the length of a fingerprint: 6 bytes in hex.
+const fingerprintLen = 12
+
 func fingerprint(code string) string {
 	sum := sha256.Sum256([]byte(code))
-	return hex.EncodeToString(sum[:6])
+	return hex.EncodeToString(sum[:fingerprintLen/2])
 }
 
 // newThemeAssets maps the asset names of files (kind/name -> code) to

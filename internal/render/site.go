@@ -169,30 +169,84 @@ type Asset struct {
 }
 
 // Asset returns the asset a path under AssetPrefix names: "<fingerprint>/<name>"
-// (asset_url's form) or "<name>". ENotFound.
+// (asset_url's and public_url's form) or "<name>", of the site's active
+// theme. A fingerprinted path whose bytes the active theme does not hold
+// under that name is looked for in the site's other themes: public_url
+// names an asset of any theme by the hash of its bytes, so that theme
+// tools can fetch the assets of a theme before it is made active, and a
+// fetch never answers another theme's bytes for them. Failing that, the
+// active theme's current bytes answer, as for a URL made before a change.
+// ENotFound.
 func (s *Service) Asset(ctx context.Context, site *store.Site, path string) (*Asset, error) {
 	fp, name, _ := strings.Cut(path, "/")
-	var f *store.ThemeFile
-	try := func(n string) error {
-		return s.Store.View(ctx, func(tx store.Tx) (err error) {
-			f, err = tx.Themes().GetFile(site.ID, site.Theme, store.KindAssets, n)
-			return err
-		})
-	}
-	var err error = cms.ErrNotFound()
-	if name != "" {
-		err = try(name)
-	}
-	if cms.IsCode(err, cms.ENotFound) {
+	if !isFingerprint(fp) {
 		fp, name = "", path
-		err = try(path)
 	}
+	var f *store.ThemeFile
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		var err error = cms.ErrNotFound()
+		if fp != "" {
+			f, err = tx.Themes().GetFile(site.ID, site.Theme, store.KindAssets, name)
+			if err == nil && fingerprint(f.Code) == fp || err != nil && !cms.IsCode(err, cms.ENotFound) {
+				return err
+			}
+			if g, err := otherThemesAsset(tx, site, name, fp); g != nil || err != nil {
+				f = g
+				return err
+			}
+			if f != nil {
+				return nil
+			}
+		}
+		// A name whose first folder looks like a fingerprint, or a stale
+		// fingerprint of an asset that is gone: the whole path is the name.
+		fp, name = "", path
+		f, err = tx.Themes().GetFile(site.ID, site.Theme, store.KindAssets, path)
+		return err
+	})
 	if err != nil {
 		return nil, err
 	}
-	th := newThemeAssets(map[string]string{fileKey(store.KindAssets, name): f.Code})
-	cur := th[name]
+	cur := fingerprint(f.Code)
 	return &Asset{Body: []byte(f.Code), ContentType: files.AssetType(name), Immutable: fp != "" && fp == cur, ETag: cur}, nil
+}
+
+// otherThemesAsset returns the asset called name whose bytes have
+// fingerprint fp from a theme of site other than the active one, or nil.
+func otherThemesAsset(tx store.Tx, site *store.Site, name, fp string) (*store.ThemeFile, error) {
+	names, err := tx.Themes().ListThemes(site.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, theme := range names {
+		if theme == site.Theme {
+			continue
+		}
+		f, err := tx.Themes().GetFile(site.ID, theme, store.KindAssets, name)
+		if cms.IsCode(err, cms.ENotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		if fingerprint(f.Code) == fp {
+			return f, nil
+		}
+	}
+	return nil, nil
+}
+
+// isFingerprint reports whether s has the shape fingerprint gives.
+func isFingerprint(s string) bool {
+	if len(s) != fingerprintLen {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // CheckTemplates checks the simulator's templates (kind/name -> code, as

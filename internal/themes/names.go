@@ -62,12 +62,6 @@ func Path(kind, name string) string {
 	return store.KindAssets + "/" + name
 }
 
-// Folder is the folder of a file's Path.
-func Folder(kind, name string) string {
-	p := Path(kind, name)
-	return p[:strings.LastIndexByte(p, '/')]
-}
-
 // checkName validates a canonical name.
 func checkName(kind, name string) error {
 	bad := func() error {

@@ -10,19 +10,19 @@ import (
 )
 
 func TestNames(t *testing.T) {
-	for _, tc := range []struct{ kind, in, canonical, tool, path, folder string }{
-		{"templates", "page.liquid", "page", "page.liquid", "templates/page.liquid", "templates"},
-		{"templates", "page", "page", "page.liquid", "templates/page.liquid", "templates"},
-		{"templates", "customers/login.liquid", "customers/login", "customers/login.liquid", "templates/customers/login.liquid", "templates/customers"},
-		{"snippets", "/partials/card.liquid/", "partials/card", "partials/card.liquid", "snippets/partials/card.liquid", "snippets/partials"},
-		{"assets", "stylesheets/site.css", "stylesheets/site.css", "stylesheets/site.css", "stylesheets/site.css", "stylesheets"},
-		{"assets", "site.css", "site.css", "site.css", "assets/site.css", "assets"},
-		{"assets", "img/a.png", "img/a.png", "img/a.png", "assets/img/a.png", "assets/img"},
-		{"assets", "x.liquid", "x.liquid", "x.liquid", "assets/x.liquid", "assets"},
+	for _, tc := range []struct{ kind, in, canonical, tool, path string }{
+		{"templates", "page.liquid", "page", "page.liquid", "templates/page.liquid"},
+		{"templates", "page", "page", "page.liquid", "templates/page.liquid"},
+		{"templates", "customers/login.liquid", "customers/login", "customers/login.liquid", "templates/customers/login.liquid"},
+		{"snippets", "/partials/card.liquid/", "partials/card", "partials/card.liquid", "snippets/partials/card.liquid"},
+		{"assets", "stylesheets/site.css", "stylesheets/site.css", "stylesheets/site.css", "stylesheets/site.css"},
+		{"assets", "site.css", "site.css", "site.css", "assets/site.css"},
+		{"assets", "img/a.png", "img/a.png", "img/a.png", "assets/img/a.png"},
+		{"assets", "x.liquid", "x.liquid", "x.liquid", "assets/x.liquid"},
 	} {
 		c := CanonicalName(tc.kind, tc.in)
-		if c != tc.canonical || ToolName(tc.kind, c) != tc.tool || Path(tc.kind, c) != tc.path || Folder(tc.kind, c) != tc.folder {
-			t.Errorf("%s %q: canonical %q tool %q path %q folder %q", tc.kind, tc.in, c, ToolName(tc.kind, c), Path(tc.kind, c), Folder(tc.kind, c))
+		if c != tc.canonical || ToolName(tc.kind, c) != tc.tool || Path(tc.kind, c) != tc.path {
+			t.Errorf("%s %q: canonical %q tool %q path %q", tc.kind, tc.in, c, ToolName(tc.kind, c), Path(tc.kind, c))
 		}
 	}
 	for _, bad := range []string{"", "../x", "a/../b", ".hidden", "a/.git/b", "a//b", "a\\b", "a/b?c", "trailing.", "space ", strings.Repeat("a/", 9) + "b"} {

@@ -105,10 +105,15 @@ func canonical(f File) File {
 	return f
 }
 
-// CheckThemeName validates a theme name.
+// CheckThemeName validates a theme name. A name may not have the shape of
+// a theme id (24 hex digits): routes take either, and an id must never
+// name a theme by accident.
 func CheckThemeName(theme string) error {
 	if !namePattern.MatchString(theme) || strings.Contains(theme, "..") {
 		return cms.Errorf(cms.EInvalid, "Invalid theme name %q.", theme)
+	}
+	if looksLikeID(theme) {
+		return cms.Errorf(cms.EInvalid, "Invalid theme name %q: 24 hex digits is how a theme id looks.", theme)
 	}
 	return nil
 }
