@@ -22,6 +22,7 @@ require (
 	gocloud.dev v0.47.0
 	golang.org/x/crypto v0.59.0
 	golang.org/x/image v0.47.0
+	golang.org/x/term v0.48.0
 	modernc.org/sqlite v1.55.0
 )
 

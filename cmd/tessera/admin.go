@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 // migrator is implemented by stores that can apply migrations on demand.
@@ -69,12 +70,21 @@ func cmdSiteCreate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	site, err := services.New(st, services.Options{}).Sites.Create(ctx, p)
+	// A new site starts with the starter theme, active, so that pages can
+	// be made (and copied into it) at once; pushing a theme replaces it
+	// as the active one.
+	p.Theme = themes.StarterName
+	svc := services.New(st, services.Options{})
+	site, err := svc.Sites.Create(ctx, p)
 	if err != nil {
 		return err
 	}
+	if _, err := svc.Themes.Push(ctx, site.ID, themes.StarterName, themes.Starter()); err != nil {
+		return fmt.Errorf("site %s was created, but its starter theme was not: %w (push a theme with: tessera theme push DIR --site %s)",
+			site.ShortID, err, site.ShortID)
+	}
 	return printResult(stdout, c.json, siteSummary(site),
-		fmt.Sprintf("Created site %q: id %s, short id %s.\n", site.Name, site.ID, site.ShortID))
+		fmt.Sprintf("Created site %q: id %s, short id %s, with the %q starter theme.\n", site.Name, site.ID, site.ShortID, themes.StarterName))
 }
 
 // cmdSiteUpdate handles "tessera site update S [--name N] [--locales ...]
@@ -362,21 +372,28 @@ func openSite(ctx context.Context, c config, siteRef string) (*services.Set, *st
 }
 
 // cmdUserGrant handles "tessera user grant EMAIL --site S [--role R]
-// [--name N]" (and "user create", the same): the user, created when new,
-// gets the role on the site.
+// [--name N] [--password-stdin | --password]" (and "user create", the
+// same): the user, created when new, gets the role on the site, and with
+// a password flag a password to sign in with (POST /auth/login).
 func cmdUserGrant(ctx context.Context, args []string, stdout io.Writer) error {
 	var c config
 	var siteRef, role, name string
+	var pwFlags passwordFlags
 	fs := newFlags("user grant", &c)
 	fs.StringVar(&siteRef, "site", "", "site id or short id (required)")
 	fs.StringVar(&role, "role", "editor", "admin or editor")
 	fs.StringVar(&name, "name", "", "the user's name, when the user is new (default: from the email)")
+	addPasswordFlags(fs, &pwFlags, "ask for the user's password at a prompt (replacing the one they have)")
 	pos, err := parse(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
-		return errors.New("usage: tessera user grant EMAIL --site S [--role admin|editor]")
+		return errors.New("usage: tessera user grant EMAIL --site S [--role admin|editor] [--password-stdin | --password]")
+	}
+	password, err := pwFlags.read()
+	if err != nil {
+		return err
 	}
 	svc, site, done, err := openSite(ctx, c, siteRef)
 	if err != nil {
@@ -387,9 +404,16 @@ func cmdUserGrant(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	return printResult(stdout, c.json, map[string]any{"id": u.ID, "email": u.Email, "site": site.ShortID, "role": role},
-		fmt.Sprintf("%s is %s of %s. Create a token for them with: tessera token create --site %s --user %s\n",
-			u.Email, role, site.ShortID, site.ShortID, u.Email))
+	next := fmt.Sprintf("Create a token for them with: tessera token create --site %s --user %s", site.ShortID, u.Email)
+	if password != "" {
+		if err := svc.Auth.SetPassword(ctx, u.Email, password); err != nil {
+			return err
+		}
+		next = "They sign in with their email and password (POST /api/auth/login)."
+	}
+	return printResult(stdout, c.json, map[string]any{"id": u.ID, "email": u.Email, "site": site.ShortID, "role": role,
+		"password": password != ""},
+		fmt.Sprintf("%s is %s of %s. %s\n", u.Email, role, site.ShortID, next))
 }
 
 // cmdUserList handles "tessera user list --site S".

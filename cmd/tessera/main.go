@@ -43,8 +43,9 @@ Usage:
   tessera token create --site S [--user EMAIL [--role admin|editor] | --site-token] [--json]
   tessera token list --site S [--json]
   tessera token revoke ID --site S
-  tessera user grant|create EMAIL --site S [--role admin|editor] [--name N] [--json]
+  tessera user grant|create EMAIL --site S [--role admin|editor] [--name N] [--password-stdin | --password] [--json]
   tessera user list --site S [--json]
+  tessera user passwd EMAIL [--password-stdin]   a new password; earlier sign-ins end
   tessera theme push DIR --site S [--theme NAME] [--force] [--json]
   tessera theme pull DIR --site S [--theme NAME] [--json]   write a theme out in the folder layout push reads
   tessera migrate [--json]
@@ -158,9 +159,10 @@ func commands(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 			leaf("create", "Create a token", out(cmdTokenCreate)),
 			leaf("list", "List the tokens that reach a site", out(cmdTokenList)),
 			leaf("revoke", "Revoke a token", out(cmdTokenRevoke))),
-		group("user", "Give users roles on sites",
+		group("user", "Give users roles on sites and passwords",
 			leaf("grant", "Create a user if new and give them a role on a site", out(cmdUserGrant), "create"),
-			leaf("list", "List a site's users", out(cmdUserList))),
+			leaf("list", "List a site's users", out(cmdUserList)),
+			leaf("passwd", "Give a user a new password", out(cmdUserPasswd))),
 		group("theme", "Push and pull themes",
 			leaf("push", "Push a theme folder to a site", out(cmdThemePush)),
 			leaf("pull", "Write a site's theme into a folder", out(cmdThemePull))),

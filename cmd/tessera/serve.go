@@ -41,7 +41,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var limits httpapi.Limits
 	var loginLimits customers.Limits
 	var connsPerClient, heapFloorMiB int
-	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow, trustedProxies string
+	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow, trustedProxies, headerPrefix string
 	var urls sites.URLs
 	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom string
 	var lockTimeout, lockLease, sessionTTL time.Duration
@@ -59,10 +59,11 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.IntVar(&limits.PerToken, "rate-limit-token", envInt("TESSERA_RATE_LIMIT_TOKEN", 1200), "API requests one token may make per minute; 0 for no limit [TESSERA_RATE_LIMIT_TOKEN]")
 	fs.IntVar(&connsPerClient, "max-client-conns", envInt("TESSERA_MAX_CLIENT_CONNS", 64), "connections one client address may hold open (through a trusted proxy: requests in flight); 0 for no limit [TESSERA_MAX_CLIENT_CONNS]")
 	fs.StringVar(&trustedProxies, "trusted-proxies", env("TESSERA_TRUSTED_PROXIES", ""), "comma-separated CIDRs or addresses of the reverse proxies in front (127.0.0.1, 10.0.0.0/8): their X-Forwarded-For (or Forwarded) and X-Forwarded-Proto name the client every limit and log counts; empty trusts none [TESSERA_TRUSTED_PROXIES]")
-	fs.IntVar(&loginLimits.PerAccount, "login-limit-account", envInt("TESSERA_LOGIN_LIMIT_ACCOUNT", customers.DefaultLimits.PerAccount), "customer login attempts per site and account per --login-limit-window [TESSERA_LOGIN_LIMIT_ACCOUNT]")
-	fs.IntVar(&loginLimits.PerAddress, "login-limit-address", envInt("TESSERA_LOGIN_LIMIT_ADDRESS", customers.DefaultLimits.PerAddress), "customer login attempts per site and client address per --login-limit-window [TESSERA_LOGIN_LIMIT_ADDRESS]")
-	fs.DurationVar(&loginLimits.Window, "login-limit-window", envDuration("TESSERA_LOGIN_LIMIT_WINDOW", customers.DefaultLimits.Window), "the window of the customer login limits [TESSERA_LOGIN_LIMIT_WINDOW]")
+	fs.IntVar(&loginLimits.PerAccount, "login-limit-account", envInt("TESSERA_LOGIN_LIMIT_ACCOUNT", customers.DefaultLimits.PerAccount), "customer login attempts per site and account, and user sign-ins per account, per --login-limit-window [TESSERA_LOGIN_LIMIT_ACCOUNT]")
+	fs.IntVar(&loginLimits.PerAddress, "login-limit-address", envInt("TESSERA_LOGIN_LIMIT_ADDRESS", customers.DefaultLimits.PerAddress), "customer login attempts per site and client address, and user sign-ins per client address, per --login-limit-window [TESSERA_LOGIN_LIMIT_ADDRESS]")
+	fs.DurationVar(&loginLimits.Window, "login-limit-window", envDuration("TESSERA_LOGIN_LIMIT_WINDOW", customers.DefaultLimits.Window), "the window of the customer login and user sign-in limits [TESSERA_LOGIN_LIMIT_WINDOW]")
 	fs.StringVar(&corsOrigins, "cors-origins", env("TESSERA_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from; empty allows any [TESSERA_CORS_ORIGINS]")
+	fs.StringVar(&headerPrefix, "client-header-prefix", env("TESSERA_CLIENT_HEADER_PREFIX", httpapi.DefaultClientHeaderPrefix), "also accept X-<NAME>-Site, X-<NAME>-Client-Version and X-<NAME>-Session-Token beside X-Service-…: Nimbu runs the original service's clients unchanged [TESSERA_CLIENT_HEADER_PREFIX]")
 	fs.StringVar(&appsHTTPAllow, "apps-http-allow", env("TESSERA_APPS_HTTP_ALLOW", ""), "comma-separated hosts cloud code may call with HTTP.get|post|put|delete (api.example.com, *.example.com); empty allows none [TESSERA_APPS_HTTP_ALLOW]")
 	fs.IntVar(&limits.RoutesPerSite, "apps-route-rate", envInt("TESSERA_APPS_ROUTE_RATE", 600), "public requests to cloud-code routes one site may get per minute, from any address; 0 for no limit [TESSERA_APPS_ROUTE_RATE]")
 	fs.StringVar(&metricsToken, "metrics-token", env("TESSERA_METRICS_TOKEN", ""), "bearer token GET /metrics requires; empty serves it openly [TESSERA_METRICS_TOKEN]")
@@ -122,6 +123,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	proxies, err := clientaddr.ParseProxies(trustedProxies)
 	if err != nil {
 		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if err := httpapi.CheckClientHeaderPrefix(headerPrefix); err != nil {
+		return fmt.Errorf("--client-header-prefix: %w", err)
 	}
 	if loginLimits.PerAccount < 1 || loginLimits.PerAddress < 1 || loginLimits.Window <= 0 {
 		return fmt.Errorf("--login-limit-account, --login-limit-address and --login-limit-window must be positive")
@@ -195,7 +199,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,
 		Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger,
 		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != "", URLs: urls,
-		Proxies: proxies, ProxiedConns: connsPerClient}
+		Proxies: proxies, ProxiedConns: connsPerClient, ClientHeaderPrefix: headerPrefix}
 	srv.CORSOrigins = splitList(corsOrigins)
 	hs := &http.Server{
 		Addr:              addr,

@@ -91,13 +91,22 @@ type Env struct {
 // Option changes how New builds an Env.
 type Option func(*options)
 
-type options struct{ blobURL func(testing.TB) string }
+type options struct {
+	blobURL      func(testing.TB) string
+	headerPrefix string
+}
 
 // WithFakeS3 keeps file bytes in an in-process fake S3 server instead of a
 // local directory, so the S3 path of the file store is covered without a
 // network.
 func WithFakeS3() Option {
 	return func(o *options) { o.blobURL = cluster.FakeS3 }
+}
+
+// WithClientHeaderPrefix makes the server also take X-<prefix>-Site,
+// -Client-Version and -Session-Token (serve's --client-header-prefix).
+func WithClientHeaderPrefix(prefix string) Option {
+	return func(o *options) { o.headerPrefix = prefix }
 }
 
 // New starts a server on a fresh store of the given backend.
@@ -127,6 +136,7 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	// Mail still queued goes out before the store closes (cleanups run
 	// last registered first).
 	tb.Cleanup(func() { _ = env.Customers.DrainMail(context.Background()) })
+	env.Server.ClientHeaderPrefix = o.headerPrefix
 	env.Handler = env.Server.Handler()
 	hs := httptest.NewServer(env.Handler)
 	tb.Cleanup(hs.Close)

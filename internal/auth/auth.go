@@ -1,7 +1,8 @@
 // Package auth authenticates API requests: users, their site memberships and
 // access tokens. A token's secret is shown once, when it is created; only its
 // SHA-256 hash is stored, so a leaked database does not leak usable tokens.
-// (A slow password hash is not needed: secrets are 256 random bits.)
+// (A slow hash is not needed for tokens: secrets are 256 random bits. User
+// passwords, which people choose, are bcrypt hashes: password.go.)
 package auth
 
 import (
@@ -15,6 +16,7 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -28,6 +30,17 @@ type Service struct {
 	// Cache, when set, answers Authenticate from memory; Store must then
 	// be the cache's wrapped store (Cache.Wrap), so that writes invalidate.
 	Cache *Cache
+	// Limiter counts password sign-in attempts; nil counts them in this
+	// process.
+	Limiter ratelimit.Limiter
+	// LoginLimits bound sign-in attempts; zero fields take
+	// DefaultLoginLimits'.
+	LoginLimits LoginLimits
+	// HashCost is the bcrypt cost of password hashes; zero means
+	// bcrypt.DefaultCost. Tests lower it.
+	HashCost int
+
+	pw passwords
 }
 
 // Principal is who a request acts as, on which site.
@@ -107,6 +120,9 @@ func (s *Service) resolve(ctx context.Context, hash, site string) (*Principal, e
 			return errUnauthorized
 		} else if err != nil {
 			return err
+		}
+		if !tok.ExpiresAt.IsZero() && !tx.Now().Before(tok.ExpiresAt) {
+			return errUnauthorized
 		}
 		p.Token = tok
 		if tok.SiteID != "" {

@@ -125,6 +125,9 @@ func (c *Cache) generation() uint64 {
 // taken (p may have been read before the write it missed).
 func (c *Cache) put(key cacheKey, p *Principal, gen uint64, readAt time.Time) {
 	e := &cacheEntry{p: *p.clone(), expires: readAt.Add(c.ttl())}
+	if p.Token != nil && !p.Token.ExpiresAt.IsZero() && p.Token.ExpiresAt.Before(e.expires) {
+		e.expires = p.Token.ExpiresAt // a token that expires is not used past its end
+	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.gen != gen {
@@ -330,4 +333,9 @@ type noteTokens struct {
 func (t noteTokens) Delete(id string) error {
 	t.note(keyToken + id)
 	return t.Tokens.Delete(id)
+}
+
+func (t noteTokens) DeleteSignIns(userID string) ([]string, error) {
+	t.note(keyUser + userID)
+	return t.Tokens.DeleteSignIns(userID)
 }

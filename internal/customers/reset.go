@@ -196,7 +196,7 @@ func (s *Service) mailer() mail.Mailer {
 // returns the mail that carries the token, to send once the create
 // commits.
 func (s *Service) startConfirmation(tx store.Tx, site *store.Site, c *customer) (*mail.Message, error) {
-	err := tx.CustomerTokens().Create(&store.CustomerToken{TokenHash: c.rec.ConfirmationHash, Purpose: purposeConfirm,
+	err := tx.CustomerTokens().Create(&store.CustomerToken{TokenHash: tokenHash(c.confirmationToken), Purpose: purposeConfirm,
 		SiteID: site.ID, CustomerID: c.rec.ID, ExpiresAt: tx.Now().Add(confirmTTL)})
 	if err != nil {
 		return nil, err
@@ -259,4 +259,99 @@ func (s *Service) Confirm(ctx context.Context, site *store.Site, body []byte) ([
 			return out, err
 		}
 	}
+}
+
+// SendReset mails the customer ref names (an id or an email) a password
+// reset link, as RequestReset does for an email, for the site's staff:
+// unlike the public request it tells whether the customer exists. It
+// returns the customer's email. The mail goes out in the background,
+// under the public request's limit per email. Errors: cms.ENotFound,
+// cms.EInvalid (the customer is not active: a new password would not let
+// them in), a *ratelimit.Exceeded.
+func (s *Service) SendReset(ctx context.Context, site *store.Site, ref string) (string, error) {
+	var c *customer
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		c, err = find(tx, site, ref)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if c.Status != StatusActive {
+		return "", cms.Errorf(cms.EInvalid, "Customer %s is %s: only an active customer can reset a password.", c.rec.Email, c.Status)
+	}
+	key := c.rec.EmailKey
+	if err := s.hitMail(ctx, "reset:"+site.ID+":"+key, "password reset"); err != nil {
+		return "", err
+	}
+	s.queueMail(ctx, "a password reset", func(ctx context.Context) {
+		if err := s.sendReset(ctx, site, key); err != nil {
+			slog.ErrorContext(ctx, "a password reset failed", slog.String("site", site.ID), slog.Any("err", err))
+		}
+	})
+	return c.rec.Email, nil
+}
+
+// ResendConfirmation mails the customer ref names, whose email is not
+// confirmed yet, a new confirmation link; the links mailed before stop
+// working. It returns the customer's email. Errors: cms.ENotFound,
+// cms.EInvalid (the email is confirmed already, or never needed it), a
+// *ratelimit.Exceeded.
+func (s *Service) ResendConfirmation(ctx context.Context, site *store.Site, ref string) (string, error) {
+	var c *customer
+	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+		c, err = find(tx, site, ref)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	if c.rec.ConfirmationHash == "" {
+		return "", cms.Errorf(cms.EInvalid, "Customer %s has no email to confirm.", c.rec.Email)
+	}
+	if err := s.hitMail(ctx, "confirm:"+site.ID+":"+c.rec.EmailKey, "confirmation"); err != nil {
+		return "", err
+	}
+	var msg *mail.Message
+	err = s.Store.Update(ctx, func(tx store.Tx) error {
+		// Read again: the email may have been confirmed meanwhile.
+		cur, err := find(tx, site, c.rec.ID)
+		if err != nil {
+			return err
+		}
+		if cur.rec.ConfirmationHash == "" {
+			return cms.Errorf(cms.EInvalid, "Customer %s has no email to confirm.", cur.rec.Email)
+		}
+		if err := tx.CustomerTokens().DeleteForCustomer(site.ID, cur.rec.ID, purposeConfirm); err != nil {
+			return err
+		}
+		// The record's hash stays as it is: it marks the email as not
+		// confirmed; the token table holds the link that works.
+		cur.confirmationToken = rand.Text() + rand.Text()
+		msg, err = s.startConfirmation(tx, site, cur)
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	m := *msg
+	s.queueMail(ctx, "a confirmation mail", func(ctx context.Context) {
+		if err := s.mailer().Send(ctx, m); err != nil {
+			slog.ErrorContext(ctx, "sending a confirmation mail failed", slog.String("site", site.ID), slog.Any("err", err))
+		}
+	})
+	return c.rec.Email, nil
+}
+
+// hitMail counts one mail of kind to an account under key, at most
+// resetsPerHour an hour, so that no form or tool floods a mailbox.
+func (s *Service) hitMail(ctx context.Context, key, kind string) error {
+	ok, retry, err := s.limiter().Hit(ctx, key, resetsPerHour, time.Hour)
+	if err != nil {
+		return cms.Errorf(cms.EServiceUnavailable, "Requests cannot be counted right now; try again.")
+	}
+	if !ok {
+		return ratelimit.NewExceeded(retry, "Too many "+kind+" mails for this customer; try again later.")
+	}
+	return nil
 }

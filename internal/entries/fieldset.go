@@ -66,6 +66,10 @@ func changeFieldSet(tx store.Tx, site *store.Site, cur *FieldSet, body []byte, n
 		}
 	}
 	c := *cur.ch
+	// A field set has no title or label field (those are a channel's):
+	// kept from before, they would refuse renaming or dropping the field
+	// the defaults picked.
+	c.TitleField, c.LabelField = "", ""
 	if err := applyChannel(&c, m, false, replace, now, lookupIn(tx, site)); err != nil {
 		return nil, nil, err
 	}

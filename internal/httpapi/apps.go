@@ -256,7 +256,7 @@ func (s *Server) handleFunction(w http.ResponseWriter, r *http.Request) error {
 	}
 	site := principal(r).Site
 	var customer map[string]any
-	if tok := strings.TrimSpace(r.Header.Get("X-Service-Session-Token")); tok != "" {
+	if tok := sessionToken(r); tok != "" {
 		c, err := s.Customers.Authenticate(r.Context(), site, tok)
 		if err != nil {
 			return err

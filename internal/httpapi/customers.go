@@ -74,7 +74,7 @@ func (s *Server) handleCustomerUpdate(w http.ResponseWriter, r *http.Request) er
 	if err != nil {
 		return err
 	}
-	out, err := s.Customers.Update(r.Context(), principal(r).Site, r.PathValue("customer"), body, r.Header.Get(sessionHeader), caller(r))
+	out, err := s.Customers.Update(r.Context(), principal(r).Site, r.PathValue("customer"), body, sessionToken(r), caller(r))
 	return rawOK(w, out, err)
 }
 
@@ -105,6 +105,46 @@ func (s *Server) handleCustomerCustomizationsUpdate(w http.ResponseWriter, r *ht
 	return rawOK(w, out, err)
 }
 
+// handleCustomerCustomizationsMerge handles
+// "POST /api/customers/customizations[?replace=1]", as the original
+// service's clients send it: the fields sent are merged into the
+// definitions by id or name ("_destroy": true removes one); with
+// replace=1 they become the whole list.
+func (s *Server) handleCustomerCustomizationsMerge(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	out, err := s.Customers.MergeCustomizations(r.Context(), principal(r).Site, body, flag(r, "replace"))
+	return rawOK(w, out, err)
+}
+
+// handleCustomerSendReset handles
+// "POST /api/customers/{customer}/reset_password": the site's staff mail
+// a customer a password reset link (202 {status, message}).
+func (s *Server) handleCustomerSendReset(w http.ResponseWriter, r *http.Request) error {
+	email, err := s.Customers.SendReset(r.Context(), principal(r).Site, r.PathValue("customer"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"status": "queued",
+		"message": "A password reset link is on its way to " + email + "."})
+	return nil
+}
+
+// handleCustomerResendConfirmation handles
+// "POST /api/customers/{customer}/resend_confirmation": a customer whose
+// email is not confirmed gets a new link (202 {status, message}).
+func (s *Server) handleCustomerResendConfirmation(w http.ResponseWriter, r *http.Request) error {
+	email, err := s.Customers.ResendConfirmation(r.Context(), principal(r).Site, r.PathValue("customer"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"status": "queued",
+		"message": "A new confirmation link is on its way to " + email + "."})
+	return nil
+}
+
 // handleCustomerLogin handles "POST /api/customers/login". An app that
 // sends the customer's current session token (X-Service-Session-Token)
 // along logs in past a lockout of the account that strangers caused.
@@ -114,14 +154,14 @@ func (s *Server) handleCustomerLogin(w http.ResponseWriter, r *http.Request) err
 		return err
 	}
 	out, err := s.Customers.LoginFrom(r.Context(), principal(r).Site, body,
-		customers.Attempt{Client: info(r).addr(), Session: r.Header.Get(sessionHeader)})
+		customers.Attempt{Client: info(r).addr(), Session: sessionToken(r)})
 	return rawOK(w, out, err)
 }
 
 // handleCustomerLogout handles "POST /api/customers/logout": the session
 // its X-Service-Session-Token names ends.
 func (s *Server) handleCustomerLogout(w http.ResponseWriter, r *http.Request) error {
-	token := r.Header.Get(sessionHeader)
+	token := sessionToken(r)
 	if token == "" {
 		return cms.Errorf(cms.EUnauthorized, "Send the session token in the %s header.", sessionHeader)
 	}

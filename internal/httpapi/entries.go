@@ -125,7 +125,7 @@ func (s *Server) handleChannelEmpty(w http.ResponseWriter, r *http.Request) erro
 // entryReadOptions reads the query options and headers of an entry read.
 func entryReadOptions(r *http.Request) entries.ReadOptions {
 	opt := entries.ReadOptions{
-		ClientVersion: headerValue(r.Header, "X-Service-Client-Version") != "",
+		ClientVersion: clientVersion(r),
 		IncludeSlugs:  flag(r, "include_slugs"),
 	}
 	for _, v := range query(r)["resolve"] {
@@ -196,7 +196,7 @@ func (s *Server) handleEntryCount(w http.ResponseWriter, r *http.Request) error 
 // entryWriteOptions reads the query options of an entry write.
 func entryWriteOptions(r *http.Request) entries.WriteOptions {
 	return entries.WriteOptions{Locale: query(r).Get("content_locale"), Caller: caller(r),
-		ClientVersion: headerValue(r.Header, "X-Service-Client-Version") != ""}
+		ClientVersion: clientVersion(r)}
 }
 
 // handleEntryCreate handles "POST /api/channels/{channel}/entries".

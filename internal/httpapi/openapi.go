@@ -33,6 +33,8 @@ func ok(status int, schema string) map[int]string { return map[int]string{status
 // operations is keyed by route pattern, as registered in routes.go.
 var operations = map[string]operation{
 	"GET /api/user":                                     {"The token's user", "sites", "", ok(200, "User"), nil, false},
+	"POST /api/auth/login":                              {"Sign in with email and password (Basic credentials): a user token that expires", "sites", "SignIn", ok(201, "SignedIn"), nil, false},
+	"POST /api/auth/logout":                             {"Revoke the token the request is made with", "sites", "", ok(204, ""), nil, false},
 	"GET /api/sites":                                    {"The sites the token may act on", "sites", "", ok(200, "[]Site"), pageQuery, false},
 	"GET /api/sites/count":                              {"The number of those sites", "sites", "", ok(200, "Count"), nil, false},
 	"GET /api/sites/{site}":                             {"One site, by id or short id", "sites", "", ok(200, "Site"), nil, false},
@@ -97,6 +99,7 @@ var operations = map[string]operation{
 	"POST /api/customers":                               {"Create a customer", "customers", "Object", ok(201, "Customer"), nil, false},
 	"GET /api/customers/customizations":                 {"The site's customer custom fields", "customers", "", ok(200, "[]Object"), nil, false},
 	"PATCH /api/customers/customizations":               {"Change the customer custom fields (admins)", "customers", "Object", ok(200, "[]Object"), nil, false},
+	"POST /api/customers/customizations":                {"Merge fields into the customer custom fields (_destroy removes; replace=1 replaces them) (admins)", "customers", "Any", ok(200, "[]Object"), []string{"replace"}, false},
 	"POST /api/customers/login":                         {"Log a customer in", "customers", "Login", ok(200, "Customer"), nil, false},
 	"POST /api/customers/logout":                        {"End the session X-Service-Session-Token names", "customers", "", ok(204, ""), nil, false},
 	"POST /api/customers/confirm":                       {"Confirm a customer's email", "customers", "Object", ok(200, "Customer"), nil, false},
@@ -121,6 +124,10 @@ var operations = map[string]operation{
 	"POST /api/functions/{name}":                        {"Run a cloud function: the body is its params, the answer its result", "apps", "Object", ok(200, "Any"), nil, false},
 	"POST /api/jobs/{name}":                             {"Queue a run of a cloud job: the body is its params; the answer names the run", "apps", "Object", ok(202, "Jid"), nil, false},
 	"POST /api/simulator/render":                        {"Render a page of the public site with a theme's working copy", "site", "Simulator", ok(200, "SimulatorResult"), nil, false},
+
+	// The customer actions of the original service's clients.
+	"POST /api/customers/{customer}/reset_password":      {"Mail an active customer a password reset link", "customers", "", ok(202, "ActionStatus"), nil, false},
+	"POST /api/customers/{customer}/resend_confirmation": {"Mail a customer whose email is not confirmed a new confirmation link", "customers", "", ok(202, "ActionStatus"), nil, false},
 }
 
 var pageQuery = []string{"page", "per_page"}
@@ -155,8 +162,14 @@ func schemas() map[string]any {
 		"Count":   object([]string{"count"}, map[string]any{"count": integer}),
 		"Emptied": object([]string{"status", "message", "deleted"}, map[string]any{"status": str, "message": str, "deleted": integer}),
 		"User":    object([]string{"id", "email"}, map[string]any{"id": str, "email": str, "name": str}),
-		"Site": object([]string{"id", "short_id", "name", "default_locale", "locales"}, map[string]any{
-			"id": str, "short_id": str, "name": str, "default_locale": str, "locales": strs, "timezone": str,
+
+		"SignIn": object(nil, map[string]any{"description": str, "expires_in": integer}),
+		"SignedIn": object([]string{"token", "expires_at", "user"}, map[string]any{"token": str, "expires_at": str,
+			"user": object([]string{"id", "email"}, map[string]any{"id": str, "email": str, "name": str, "created_at": str, "updated_at": str})}),
+		"ActionStatus": object([]string{"status", "message"}, map[string]any{"status": str, "message": str}),
+
+		"Site": object([]string{"id", "short_id", "subdomain", "name", "default_locale", "locales"}, map[string]any{
+			"id": str, "short_id": str, "subdomain": str, "domain": str, "name": str, "default_locale": str, "locales": strs, "timezone": str,
 			"domains": strs, "drafts_enabled": boolean, "customer_confirmation": boolean, "theme": nstr,
 			"created_at": str, "updated_at": str,
 		}),
@@ -284,7 +297,8 @@ func (s *Server) OpenAPI() map[string]any {
 		"components": map[string]any{
 			"schemas": schemas(),
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
-				"description": "A personal (user) token, which also sends X-Service-Site, or a site token."}},
+				"description": "A personal (user) token, which also sends X-Service-Site, or a site token."},
+				"basic": map[string]any{"type": "http", "scheme": "basic", "description": "A user's email and password, to sign in."}},
 			"headers": map[string]any{
 				"X-Total-Count": map[string]any{"schema": map[string]any{"type": "integer"}, "description": "Items in the whole list"},
 				"X-Total-Pages": map[string]any{"schema": map[string]any{"type": "integer"}, "description": "Pages of per_page items"},
@@ -298,6 +312,9 @@ func (s *Server) OpenAPI() map[string]any {
 func (s *Server) openAPIOperation(pattern string, op operation, params []string) map[string]any {
 	o := map[string]any{"summary": op.summary, "tags": []string{op.tag},
 		"operationId": operationID(pattern)}
+	if pattern == "POST /api/auth/login" {
+		o["security"] = []any{map[string]any{"basic": []any{}}}
+	}
 	var ps []any
 	for i, p := range params {
 		param := map[string]any{"name": p, "in": "path", "required": true, "schema": map[string]any{"type": "string"}}
@@ -309,7 +326,7 @@ func (s *Server) openAPIOperation(pattern string, op operation, params []string)
 		}
 		ps = append(ps, param)
 	}
-	if !strings.HasPrefix(pattern, "GET /api/user") && !strings.HasPrefix(pattern, "GET /api/sites") &&
+	if !strings.HasPrefix(pattern, "GET /api/user") && !strings.HasPrefix(pattern, "POST /api/auth/") && !strings.HasPrefix(pattern, "GET /api/sites") &&
 		!strings.HasPrefix(pattern, "PATCH /api/sites") && !strings.HasPrefix(pattern, "POST /api/sites") {
 		ps = append(ps, map[string]any{"name": "X-Service-Site", "in": "header", "required": false,
 			"description": "The site (id or short id); required with a user token", "schema": map[string]any{"type": "string"}})

@@ -36,7 +36,7 @@ func readOptions(r *http.Request) pages.ReadOptions {
 	opt := pages.ReadOptions{
 		Locale:        pageLocale(r),
 		Compact:       flag(r, "compact"),
-		ClientVersion: headerValue(r.Header, "X-Service-Client-Version") != "",
+		ClientVersion: clientVersion(r),
 	}
 	if f := q.Get("fields"); f != "" {
 		opt.Fields = pages.ParseFields(f)

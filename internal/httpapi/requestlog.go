@@ -33,6 +33,8 @@ type requestInfo struct {
 	// session cookie's Secure flag use this one answer.
 	client     clientaddr.Client
 	clientText string // client as text, made once, by addr
+	// headers are the server's client headers (clientHeaders).
+	headers *clientHeaders
 }
 
 // addr is the request's client address as text: the key of every
@@ -129,7 +131,7 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := requestID(r)
 		w.Header()[requestIDHeader] = []string{id}
-		st := &requestState{Context: r.Context(), info: requestInfo{route: "unmatched", client: s.Proxies.Resolve(r)},
+		st := &requestState{Context: r.Context(), info: requestInfo{route: "unmatched", client: s.Proxies.Resolve(r), headers: s.clientHeaders},
 			rec: statusRecorder{ResponseWriter: w, status: http.StatusOK}}
 		ri, rec := &st.info, &st.rec
 		start := time.Now()

@@ -12,6 +12,8 @@ import (
 // docs/api.md lists it (a test holds the two together).
 func (s *Server) routes() {
 	s.handle("GET /api/user", needToken, s.handleUser)
+	s.handle("POST /api/auth/login", needNone, s.handleSignIn)
+	s.handle("POST /api/auth/logout", needToken, s.handleSignOut)
 	s.handle("GET /api/sites", needToken, s.handleSiteList)
 	s.handle("GET /api/sites/count", needToken, s.handleSiteCount)
 	s.handle("GET /api/sites/{site}", needToken, s.handleSiteGet)
@@ -83,6 +85,7 @@ func (s *Server) routes() {
 	s.handleLimit("POST /api/customers", needSite, pageBodyBytes, s.handleCustomerCreate)
 	s.handle("GET /api/customers/customizations", needSite, s.handleCustomerCustomizations)
 	s.handle("PATCH /api/customers/customizations", needAdmin, s.handleCustomerCustomizationsUpdate)
+	s.handle("POST /api/customers/customizations", needAdmin, s.handleCustomerCustomizationsMerge)
 	s.handle("POST /api/customers/login", needSite, s.handleCustomerLogin)
 	s.handle("POST /api/customers/logout", needSite, s.handleCustomerLogout)
 	s.handle("POST /api/customers/confirm", needSite, s.handleCustomerConfirm)
@@ -92,6 +95,8 @@ func (s *Server) routes() {
 	s.handleLimit("PUT /api/customers/{customer}", needSite, pageBodyBytes, s.handleCustomerUpdate)
 	s.handleLimit("PATCH /api/customers/{customer}", needSite, pageBodyBytes, s.handleCustomerUpdate)
 	s.handle("DELETE /api/customers/{customer}", needSite, s.handleCustomerDelete)
+	s.handle("POST /api/customers/{customer}/reset_password", needSite, s.handleCustomerSendReset)
+	s.handle("POST /api/customers/{customer}/resend_confirmation", needSite, s.handleCustomerResendConfirmation)
 
 	s.handle("GET /api/apps", needSite, s.handleAppList)
 	s.handle("GET /api/apps/count", needSite, s.handleAppCount)
@@ -109,6 +114,8 @@ func (s *Server) routes() {
 	s.handle("POST /api/jobs/{name}", needSite, s.handleJob)
 
 	s.handle("POST /api/simulator/render", needSite, s.handleSimulatorRender)
+
+	s.absentResources()
 }
 
 // Routes returns the pattern of every API route, in the table's order,

@@ -93,6 +93,11 @@ type Server struct {
 	// BodyRate is the slowest rate, in bytes per second, a body may
 	// arrive at; zero means DefaultBodyRate.
 	BodyRate int64
+	// ClientHeaderPrefix, when not "" or DefaultClientHeaderPrefix, names
+	// client headers accepted beside X-Service-…: with "Nimbu",
+	// X-Nimbu-Site, X-Nimbu-Client-Version and X-Nimbu-Session-Token, so
+	// that the original service's clients run unchanged.
+	ClientHeaderPrefix string
 
 	mux            *http.ServeMux
 	metrics        *metrics
@@ -103,6 +108,7 @@ type Server struct {
 	patterns       []string // every API route, in registration order
 	site           *public  // the public site, when Render is set
 	openapi        openAPIJSON
+	clientHeaders  *clientHeaders
 }
 
 // handlerFunc is an API handler: it writes a response, or returns an error
@@ -113,8 +119,11 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 type access int
 
 const (
+	// needNone: no token; the handler checks its caller itself (sign-in
+	// with a password). The per-address limit still applies.
+	needNone access = iota
 	// needToken: any valid token; the site header is optional.
-	needToken access = iota
+	needToken
 	// needSite: a valid token acting on a site (site token, or user token
 	// with X-Service-Site naming a site the user is a member of).
 	needSite
@@ -136,6 +145,7 @@ func (s *Server) Handler() http.Handler {
 		reg = prometheus.NewRegistry()
 	}
 	s.metrics = newMetrics(reg)
+	s.clientHeaders = newClientHeaders(s.ClientHeaderPrefix)
 	if s.Pages != nil {
 		registerPageCache(reg, s.Pages.CacheStats)
 	}
@@ -168,8 +178,15 @@ func (s *Server) handle(pattern string, need access, h handlerFunc) {
 
 // handleLimit is handle with a route-specific body limit.
 func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handlerFunc) {
-	route := pattern[strings.IndexByte(pattern, ' ')+1:]
 	s.patterns = append(s.patterns, pattern)
+	s.serve(pattern, need, maxBody, h)
+}
+
+// serve registers a handler as handleLimit does, outside the route table
+// (Routes, the OpenAPI document): for paths the API answers without
+// holding them (absent.go).
+func (s *Server) serve(pattern string, need access, maxBody int64, h handlerFunc) {
+	route := pattern[strings.IndexByte(pattern, ' ')+1:]
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		// logRequests has wrapped w in a recorder already; a handler
 		// reached another way gets one of its own.
@@ -179,7 +196,7 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 		}
 		ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo)
 		if !ok {
-			ri = &requestInfo{client: s.Proxies.Resolve(r)}
+			ri = &requestInfo{client: s.Proxies.Resolve(r), headers: s.clientHeaders}
 			r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri))
 		}
 		ri.route = route
@@ -190,11 +207,12 @@ func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handl
 		if err == nil {
 			err = s.limit(r, "address:", ri.addr(), s.Limits.PerAddress)
 		}
-		if err == nil {
+		if err == nil && need != needNone {
 			err = s.authenticate(r, ri, need)
 		}
-		if err == nil {
+		if err == nil && ri.principal != nil {
 			ri.tokenID = ri.principal.Token.ID
+			rec.Header()[scopesHeader] = fullScopes
 			err = s.limit(r, "token:", ri.tokenID, s.Limits.PerToken)
 		}
 		if err != nil && r.ContentLength != 0 {
@@ -229,7 +247,7 @@ func bearerToken(r *http.Request) string {
 // authenticate checks the caller's token and site access and keeps the
 // principal in the request's info, where principal finds it.
 func (s *Server) authenticate(r *http.Request, ri *requestInfo, need access) error {
-	p, err := s.Auth.Authenticate(r.Context(), bearerToken(r), strings.TrimSpace(headerValue(r.Header, "X-Service-Site")))
+	p, err := s.Auth.Authenticate(r.Context(), bearerToken(r), siteHeader(r))
 	if err != nil {
 		return err
 	}
@@ -242,6 +260,16 @@ func (s *Server) authenticate(r *http.Request, ri *requestInfo, need access) err
 	ri.principal = p
 	return nil
 }
+
+// scopesHeader carries the scopes of the request's token on every
+// authenticated answer, as the original service's clients read them
+// (`auth scopes`; commands check them before they run). Canonical form of
+// X-OAuth-Scopes.
+const scopesHeader = "X-Oauth-Scopes"
+
+// fullScopes is the header's value for a token with every scope, which
+// user and site tokens are (auth.Scopes), shared as jsonContentType is.
+var fullScopes = []string{strings.Join(auth.Scopes, ", ")}
 
 // principal returns the authenticated caller of the request.
 func principal(r *http.Request) *auth.Principal { return info(r).principal }
@@ -307,12 +335,10 @@ func (s *Server) probeWrite(ctx context.Context) error {
 	return nil
 }
 
-// corsAllowHeaders are the request headers browsers may send cross-origin.
-const corsAllowHeaders = "Authorization, Content-Type, If-Match, X-Service-Site, X-Service-Client-Version, X-Service-Session-Token"
-
 // corsExposeHeaders are the response headers scripts may read. The spec
-// exposes X-Service-Content-ETag, not ETag.
-const corsExposeHeaders = "X-Service-Content-ETag, X-Total-Count, X-Total-Pages, Link"
+// exposes X-Service-Content-ETag, not ETag. (The request headers browsers
+// may send are the client headers' corsAllow.)
+const corsExposeHeaders = "X-Service-Content-ETag, X-Total-Count, X-Total-Pages, Link, X-OAuth-Scopes"
 
 // The CORS headers of every API answer, shared as jsonContentType is.
 var (
@@ -343,7 +369,7 @@ func (s *Server) cors(next http.Handler) http.Handler {
 		h["Access-Control-Expose-Headers"] = corsExpose
 		if r.Method == http.MethodOptions && headerValue(r.Header, "Access-Control-Request-Method") != "" {
 			h.Set("Access-Control-Allow-Methods", "GET, POST, PUT, PATCH, DELETE, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", corsAllowHeaders)
+			h["Access-Control-Allow-Headers"] = s.clientHeaders.corsAllow
 			h.Set("Access-Control-Max-Age", "86400")
 			w.WriteHeader(http.StatusNoContent)
 			return

@@ -12,8 +12,14 @@ import (
 
 // siteJSON is the API shape of a site. The preview secret never leaves the server.
 type siteJSON struct {
-	ID            string   `json:"id"`
-	ShortID       string   `json:"short_id"`
+	ID      string `json:"id"`
+	ShortID string `json:"short_id"`
+	// Subdomain is the short id again, under the name the original
+	// service's clients read.
+	Subdomain string `json:"subdomain"`
+	// Domain is the site's first domain, the one its links use; absent
+	// when it has none.
+	Domain        string   `json:"domain,omitempty"`
 	Name          string   `json:"name"`
 	DefaultLocale string   `json:"default_locale"`
 	Locales       []string `json:"locales"`
@@ -29,13 +35,15 @@ type siteJSON struct {
 
 func toSiteJSON(s *store.Site) siteJSON {
 	j := siteJSON{
-		ID: s.ID, ShortID: s.ShortID, Name: s.Name, DefaultLocale: s.DefaultLocale,
+		ID: s.ID, ShortID: s.ShortID, Subdomain: s.ShortID, Name: s.Name, DefaultLocale: s.DefaultLocale,
 		Locales: s.Locales, Timezone: s.Timezone, Domains: s.Domains, DraftsEnabled: s.DraftsEnabled,
 		CustomerConfirmation: s.CustomerConfirmation,
 		CreatedAt:            cms.FormatTime(s.CreatedAt), UpdatedAt: cms.FormatTime(s.UpdatedAt),
 	}
 	if j.Domains == nil {
 		j.Domains = []string{}
+	} else if len(j.Domains) > 0 {
+		j.Domain = j.Domains[0]
 	}
 	if s.Theme != "" {
 		j.Theme = &s.Theme
@@ -188,7 +196,7 @@ func (s *Server) handleSiteUpdate(w http.ResponseWriter, r *http.Request) error 
 	for k := range keys {
 		switch k {
 		case "name", "locales", "timezone", "domains", "drafts_enabled", "customer_confirmation",
-			"id", "short_id", "default_locale", "theme", "url", "created_at", "updated_at":
+			"id", "short_id", "subdomain", "domain", "default_locale", "theme", "url", "created_at", "updated_at":
 		default:
 			return cms.Errorf(cms.EInvalid, "Unknown site setting %q.", k)
 		}

@@ -38,14 +38,14 @@ type Options struct {
 	// Limiter counts login attempts across every process that shares it;
 	// nil counts in this process.
 	Limiter ratelimit.Limiter
-	// LoginLimits bound customer login attempts; zero fields take
-	// customers.DefaultLimits'.
+	// LoginLimits bound customer login and user sign-in attempts; zero
+	// fields take customers.DefaultLimits'.
 	LoginLimits customers.Limits
 	// SessionTTL is how long an unused customer session lasts; zero means
 	// customers.DefaultSessionTTL.
 	SessionTTL time.Duration
-	// HashCost is the bcrypt cost of customer passwords; zero means the
-	// library's default.
+	// HashCost is the bcrypt cost of customer and user passwords; zero
+	// means the library's default.
 	HashCost int
 	// Mailer sends outgoing mail; nil logs it.
 	Mailer mail.Mailer
@@ -142,6 +142,9 @@ func New(st store.Store, opt Options) *Set {
 		Themes:    &themes.Service{Store: st},
 		Files:     &files.Service{Store: st, Blobs: opt.Blobs, SiteURL: siteURL},
 	}
+	// User sign-ins count against the customer logins' limits, in the
+	// same counters' store.
+	s.Auth.Limiter, s.Auth.HashCost, s.Auth.LoginLimits = opt.Limiter, opt.HashCost, auth.LoginLimits(opt.LoginLimits)
 	s.Events = &events.Bus{}
 	s.Customers = &customers.Service{Events: s.Events, Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost,
 		Mailer: opt.Mailer, Limits: opt.LoginLimits}

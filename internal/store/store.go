@@ -217,6 +217,12 @@ type Users interface {
 	Membership(siteID, userID string) (*Membership, error)
 	// ListMembers returns the site's users with their roles, by email.
 	ListMembers(siteID string) ([]*Member, error)
+	// PasswordHash returns the user's password hash, "" when the user has
+	// no password. ENotFound.
+	PasswordHash(id string) (string, error)
+	// SetPasswordHash replaces the user's password hash ("" removes the
+	// password) and sets updated_at. ENotFound.
+	SetPasswordHash(id, hash string, updatedAt time.Time) error
 }
 
 // Member is a user with a role on a site.
@@ -235,6 +241,11 @@ type Token struct {
 	SiteID    string
 	Name      string
 	CreatedAt time.Time
+	// ExpiresAt is when the token stops working; zero for never.
+	ExpiresAt time.Time
+	// SignIn marks a token a user's password sign-in issued: a new
+	// password ends those, not the tokens an operator made.
+	SignIn bool
 }
 
 // Tokens stores access tokens.
@@ -248,6 +259,11 @@ type Tokens interface {
 	// List returns the tokens that reach the site: its site tokens and the
 	// user tokens of its members, oldest first. Hashes are left empty.
 	List(siteID string) ([]*Token, error)
+	// DeleteSignIns removes the user's sign-in tokens and returns their ids.
+	DeleteSignIns(userID string) ([]string, error)
+	// DeleteExpired removes the tokens that expired at or before now and
+	// returns how many.
+	DeleteExpired(now time.Time) (int, error)
 }
 
 // Kinds of theme files.

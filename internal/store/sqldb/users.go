@@ -2,6 +2,7 @@ package sqldb
 
 import (
 	"strings"
+	"time"
 
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -83,4 +84,20 @@ func (x users) ListMembers(siteID string) ([]*store.Member, error) {
 		return nil, x.fail(err, "list members of site "+siteID, "")
 	}
 	return out, nil
+}
+
+func (x users) PasswordHash(id string) (string, error) {
+	var hash string
+	if err := x.queryRow(`SELECT password_hash FROM users WHERE id = ?`, id).Scan(&hash); err != nil {
+		return "", x.fail(err, "get password of user "+id, "")
+	}
+	return hash, nil
+}
+
+func (x users) SetPasswordHash(id, hash string, updatedAt time.Time) error {
+	res, err := x.exec(`UPDATE users SET password_hash = ?, updated_at = ? WHERE id = ?`, hash, x.time(updatedAt), id)
+	if err != nil {
+		return x.fail(err, "set password of user "+id, "")
+	}
+	return x.mustAffect(res, "set password of user "+id)
 }

@@ -167,3 +167,85 @@ func testUsersListMembers(t *testing.T, e *env) {
 		return nil
 	})
 }
+
+func testUsersPassword(t *testing.T, e *env) {
+	u := e.createUser(t, "ann@example.com")
+	later := t0.Add(time.Hour).Truncate(time.Millisecond)
+	e.view(t, func(tx store.Tx) error {
+		got, err := tx.Users().PasswordHash(u.ID)
+		if err != nil || got != "" {
+			t.Errorf("PasswordHash of a new user: got %q, %v, want none", got, err)
+		}
+		return nil
+	})
+	e.update(t, func(tx store.Tx) error { return tx.Users().SetPasswordHash(u.ID, "$2a$hash", later) })
+	e.view(t, func(tx store.Tx) error {
+		got, err := tx.Users().PasswordHash(u.ID)
+		if err != nil || got != "$2a$hash" {
+			t.Errorf("PasswordHash: got %q, %v, want $2a$hash", got, err)
+		}
+		user, err := tx.Users().Get(u.ID)
+		if err != nil || !user.UpdatedAt.Equal(later) {
+			t.Errorf("updated_at after SetPasswordHash: got %v, %v, want %v", user.UpdatedAt, err, later)
+		}
+		_, err = tx.Users().PasswordHash("missing")
+		checkCode(t, "PasswordHash(missing)", err, cms.ENotFound)
+		return nil
+	})
+	err := e.tryUpdate(func(tx store.Tx) error { return tx.Users().SetPasswordHash("missing", "x", later) })
+	checkCode(t, "SetPasswordHash(missing)", err, cms.ENotFound)
+}
+
+func testTokensSignIns(t *testing.T, e *env) {
+	s := e.createSite(t, "acme")
+	ann, bob := e.createUser(t, "ann@example.com"), e.createUser(t, "bob@example.com")
+	now := t0.Truncate(time.Millisecond)
+	toks := []*store.Token{
+		{ID: "made", Hash: "h1", UserID: ann.ID, Name: "laptop", CreatedAt: now},
+		{ID: "signin", Hash: "h2", UserID: ann.ID, Name: "cli", CreatedAt: now, ExpiresAt: now.Add(time.Hour), SignIn: true},
+		{ID: "expired", Hash: "h3", UserID: ann.ID, CreatedAt: now, ExpiresAt: now.Add(time.Minute), SignIn: true},
+		{ID: "bobs", Hash: "h4", UserID: bob.ID, CreatedAt: now, ExpiresAt: now.Add(time.Hour), SignIn: true},
+		{ID: "site", Hash: "h5", SiteID: s.ID, CreatedAt: now, ExpiresAt: now.Add(time.Minute)},
+	}
+	e.update(t, func(tx store.Tx) error {
+		for _, tok := range toks {
+			if err := tx.Tokens().Create(tok); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	e.view(t, func(tx store.Tx) error {
+		for _, want := range toks {
+			got, err := tx.Tokens().GetByHash(want.Hash)
+			if err != nil {
+				t.Fatalf("GetByHash(%s): %v", want.Hash, err)
+			}
+			checkDiff(t, "GetByHash("+want.Hash+")", got, want)
+		}
+		return nil
+	})
+	e.update(t, func(tx store.Tx) error {
+		n, err := tx.Tokens().DeleteExpired(now.Add(time.Minute))
+		if n != 2 {
+			t.Errorf("DeleteExpired: got %d, want 2 (expired at or before now)", n)
+		}
+		return err
+	})
+	e.update(t, func(tx store.Tx) error {
+		ids, err := tx.Tokens().DeleteSignIns(ann.ID)
+		if len(ids) != 1 || ids[0] != "signin" {
+			t.Errorf("DeleteSignIns: got %v, want [signin]", ids)
+		}
+		return err
+	})
+	e.view(t, func(tx store.Tx) error {
+		for hash, live := range map[string]bool{"h1": true, "h2": false, "h3": false, "h4": true, "h5": false} {
+			_, err := tx.Tokens().GetByHash(hash)
+			if (err == nil) != live {
+				t.Errorf("token %s after the deletes: got %v, want live=%v", hash, err, live)
+			}
+		}
+		return nil
+	})
+}
