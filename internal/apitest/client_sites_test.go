@@ -63,7 +63,7 @@ func TestClientCustomerCustomizations(t *testing.T) {
 				}},
 			{Name: "InvalidField", Method: "POST", Path: "/customers/customizations", Site: "-", Headers: h,
 				Body: []obj{{"name": "x", "type": "nope"}}, WantStatus: 422},
-			{Name: "NotAList", Method: "POST", Path: "/customers/customizations", Site: "-", Headers: h, Body: obj{"name": "x"}, WantStatus: 400},
+			{Name: "NotAList", Method: "POST", Path: "/customers/customizations", Site: "-", Headers: h, Body: obj{"name": "x"}, WantStatus: 422},
 			{Name: "Replace", Method: "POST", Path: "/customers/customizations?replace=1", Site: "-", Headers: h,
 				Body:       append([]obj{{"name": "vat", "type": "string", "label": "VAT"}, {"name": "gone", "type": "string", "_destroy": true}}, copied...),
 				WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {

@@ -2,10 +2,7 @@ package customers
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"maps"
-	"slices"
 	"sync"
 	"time"
 
@@ -122,6 +119,11 @@ func (s *Service) Customizations(ctx context.Context, site *store.Site) ([]byte,
 // customer field definitions and returns them. Values of fields dropped
 // stay stored, as with channels, and show again if the field comes back.
 func (s *Service) ChangeCustomizations(ctx context.Context, site *store.Site, body []byte) ([]byte, error) {
+	return s.changeCustomizations(ctx, site, body, entries.ChangeFieldSet)
+}
+
+func (s *Service) changeCustomizations(ctx context.Context, site *store.Site, body []byte,
+	change func(store.Tx, *store.Site, *entries.FieldSet, []byte, time.Time) (*entries.FieldSet, []byte, error)) ([]byte, error) {
 	var out []byte
 	for attempt := 0; ; attempt++ {
 		err := s.Store.Update(ctx, func(tx store.Tx) error {
@@ -130,7 +132,7 @@ func (s *Service) ChangeCustomizations(ctx context.Context, site *store.Site, bo
 				return err
 			}
 			now := tx.Now()
-			fs, doc, err := entries.ChangeFieldSet(tx, site, cur, body, now)
+			fs, doc, err := change(tx, site, cur, body, now)
 			if err != nil {
 				return err
 			}
@@ -149,94 +151,14 @@ func (s *Service) ChangeCustomizations(ctx context.Context, site *store.Site, bo
 // MergeCustomizations applies a customizations POST body (the bare array,
 // or {"customizations": [...]} / {"fields": [...]}) to the site's customer
 // field definitions and returns them, as the original service's clients
-// send it: each field sent is merged into the current one with its id, or
-// else its name (the keys sent replace the field's), a field with
-// "_destroy": true is removed, and a new one is added; the others stay.
-// With replace the fields sent become the whole list ("_destroy" ones
-// left out). Errors: as ChangeCustomizations.
+// send it: merged as a channel's fields are (entries.MergeFieldSet: by id,
+// else name; "_destroy": true removes one; the others stay), or with
+// replace the fields sent become the whole list. Errors: as
+// ChangeCustomizations.
 func (s *Service) MergeCustomizations(ctx context.Context, site *store.Site, body []byte, replace bool) ([]byte, error) {
-	sent, err := customizationList(body)
-	if err != nil {
-		return nil, err
+	change := entries.MergeFieldSet
+	if replace {
+		change = entries.ChangeFieldSet
 	}
-	var out []byte
-	for attempt := 0; ; attempt++ {
-		err := s.Store.Update(ctx, func(tx store.Tx) error {
-			cur, at, err := s.fieldSet(tx, site)
-			if err != nil {
-				return err
-			}
-			var current []map[string]any
-			if !replace {
-				if err := json.Unmarshal(cur.AppendDefinitions(nil), &current); err != nil {
-					return err
-				}
-			}
-			merged, err := json.Marshal(mergeFields(current, sent))
-			if err != nil {
-				return err
-			}
-			now := tx.Now()
-			fs, doc, err := entries.ChangeFieldSet(tx, site, cur, merged, now)
-			if err != nil {
-				return err
-			}
-			if err := tx.CustomerFields().Put(site.ID, doc, cms.NextUpdatedAt(at, now), at); err != nil {
-				return err
-			}
-			out = fs.AppendDefinitions(nil)
-			return nil
-		})
-		if !errors.Is(err, store.ErrStale) || attempt+1 >= maxWriteAttempts {
-			return out, err
-		}
-	}
-}
-
-// customizationList reads the field definitions of a customizations body.
-func customizationList(body []byte) ([]map[string]any, error) {
-	var list []map[string]any
-	if err := json.Unmarshal(body, &list); err == nil {
-		return list, nil
-	}
-	var m map[string][]map[string]any
-	if err := json.Unmarshal(body, &m); err == nil && len(m) == 1 {
-		for k, v := range m {
-			if k == "customizations" || k == "fields" {
-				return v, nil
-			}
-		}
-	}
-	return nil, cms.Errorf(cms.EInvalidJSON, "The body must be an array of custom fields, or {\"customizations\": [...]}.")
-}
-
-// mergeFields merges the fields sent into the current list: by id, else
-// by name; "_destroy": true removes. Field definitions are checked after,
-// by entries.ChangeFieldSet.
-func mergeFields(current, sent []map[string]any) []map[string]any {
-	out := current
-	for _, f := range sent {
-		i := slices.IndexFunc(out, func(c map[string]any) bool {
-			if id, ok := f["id"].(string); ok && id != "" {
-				return c["id"] == id
-			}
-			name, ok := f["name"].(string)
-			return ok && c["name"] == name
-		})
-		if destroy, _ := f["_destroy"].(bool); destroy {
-			if i >= 0 {
-				out = slices.Delete(out, i, i+1)
-			}
-			continue
-		}
-		if i < 0 {
-			out = append(out, maps.Clone(f))
-			continue
-		}
-		maps.Copy(out[i], f)
-	}
-	for _, f := range out {
-		delete(f, "_destroy")
-	}
-	return out
+	return s.changeCustomizations(ctx, site, body, change)
 }

@@ -73,9 +73,3 @@ func caller(r *http.Request) files.Caller {
 	}
 	return c
 }
-
-// clientVersion reports whether the request names its client's version,
-// which adds __type File to file objects.
-func clientVersion(r *http.Request) bool {
-	return headerValue(r.Header, "X-Service-Client-Version") != ""
-}
