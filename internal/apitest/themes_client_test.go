@@ -202,7 +202,7 @@ func TestThemeClient(t *testing.T) {
 				{"GET", "/themes/nosuch", nil},
 			} {
 				res := do(t, sc.method, sc.path, sc.body, 404)
-				if dig(res.JSON, "code") != float64(101) || !strings.Contains(str(res.JSON, "message"), "theme") {
+				if dig(res.JSON, "code") != float64(101) || str(res.JSON, "message") != "Not Found" {
 					t.Errorf("%s %s: %s", sc.method, sc.path, res.Raw)
 				}
 			}

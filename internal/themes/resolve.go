@@ -45,7 +45,7 @@ func (s *Service) Resolve(ctx context.Context, siteID, ref string) (string, erro
 			return n, nil
 		}
 	}
-	return "", notFound(ref)
+	return "", cms.ErrNotFound()
 }
 
 // ResolveForWrite is Resolve for a write of a theme file: a ref that names
@@ -62,9 +62,4 @@ func (s *Service) ResolveForWrite(ctx context.Context, siteID, ref string) (stri
 		return "", err
 	}
 	return ref, nil
-}
-
-func notFound(ref string) error {
-	return cms.Errorf(cms.ENotFound, "No theme of this site has the name or id %q (GET /themes lists them).", ref).
-		WithData(map[string]any{"theme": ref})
 }
