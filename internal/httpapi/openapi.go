@@ -98,7 +98,7 @@ var operations = map[string]operation{
 	"GET /api/customers/count":                          {"The number of customers", "customers", "", ok(200, "Count"), []string{"search", "where"}, false},
 	"POST /api/customers":                               {"Create a customer", "customers", "Object", ok(201, "Customer"), nil, false},
 	"GET /api/customers/customizations":                 {"The site's customer custom fields", "customers", "", ok(200, "[]Object"), nil, false},
-	"PATCH /api/customers/customizations":               {"Change the customer custom fields (admins)", "customers", "Object", ok(200, "[]Object"), nil, false},
+	"PATCH /api/customers/customizations":               {"Merge fields into the customer custom fields, as a channel's PATCH (_destroy removes; replace=1 replaces them) (admins)", "customers", "Any", ok(200, "[]Object"), []string{"replace"}, false},
 	"POST /api/customers/customizations":                {"Merge fields into the customer custom fields (_destroy removes; replace=1 replaces them) (admins)", "customers", "Any", ok(200, "[]Object"), []string{"replace"}, false},
 	"POST /api/customers/login":                         {"Log a customer in", "customers", "Login", ok(200, "Customer"), nil, false},
 	"POST /api/customers/logout":                        {"End the session X-Service-Session-Token names", "customers", "", ok(204, ""), nil, false},
