@@ -220,9 +220,10 @@ func schemas() map[string]any {
 			"callback_url": str, "internal": boolean, "install_scopes": strs, "created_at": str, "updated_at": str}),
 		"Jid": object([]string{"jid"}, map[string]any{"jid": map[string]any{"type": "string"}}),
 		"App": object([]string{"name", "key", "sdk_version", "compile_errors", "functions", "routes", "callbacks", "jobs", "schedules"}, map[string]any{
-			"name": str, "key": str, "sdk_version": str, "compiled_at": nstr, "compile_errors": strs, "env": strs,
+			"name": str, "key": str, "description": str, "sdk_version": str, "compiled_at": nstr, "compile_errors": strs, "env": strs,
 			"functions": map[string]any{"type": "array"}, "routes": map[string]any{"type": "array"}, "callbacks": map[string]any{"type": "array"},
-			"jobs": map[string]any{"type": "array"}, "schedules": map[string]any{"type": "array", "items": object([]string{"name", "timing", "data", "updated_at"},
+			"jobs": map[string]any{"type": "array", "items": object([]string{"name", "updated_at"},
+				map[string]any{"name": str, "updated_at": str, "every": str})}, "schedules": map[string]any{"type": "array", "items": object([]string{"name", "timing", "data", "updated_at"},
 				map[string]any{"name": str, "timing": str, "cron": str, "data": map[string]any{"type": "object"}, "updated_at": str})},
 		}),
 		"AppFile": object([]string{"name", "url"}, map[string]any{"name": str, "url": str, "code": str, "created_at": str, "updated_at": str,
