@@ -191,7 +191,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer rc.Close()
 		// Every process's caches hear of every other's writes before they
 		// are acknowledged (docs/caching.md).
-		svc.ShareRedis(ctx, rc, redisPrefix+"auth:", func(err error) {
+		svc.ShareRedis(ctx, rc, redisPrefix, func(err error) {
 			logger.Warn("announcing a write failed; other processes see it within the cache bound", slog.Any("err", err))
 		})
 	}

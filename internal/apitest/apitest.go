@@ -201,7 +201,7 @@ func Attach(tb testing.TB, r Remote) *Env {
 	tb.Cleanup(func() { locker.Close() })
 	env := &Env{URL: r.URL, Store: st, Clock: cms.NewFixedClock(time.Now()), Tokens: map[string]string{}, Mail: &mail.Recorder{}}
 	svc := services.New(st, services.Options{Locker: locker, Blobs: blobs, HashCost: bcrypt.MinCost, Mailer: env.Mail})
-	svc.ShareRedis(ctx, rc, r.RedisPrefix+"auth:", func(err error) { tb.Errorf("announce a write: %v", err) })
+	svc.ShareRedis(ctx, rc, r.RedisPrefix, func(err error) { tb.Errorf("announce a write: %v", err) })
 	env.use(svc, blobs)
 	env.Store = svc.Store
 	// Not served: it describes the API the scenarios' answers are checked

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/apps/worker"
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -112,6 +113,9 @@ func (s *Service) findApp(tx store.Tx, site *store.Site, match func(*Registry) b
 	return all[0], nil
 }
 
+// appsDeps are what a site's cached apps depend on (package changes).
+var appsDeps = changes.Of(changes.Site, changes.App)
+
 // cachedApps is a site's apps with their code, as the store had them at
 // mark.
 type cachedApps struct {
@@ -124,7 +128,7 @@ type cachedApps struct {
 // while nothing can have been written since (Fresh), so that a call of a
 // function or a route touches the store only after a write.
 func (s *Service) findCached(ctx context.Context, site *store.Site, match func(*Registry) bool) (*loaded, error) {
-	mark, at, current := s.Fresh.Mark(ctx)
+	mark, at, current := s.Fresh.Mark(ctx, site.ID, appsDeps)
 	var list []*loaded
 	if v, ok := s.bySite.Load(site.ID); ok && current {
 		if c := v.(*cachedApps); s.Fresh.Valid(c.mark, c.at, mark, at) {

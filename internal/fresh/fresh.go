@@ -1,26 +1,37 @@
 // Package fresh tells a cache whether the store may have changed since it
 // last checked a value against it, without asking the store.
 //
-// A Source combines two counters: the writes this process made to the store
-// (store.WriteCounter, which moves after a write commits and before the
-// write is acknowledged) and, when several processes share the store, the
-// number of writes every process has announced (a counter in Redis that a
-// write moves before it is acknowledged; see auth.RedisShared). A value
-// checked against the store at mark m is still current while the Source's
-// mark equals m: no write was acknowledged anywhere since. Writes nobody
-// announces (a command line run against the same database, SQL by hand, a
-// process without the shared counter) are bounded by Bound instead: a
-// value is never served unchecked for longer than that after its check.
+// A Source follows the changes of package changes: every committed write
+// of this process, delivered before the write is acknowledged, and, when
+// the Feed is shared, every other process's. It keeps, for each site and
+// kind of record, the last time (in its own count of changes) a change
+// touched them. A cache asks for a Mark of what its answer depends on (a
+// site and a set of kinds) before it reads the store, and keeps the answer
+// with it; while the Mark is the same, no write that could change the
+// answer was acknowledged anywhere, and the answer is served from memory.
+// So another site's write, an app's log line or a customer's session
+// leaves a page read warm, and a write to the page's site makes the next
+// read check.
 //
-// The caches that use it (page reads, entry reads, the public site) keep
-// their own exact validation against the store; a Source only lets them
-// skip that validation while nothing can have changed.
+// Writes nobody announces (a command line run against the same database,
+// SQL by hand, a process without the shared Feed) are bounded by Bound
+// instead: a value is never served unchecked for longer than that after
+// its check.
+//
+// The caches that use it (page reads, entry reads, the public site, the
+// apps of a site) keep their own exact validation against the store; a
+// Source only lets them skip that validation while nothing can have
+// changed. See docs/caching.md.
 package fresh
 
 import (
 	"context"
+	"math/bits"
 	"sync"
+	"sync/atomic"
 	"time"
+
+	"github.com/tessera-cms/tessera/internal/changes"
 )
 
 // DefaultBound is how long a checked value is served without a look at
@@ -28,48 +39,104 @@ import (
 // made where no announcement reaches.
 const DefaultBound = time.Second
 
-// Mark is the state of the store as this process knows it: every
-// acknowledged write that this process made or heard of moves it.
-type Mark struct {
-	writes uint64
-	shared int64
-}
+// Mark is the state of what an answer depends on, as this process knows
+// it: every acknowledged write to it that this process made or heard of
+// moves it.
+type Mark struct{ last uint64 }
 
-// Source reports the current Mark. The zero Source knows of no writes, so
-// its marks never move and only Bound limits a value's age; set Writes
-// for a process that writes.
+// kindSlots is one counter per kind: a Kinds set has 64 bits.
+type kindSlots [64]atomic.Uint64
+
+// Source reports Marks. Make it with Follow; a nil Source has no marks, so
+// every value is checked against the store.
 type Source struct {
-	// Writes counts this process's writes to the store; nil counts none.
-	Writes func() uint64
-	// Shared, when set, returns the number of writes announced by every
-	// process that shares the store, and false when this process cannot
-	// tell (the counter is unreachable, or announcements are still on their
-	// way to it): a cache then checks the store.
-	Shared func(ctx context.Context) (int64, bool)
 	// Bound limits how long a value is served unchecked; zero means
 	// DefaultBound.
 	Bound time.Duration
 	// Now is the clock of Bound; nil means time.Now.
 	Now func() time.Time
+
+	feed *changes.Feed
+	// count numbers the changes this Source has applied; every slot below
+	// holds one of its values, the largest that touched it.
+	count atomic.Uint64
+	// lost is the number of the last change after which anything may
+	// have changed (changes.Change.Lost).
+	lost atomic.Uint64
+	// any is per kind over every site; all per kind for the changes that
+	// named every site (changes.AllSites) at once.
+	any, all kindSlots
+	sites    sync.Map // site id -> *kindSlots
 }
 
-// Mark returns the current mark and the time it was taken; ok is false
-// when a value must be checked against the store whatever the mark. Take
-// the mark before reading the store, so that a write that lands during the
-// read moves the mark away from the one recorded with the value.
-func (s *Source) Mark(ctx context.Context) (m Mark, at time.Time, ok bool) {
-	if s == nil {
+// Follow returns a Source that hears of every change feed delivers.
+func Follow(feed *changes.Feed) *Source {
+	s := &Source{feed: feed}
+	feed.Subscribe(s.apply)
+	return s
+}
+
+// apply moves the slots of what c touched past every mark taken so far.
+func (s *Source) apply(c changes.Change) {
+	n := s.count.Add(1)
+	if c.Lost {
+		raise(&s.lost, n)
+		return
+	}
+	row := &s.all
+	if c.Site != changes.AllSites {
+		v, ok := s.sites.Load(c.Site)
+		if !ok {
+			v, _ = s.sites.LoadOrStore(c.Site, new(kindSlots))
+		}
+		row = v.(*kindSlots)
+	}
+	for ks := uint64(c.Kinds()); ks != 0; ks &= ks - 1 {
+		k := bits.TrailingZeros64(ks)
+		raise(&row[k], n)
+		raise(&s.any[k], n)
+	}
+}
+
+// raise sets v to n unless it holds more already: a slot never goes back,
+// so a mark once moved never comes back to an earlier value.
+func raise(v *atomic.Uint64, n uint64) {
+	for {
+		old := v.Load()
+		if old >= n || v.CompareAndSwap(old, n) {
+			return
+		}
+	}
+}
+
+// Mark returns the mark of what depends on the kinds deps of site
+// (changes.AllSites: of any site) and the time it was taken; ok is false
+// when a value must be checked against the store whatever the mark (the
+// process is behind the changes announced). Take the mark before reading
+// the store, so that a write that lands during the read moves the mark
+// away from the one recorded with the value.
+func (s *Source) Mark(ctx context.Context, site string, deps changes.Kinds) (m Mark, at time.Time, ok bool) {
+	if s == nil || !s.feed.Current(ctx) {
 		return Mark{}, time.Time{}, false
 	}
-	if s.Writes != nil {
-		m.writes = s.Writes()
-	}
-	if s.Shared != nil {
-		n, current := s.Shared(ctx)
-		if !current {
-			return Mark{}, time.Time{}, false
+	// Read after Current: every change Current counted is in the slots.
+	m.last = s.lost.Load()
+	if site == changes.AllSites {
+		for ks := uint64(deps); ks != 0; ks &= ks - 1 {
+			m.last = max(m.last, s.any[bits.TrailingZeros64(ks)].Load())
 		}
-		m.shared = n
+		return m, s.now(), true
+	}
+	var row *kindSlots
+	if v, found := s.sites.Load(site); found {
+		row = v.(*kindSlots)
+	}
+	for ks := uint64(deps); ks != 0; ks &= ks - 1 {
+		k := bits.TrailingZeros64(ks)
+		m.last = max(m.last, s.all[k].Load())
+		if row != nil {
+			m.last = max(m.last, row[k].Load())
+		}
 	}
 	return m, s.now(), true
 }

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/sites"
@@ -17,6 +18,10 @@ import (
 // the caller forgets it (ForgetSite), resolves the host again and retries.
 var ErrSiteChanged = errors.New("render: the site changed since it was resolved")
 
+// hostDeps are what a host that shows the default site depends on: any
+// site's domains and short id (package changes).
+var hostDeps = changes.Of(changes.Site)
+
 // maxHosts bounds the host cache.
 const maxHosts = 4096
 
@@ -26,7 +31,7 @@ type host struct {
 	// fallback: the host names no site and shows the default site. A site
 	// that claims the host later (a domain, a short id) changes that
 	// without changing the default site, so such an entry holds only while
-	// nothing was written anywhere since it was resolved (mark, taken at
+	// no site was written anywhere since it was resolved (mark, taken at
 	// at, as package fresh keeps it), and never without a fresh.Source.
 	fallback bool
 	mark     fresh.Mark
@@ -46,7 +51,7 @@ func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkS
 	s.mu.Unlock()
 	site := h.site
 	if ok && h.fallback {
-		if mark, at, current := s.Fresh.Mark(ctx); !current || !s.Fresh.Valid(h.mark, h.at, mark, at) {
+		if mark, at, current := s.Fresh.Mark(ctx, changes.AllSites, hostDeps); !current || !s.Fresh.Valid(h.mark, h.at, mark, at) {
 			site = nil
 		}
 	}
@@ -69,7 +74,7 @@ func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkS
 	}
 	// The mark is taken before the look-up: a site that claims the host
 	// while it runs moves it.
-	mark, at, current := s.Fresh.Mark(ctx)
+	mark, at, current := s.Fresh.Mark(ctx, changes.AllSites, hostDeps)
 	fallback := false
 	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
 		if short, ok := strings.CutSuffix(name, ".localhost"); ok && !strings.Contains(short, ".") {

@@ -27,6 +27,7 @@ import (
 
 	lrender "github.com/osteele/liquid/render"
 
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
@@ -153,6 +154,10 @@ func SplitLocale(site *store.Site, path string) (locale, rest string) {
 	return site.DefaultLocale, p
 }
 
+// renderDeps are what a render depends on (package changes): the site,
+// its theme, its pages and the channels and entries templates read.
+var renderDeps = changes.Of(changes.Site, changes.Theme, changes.Page, changes.Channel, changes.Entry)
+
 // cached is a rendered page with what it was rendered from.
 type cached struct {
 	out        Output
@@ -188,7 +193,7 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 	// The write count and time before the render reads anything: the
 	// render is current as of them.
 	var before *check
-	if m, at, ok := s.Fresh.Mark(ctx); ok {
+	if m, at, ok := s.Fresh.Mark(ctx, req.Site.ID, renderDeps); ok {
 		before = &check{mark: m, at: at}
 	}
 	var p *pages.Page
@@ -290,7 +295,7 @@ func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (
 	s.mu.Lock()
 	c := s.cache[key]
 	s.mu.Unlock()
-	mark, markAt, current := s.Fresh.Mark(ctx)
+	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, renderDeps)
 	if current {
 		if c != nil && c.siteAt.Equal(site.UpdatedAt) {
 			if ck := c.checked.Load(); ck != nil && s.Fresh.Valid(ck.mark, ck.at, mark, markAt) {

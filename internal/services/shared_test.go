@@ -43,7 +43,7 @@ func twoProcesses(t *testing.T) (a, b *services.Set) {
 	deadline := time.Now().Add(5 * time.Second)
 	for _, s := range sets {
 		for {
-			if _, _, ok := s.Fresh.Mark(ctx); ok {
+			if s.Changes.Current(ctx) {
 				break
 			}
 			if time.Now().After(deadline) {
