@@ -48,7 +48,9 @@ func writer(t *testing.T) (src *fresh.Source, page, logLine func(site string)) {
 		}
 	}
 	page = func(site string) {
-		do(func(tx store.Tx) error { return tx.Pages().Update(&store.PageRecord{SiteID: site, ID: "p1"}, time.Time{}) })
+		do(func(tx store.Tx) error {
+			return tx.Pages().Update(&store.PageRecord{SiteID: site, ID: "p1"}, time.Time{})
+		})
 	}
 	logLine = func(site string) {
 		do(func(tx store.Tx) error { return tx.Apps().AppendLog(&store.AppLog{SiteID: site, AppID: "a1"}) })
