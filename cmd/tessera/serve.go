@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -225,10 +226,29 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	logger.Info("tessera listening", slog.String("addr", ln.Addr().String()), slog.String("api", "http://"+ln.Addr().String()+"/api"))
 
-	go sweep(ctx, svc, logger)
-	// Every process runs queued cloud-code jobs and fires schedules; the
-	// store's claims make each run once.
-	go svc.Apps.RunWorker(ctx, time.Second)
+	// Every process sweeps, runs queued cloud-code jobs and fires
+	// schedules; the store's claims make each run once. That work, the
+	// after callbacks of apps and the cloud-code workers end before the
+	// store closes: this runs before the deferred closes above.
+	bctx, stopBackground := context.WithCancel(ctx)
+	var background sync.WaitGroup
+	background.Go(func() { sweep(bctx, svc, logger) })
+	background.Go(func() { svc.Apps.RunWorker(bctx, time.Second) })
+	defer func() {
+		stopBackground()
+		done := make(chan struct{})
+		go func() {
+			background.Wait()
+			svc.Apps.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(shutdownGrace):
+			logger.Warn("background work still running at shutdown; closing the store under it", slog.Duration("waited", shutdownGrace))
+		}
+		workers.Close()
+	}()
 
 	if metricsAddr != "" {
 		mux := http.NewServeMux()

@@ -1,6 +1,8 @@
-// Package mail sends Tessera's outgoing mail (customer password resets
-// today) through one Mailer: a log transport by default, which writes each
-// message to the log instead of sending it, or SMTP when configured.
+// Package mail sends Tessera's outgoing mail through one Mailer: customer
+// password resets and email confirmations, and the mail cloud code sends
+// (Mail.send). The transport is the log by default, which writes each
+// message to the log instead of sending it, or SMTP when configured
+// (--smtp).
 package mail
 
 import (
