@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/changes"
+	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -19,7 +20,8 @@ import (
 // hand). Writes announced by package changes invalidate exactly, sooner.
 const DefaultCacheTTL = time.Second
 
-// maxCacheEntries bounds the cache; when full it starts over.
+// maxCacheEntries bounds the cache; when full the least recently used
+// entries go.
 const maxCacheEntries = 10000
 
 // Cache keeps resolved principals (token, user, site, role) in memory, by
@@ -42,10 +44,11 @@ type Cache struct {
 	feed *changes.Feed
 	now  func() time.Time // time.Now, or a test's clock
 
-	mu      sync.RWMutex
-	entries map[cacheKey]*cacheEntry
-	// gen counts invalidations, so that a fill that read the database
-	// before one is not stored after it.
+	entries lru.Cache[cacheKey, *cacheEntry]
+	// mu orders fills with invalidations: gen counts invalidations, so
+	// that a fill that read the database before one is not stored after
+	// it.
+	mu  sync.RWMutex
 	gen uint64
 
 	hits, misses atomic.Int64
@@ -55,6 +58,7 @@ type Cache struct {
 // must use feed's store (changes.Feed.Wrap). Call it once, before c is
 // used: until then c is never used.
 func (c *Cache) Follow(feed *changes.Feed) {
+	c.entries.MaxEntries = maxCacheEntries
 	c.feed = feed
 	feed.Subscribe(c.apply)
 }
@@ -94,9 +98,7 @@ func (c *Cache) Stats() (hits, misses int64) { return c.hits.Load(), c.misses.Lo
 
 // get returns a copy of the entry under key, if fresh.
 func (c *Cache) get(key cacheKey) *Principal {
-	c.mu.RLock()
-	e := c.entries[key]
-	c.mu.RUnlock()
+	e, _ := c.entries.Get(key)
 	if e == nil || !c.clock().Before(e.expires) {
 		return nil
 	}
@@ -122,10 +124,7 @@ func (c *Cache) put(key cacheKey, p *Principal, gen uint64, readAt time.Time) {
 	if c.gen != gen {
 		return
 	}
-	if c.entries == nil || len(c.entries) >= maxCacheEntries {
-		c.entries = make(map[cacheKey]*cacheEntry)
-	}
-	c.entries[key] = e
+	c.entries.Put(key, e)
 }
 
 // apply drops the entries a change touched.
@@ -142,11 +141,7 @@ func (c *Cache) invalidate(drop func(*Principal) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	for ek, e := range c.entries {
-		if drop(&e.p) {
-			delete(c.entries, ek)
-		}
-	}
+	c.entries.DeleteFunc(func(_ cacheKey, e *cacheEntry) bool { return drop(&e.p) })
 }
 
 // flush drops every entry.
@@ -154,7 +149,7 @@ func (c *Cache) flush() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	c.entries = nil
+	c.entries.Clear()
 }
 
 // usable reports whether entries may be used now: once every change

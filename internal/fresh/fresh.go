@@ -32,6 +32,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/changes"
+	"github.com/tessera-cms/tessera/internal/lru"
 )
 
 // DefaultBound is how long a checked value is served without a look at
@@ -163,33 +164,41 @@ func (s *Source) bound() time.Duration {
 
 // Memo keeps values by key together with the mark they were checked at,
 // so that a read can be answered from memory while its mark holds. It is
-// bounded by the bytes of its values: when full it starts over (its
-// values are also in the callers' own caches, so this costs one check
-// each, not a render).
+// bounded by the bytes of its values, the least recently used going first
+// (its values are also in the callers' own caches, so losing one costs one
+// check, not a render).
 type Memo[K comparable, V Sized] struct {
 	// MaxBytes bounds the sum of the values' sizes; zero means 16 MiB.
 	MaxBytes int
 
-	mu      sync.RWMutex
-	bytes   int
-	entries map[K]memoEntry[V]
+	once    sync.Once
+	entries lru.Cache[K, memoEntry[V]]
 }
 
 // Sized is a value that knows how many bytes it holds.
 type Sized interface{ Size() int }
 
-type memoEntry[V any] struct {
+type memoEntry[V Sized] struct {
 	v       V
 	mark    Mark
 	checked time.Time
 }
 
+func (c *Memo[K, V]) cache() *lru.Cache[K, memoEntry[V]] {
+	c.once.Do(func() {
+		c.entries.MaxCost = c.MaxBytes
+		if c.entries.MaxCost <= 0 {
+			c.entries.MaxCost = 16 << 20
+		}
+		c.entries.Cost = func(e memoEntry[V]) int { return e.v.Size() }
+	})
+	return &c.entries
+}
+
 // Get returns the value under k if it was checked at the mark now (taken
 // at nowAt) and is still within src's bound.
 func (c *Memo[K, V]) Get(src *Source, k K, now Mark, nowAt time.Time) (v V, ok bool) {
-	c.mu.RLock()
-	e, found := c.entries[k]
-	c.mu.RUnlock()
+	e, found := c.cache().Get(k)
 	if !found || !src.Valid(e.mark, e.checked, now, nowAt) {
 		return v, false
 	}
@@ -197,24 +206,8 @@ func (c *Memo[K, V]) Get(src *Source, k K, now Mark, nowAt time.Time) (v V, ok b
 }
 
 // Put records v under k as checked against the store at mark m, taken at
-// time at before the check began.
+// time at before the check began. A value over a quarter of MaxBytes is
+// not kept: one huge value must not push out everything else.
 func (c *Memo[K, V]) Put(k K, v V, m Mark, at time.Time) {
-	size := v.Size()
-	max := c.MaxBytes
-	if max <= 0 {
-		max = 16 << 20
-	}
-	if size > max/4 {
-		return // one huge value must not push out everything else
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.entries[k]; ok {
-		c.bytes -= old.v.Size()
-	}
-	if c.entries == nil || c.bytes+size > max {
-		c.entries, c.bytes = make(map[K]memoEntry[V]), 0
-	}
-	c.entries[k] = memoEntry[V]{v: v, mark: m, checked: at}
-	c.bytes += size
+	c.cache().Put(k, memoEntry[V]{v: v, mark: m, checked: at})
 }

@@ -152,11 +152,13 @@ func TestMemo(t *testing.T) {
 	for _, k := range []string{"b", "c", "d", "e"} {
 		c.Put(k, "0123456789", n, nAt)
 	}
-	// 40 bytes held; the fifth value starts over.
-	if _, ok := c.Get(src, "b", n, nAt); ok {
-		t.Error("a full memo did not start over")
+	// 50 bytes into 40: the least recently used value, a, goes.
+	if _, ok := c.Get(src, "a", m, at); ok {
+		t.Error("a full memo kept its least recently used value")
 	}
-	if _, ok := c.Get(src, "e", n, nAt); !ok {
-		t.Error("the value that started the memo over is missing")
+	for _, k := range []string{"b", "e"} {
+		if _, ok := c.Get(src, k, n, nAt); !ok {
+			t.Errorf("a full memo lost %s", k)
+		}
 	}
 }

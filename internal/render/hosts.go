@@ -46,9 +46,8 @@ type host struct {
 // cache). A host that showed the default site is resolved again after any
 // write. ENotFound when no site is served there.
 func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkSite bool) (*store.Site, error) {
-	s.mu.Lock()
-	h, ok := s.hosts[name]
-	s.mu.Unlock()
+	s.caches()
+	h, ok := s.hosts.Get(name)
 	site := h.site
 	if ok && h.fallback {
 		if mark, at, current := s.Fresh.Mark(ctx, changes.AllSites, hostDeps); !current || !s.Fresh.Valid(h.mark, h.at, mark, at) {
@@ -96,21 +95,14 @@ func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkS
 	if fallback && !current {
 		return site, nil
 	}
-	s.mu.Lock()
-	putBounded(&s.hosts, name, host{site: site, fallback: fallback, mark: mark, at: at}, maxHosts)
-	s.mu.Unlock()
+	s.hosts.Put(name, host{site: site, fallback: fallback, mark: mark, at: at})
 	return site, nil
 }
 
 // ForgetSite drops every host remembered for the site.
 func (s *Service) ForgetSite(id string) {
-	s.mu.Lock()
-	for name, h := range s.hosts {
-		if h.site.ID == id {
-			delete(s.hosts, name)
-		}
-	}
-	s.mu.Unlock()
+	s.caches()
+	s.hosts.DeleteFunc(func(_ string, h host) bool { return h.site.ID == id })
 }
 
 // siteUnchanged reports whether site is still as stored, within tx.

@@ -32,6 +32,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/fresh"
+	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -52,10 +53,12 @@ type Service struct {
 	// defaults.
 	Limits Limits
 
-	mu     sync.Mutex
-	themes map[string]*theme
-	cache  map[string]*cached
-	hosts  map[string]host
+	// The in-memory caches, bounded (maxThemes, maxCached, maxHosts) once,
+	// on first use (caches).
+	once   sync.Once
+	themes lru.Cache[string, *theme]
+	cache  lru.Cache[string, *cached]
+	hosts  lru.Cache[string, host]
 
 	hits, misses atomic.Int64
 	// active counts the renders running, steps the steps of the finished
@@ -64,7 +67,8 @@ type Service struct {
 	stopped       sync.Map // bound -> *atomic.Int64
 }
 
-// Bounds of the in-memory caches; when one is full it starts over.
+// Bounds of the in-memory caches; when one is full its least recently
+// used entries go.
 const (
 	maxThemes = 256
 	maxCached = 4096
@@ -292,9 +296,8 @@ func cacheKey(req *Request, locale string) string {
 // rendered from is unchanged. It checks the site too, in the same
 // transaction: ErrSiteChanged when the site is not as the request has it.
 func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (*Output, error) {
-	s.mu.Lock()
-	c := s.cache[key]
-	s.mu.Unlock()
+	s.caches()
+	c, _ := s.cache.Get(key)
 	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, renderDeps)
 	if current {
 		if c != nil && c.siteAt.Equal(site.UpdatedAt) {
@@ -384,9 +387,8 @@ func stampsHold(want map[string]time.Time, stamp func(id string) (time.Time, err
 func sameStamp(a, b store.Stamp) bool { return a.Count == b.Count && a.Latest.Equal(b.Latest) }
 
 func (s *Service) store(key string, c *cached) {
-	s.mu.Lock()
-	putBounded(&s.cache, key, c, maxCached)
-	s.mu.Unlock()
+	s.caches()
+	s.cache.Put(key, c)
 }
 
 // preview decides what a preview link shows: the page's draft, or its live
@@ -430,10 +432,8 @@ func (s *Service) theme(ctx context.Context, site *store.Site, locale string, te
 	key := site.ID + "\x00" + site.UpdatedAt.String() + "\x00" + site.Theme + "\x00" + locale + "\x00" +
 		stamp.Latest.String() + "\x00" + strconv.Itoa(stamp.Count)
 	if templates == nil {
-		s.mu.Lock()
-		th := s.themes[key]
-		s.mu.Unlock()
-		if th != nil {
+		s.caches()
+		if th, _ := s.themes.Get(key); th != nil {
 			return th, stamp, nil
 		}
 	}
@@ -458,9 +458,8 @@ func (s *Service) theme(ctx context.Context, site *store.Site, locale string, te
 	}
 	th := newTheme(site, locale, files, s.limits().Depth)
 	if templates == nil {
-		s.mu.Lock()
-		putBounded(&s.themes, key, th, maxThemes)
-		s.mu.Unlock()
+		s.caches()
+		s.themes.Put(key, th)
 	}
 	return th, stamp, nil
 }
@@ -645,12 +644,9 @@ func SafeReturn(to string) string {
 	return to
 }
 
-// putBounded stores v under k in *m, starting the map over when it holds
-// max entries: the caches here hold what is cheap to rebuild, and a full
-// reset keeps them bounded without bookkeeping on every hit.
-func putBounded[K comparable, V any](m *map[K]V, k K, v V, max int) {
-	if *m == nil || len(*m) >= max {
-		*m = make(map[K]V)
-	}
-	(*m)[k] = v
+// caches bounds the in-memory caches, once, before their first use.
+func (s *Service) caches() {
+	s.once.Do(func() {
+		s.themes.MaxEntries, s.cache.MaxEntries, s.hosts.MaxEntries = maxThemes, maxCached, maxHosts
+	})
 }
