@@ -26,8 +26,11 @@
 // What a Change does not say: a write made where no Feed sees it (a
 // `tessera` command on the same database, a process without Redis, SQL by
 // hand) is never announced; the caches bound how long they trust memory
-// instead (package fresh, auth.DefaultCacheTTL). See docs/architecture.md
-// and docs/caching.md.
+// instead (package fresh, auth.DefaultCacheTTL). Numbers order delivery;
+// they are not stored, so a consumer that must see every change across
+// restarts (webhooks, a change feed with resume) keeps its own record
+// written in the write's transaction, and uses the stream to learn of it
+// at once. See docs/architecture.md and docs/caching.md.
 package changes
 
 import (
