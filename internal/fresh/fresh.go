@@ -67,7 +67,10 @@ type Source struct {
 	// any is per kind over every site; all per kind for the changes that
 	// named every site (changes.AllSites) at once.
 	any, all kindSlots
-	sites    sync.Map // site id -> *kindSlots
+	// sites holds each site's slots, by id (a plain map under a read
+	// lock: cheaper per mark than a sync.Map, which boxes its keys).
+	sitesMu sync.RWMutex
+	sites   map[string]*kindSlots
 }
 
 // Follow returns a Source that hears of every change feed delivers.
@@ -86,17 +89,28 @@ func (s *Source) apply(c changes.Change) {
 	}
 	row := &s.all
 	if c.Site != changes.AllSites {
-		v, ok := s.sites.Load(c.Site)
-		if !ok {
-			v, _ = s.sites.LoadOrStore(c.Site, new(kindSlots))
-		}
-		row = v.(*kindSlots)
+		row = s.row(c.Site)
 	}
 	for ks := uint64(c.Kinds()); ks != 0; ks &= ks - 1 {
 		k := bits.TrailingZeros64(ks)
 		raise(&row[k], n)
 		raise(&s.any[k], n)
 	}
+}
+
+// row returns the slots of site, made on its first change.
+func (s *Source) row(site string) *kindSlots {
+	s.sitesMu.Lock()
+	defer s.sitesMu.Unlock()
+	r := s.sites[site]
+	if r == nil {
+		if s.sites == nil {
+			s.sites = make(map[string]*kindSlots)
+		}
+		r = new(kindSlots)
+		s.sites[site] = r
+	}
+	return r
 }
 
 // raise sets v to n unless it holds more already: a slot never goes back,
@@ -128,10 +142,9 @@ func (s *Source) Mark(ctx context.Context, site string, deps changes.Kinds) (m M
 		}
 		return m, s.now(), true
 	}
-	var row *kindSlots
-	if v, found := s.sites.Load(site); found {
-		row = v.(*kindSlots)
-	}
+	s.sitesMu.RLock()
+	row := s.sites[site]
+	s.sitesMu.RUnlock()
 	for ks := uint64(deps); ks != 0; ks &= ks - 1 {
 		k := bits.TrailingZeros64(ks)
 		m.last = max(m.last, s.all[k].Load())

@@ -162,3 +162,16 @@ func TestMemo(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkMark is the mark of a page read of a site that has seen writes,
+// in one process: what every steady read pays.
+func BenchmarkMark(b *testing.B) {
+	ctx := context.Background()
+	src, page, logLine := writer(&testing.T{})
+	page("one")
+	logLine("two")
+	deps := changes.Of(changes.Site, changes.Page, changes.Theme, changes.Channel, changes.Entry)
+	for b.Loop() {
+		src.Mark(ctx, "one", deps)
+	}
+}
