@@ -105,6 +105,25 @@ func (s *Service) ForgetSite(id string) {
 	s.hosts.DeleteFunc(func(_ string, h host) bool { return h.site.ID == id })
 }
 
+// Follow makes s forget what it keeps of a site as soon as a change to the
+// site's record arrives from feed, this process's or another's: the hosts
+// that show it and its rendered pages, which no longer match it (a deleted
+// site's would otherwise stay until pushed out). Correctness does not
+// depend on it: a cached host or page is checked against the site anyway.
+func (s *Service) Follow(feed *changes.Feed) { feed.Subscribe(s.apply) }
+
+func (s *Service) apply(c changes.Change) {
+	switch {
+	case c.Lost:
+		s.caches()
+		s.hosts.Clear()
+	case c.Site != "" && c.Site != changes.AllSites && c.Touches(changes.Site, c.Site):
+		s.ForgetSite(c.Site)
+		prefix := c.Site + "\x00"
+		s.cache.DeleteFunc(func(key string, _ *cached) bool { return strings.HasPrefix(key, prefix) })
+	}
+}
+
 // siteUnchanged reports whether site is still as stored, within tx.
 func siteUnchanged(tx store.Tx, site *store.Site) (bool, error) {
 	ts, err := tx.Sites().Stamp(site.ID)

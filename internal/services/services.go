@@ -145,6 +145,7 @@ func New(st store.Store, opt Options) *Set {
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries,
 		Fresh: s.Fresh}
 	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src}
+	s.Render.Follow(feed)
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL, Fresh: src,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}, Queue: opt.AppsQueue, LogRetention: opt.AppsLogRetention}
 	s.Apps.Attach(s.Events)
