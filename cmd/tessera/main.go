@@ -256,7 +256,6 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// openStore opens the configured store, applying pending migrations.
 // openUnmigrated opens the store without applying migrations.
 func (c *config) openUnmigrated(ctx context.Context) (interface {
 	Status(context.Context) ([]sqldb.MigrationStatus, error)
@@ -268,6 +267,7 @@ func (c *config) openUnmigrated(ctx context.Context) (interface {
 	return sqlite.OpenUnmigrated(ctx, filepath.Join(c.data, "tessera.db"), cms.SystemClock{})
 }
 
+// openStore opens the configured store, applying pending migrations.
 func (c *config) openStore(ctx context.Context) (store.Store, error) {
 	if c.database != "" {
 		if !strings.HasPrefix(c.database, "postgres://") && !strings.HasPrefix(c.database, "postgresql://") {

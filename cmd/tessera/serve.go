@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -201,7 +202,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		defer rc.Close()
 		// Every process's caches hear of every other's writes before they
 		// are acknowledged (docs/caching.md).
-		svc.ShareRedis(ctx, rc, redisPrefix+"auth:", func(err error) {
+		svc.ShareRedis(ctx, rc, redisPrefix, func(err error) {
 			logger.Warn("announcing a write failed; other processes see it within the cache bound", slog.Any("err", err))
 		})
 	}
@@ -244,10 +245,29 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 
-	go sweep(ctx, svc, logger)
-	// Every process runs queued cloud-code jobs and fires schedules; the
-	// store's claims make each run once.
-	go svc.Apps.RunWorker(ctx, time.Second)
+	// Every process sweeps, runs queued cloud-code jobs and fires
+	// schedules; the store's claims make each run once. That work, the
+	// after callbacks of apps and the cloud-code workers end before the
+	// store closes: this runs before the deferred closes above.
+	bctx, stopBackground := context.WithCancel(ctx)
+	var background sync.WaitGroup
+	background.Go(func() { sweep(bctx, svc, logger) })
+	background.Go(func() { svc.Apps.RunWorker(bctx, time.Second) })
+	defer func() {
+		stopBackground()
+		done := make(chan struct{})
+		go func() {
+			background.Wait()
+			svc.Apps.Wait()
+			close(done)
+		}()
+		select {
+		case <-done:
+		case <-time.After(shutdownGrace):
+			logger.Warn("background work still running at shutdown; closing the store under it", slog.Duration("waited", shutdownGrace))
+		}
+		workers.Close()
+	}()
 
 	if metricsAddr != "" {
 		mux := http.NewServeMux()

@@ -30,6 +30,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cluster"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
@@ -80,6 +81,11 @@ type Env struct {
 	Fresh *fresh.Source
 	// AuthCache keeps the principals of tokens (see auth.Cache).
 	AuthCache *auth.Cache
+	// Changes numbers the writes of the Env's services and tells their
+	// caches (package changes).
+	Changes *changes.Feed
+	// svc is the Env's services, for ShareRedis and Peer.
+	svc *services.Set
 
 	Site *store.Site
 	// Tokens by role: "admin" and "editor" are user tokens (send the site
@@ -224,7 +230,7 @@ func Attach(tb testing.TB, r Remote) *Env {
 	tb.Cleanup(func() { locker.Close() })
 	env := &Env{URL: r.URL, Store: st, Clock: cms.NewFixedClock(time.Now()), Tokens: map[string]string{}, Mail: &mail.Recorder{}}
 	svc := services.New(st, services.Options{Locker: locker, Blobs: blobs, HashCost: bcrypt.MinCost, Mailer: env.Mail})
-	svc.ShareRedis(ctx, rc, r.RedisPrefix+"auth:", func(err error) { tb.Errorf("announce a write: %v", err) })
+	svc.ShareRedis(ctx, rc, r.RedisPrefix, func(err error) { tb.Errorf("announce a write: %v", err) })
 	env.use(svc, blobs)
 	env.Store = svc.Store
 	// Not served: it describes the API the scenarios' answers are checked
@@ -238,7 +244,7 @@ func Attach(tb testing.TB, r Remote) *Env {
 func (env *Env) use(svc *services.Set, blobs *files.Store) {
 	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
 	env.Files, env.Uploads, env.Customers, env.Events = blobs, svc.Files, svc.Customers, svc.Events
-	env.Fresh, env.AuthCache = svc.Fresh, svc.AuthCache
+	env.Fresh, env.AuthCache, env.Changes, env.svc = svc.Fresh, svc.AuthCache, svc.Changes, svc
 	env.Server = &httpapi.Server{Store: env.Store, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Setup:  svc.Setup,

@@ -18,7 +18,7 @@ import (
 // (live)" (set values, insert rules, path grammar), "Batch behaviour", "Dry
 // runs", "Batch result shapes", "Conditional write outcomes", the batch-level
 // and per-operation codes, "Limits" and the batch content_locale rule are the
-// acceptance criteria; DESIGN §4 and §12 settle the ETag and the path errors.
+// acceptance criteria; docs/api.md settles the ETag and the path errors.
 // Where the spec names no code, the decisions documented at the top of
 // internal/pages/batch.go apply, and the scenario says so.
 //
@@ -1053,7 +1053,7 @@ func TestBatchResultShapes(t *testing.T) {
 				t.Errorf("updated_at: got %q, want ISO 8601 UTC with milliseconds", at)
 			}
 			if got, want := str(res.JSON, "etag"), etagFor(t, f.ID, at); got != want {
-				t.Errorf("etag: got %q, want %q (DESIGN §4, unquoted)", got, want)
+				t.Errorf("etag: got %q, want %q (docs/api.md, unquoted)", got, want)
 			}
 		}
 		var prevAt string

@@ -492,17 +492,18 @@ func TestBeforeHookFiles(t *testing.T) {
 // proposal and the check of the change are rolled back).
 func TestBeforeCallbackOnlyWhereWanted(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *apitest.Env) {
-		if env.Fresh == nil {
+		wc, ok := env.Store.(store.WriteCounter)
+		if !ok {
 			t.Skip("the store counts no writes")
 		}
 		efChannel(t, env, "Notes", obj{"name": "title", "type": "string"})
 		efChannel(t, env, "Others", obj{"name": "title", "type": "string"})
 		writes := func(f func()) uint64 {
 			env.Server.Apps.Wait()
-			n := env.Fresh.Writes()
+			n := wc.Writes()
 			f()
 			env.Server.Apps.Wait()
-			return env.Fresh.Writes() - n
+			return wc.Writes() - n
 		}
 		create := func(ch string) func() {
 			return func() {

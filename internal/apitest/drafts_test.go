@@ -23,12 +23,12 @@ import (
 // detail, restore, retention) and preview_test.go (preview tokens and what
 // they show). The spec's sections "Draft", "Version", "Preview token",
 // "States and transitions", "Draft batch" and "Limits" are the acceptance
-// criteria; DESIGN §12 and the decisions at the top of internal/pages/draft.go
+// criteria; docs/api.md ("Drafts, versions and previews") and the decisions at the top of internal/pages/draft.go
 // settle the draft content shape.
 //
 // Helpers shared by the three files come first.
 
-// notFound101 is DESIGN §12's body for a missing page, draft or version.
+// notFound101 is the body of docs/api.md for a missing page, draft or version.
 var notFound101 = obj{"message": "Not Found", "code": 101}
 
 // draftsOff is the spec's message-only 403 on a site without drafts.
@@ -121,7 +121,7 @@ func walkSnapshot(items any, at string, item func(at string, it obj), rep func(a
 	}
 }
 
-// checkSnapshotShape checks DESIGN §12's page_items shape on a snapshot
+// checkSnapshotShape checks the page_items shape of docs/api.md on a snapshot
 // (draft content or version snapshot): entries carry slug, content and,
 // unless compact, type; scalars carry translations (without the served
 // locale when compact); canvases carry repeatables of exactly {id, slug,
@@ -459,7 +459,7 @@ func merge(a, b obj) obj {
 }
 
 // TestDraftDocument checks the draft document and its content snapshot
-// (DESIGN §12), content_locale, compact and the ignored fields.
+// (docs/api.md), content_locale, compact and the ignored fields.
 func TestDraftDocument(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *apitest.Env) {
 		f := createHome(t, env)

@@ -36,7 +36,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
-// Deployment edges (DESIGN §17) and the findings of a pass as an operator
+// Deployment edges (docs/deploy.md, docs/api.md "Authentication and sites") and the findings of a pass as an operator
 // following docs/deploy.md: who a request comes from behind a proxy, the
 // customers' login limits, redirect targets, the mailed links' pages,
 // secrets in the request log, reset timing and a store that takes no

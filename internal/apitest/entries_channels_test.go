@@ -1,6 +1,6 @@
 package apitest_test
 
-// Channels (DESIGN §6, docs/api.md "Channels") and entry basics and
+// Channels (docs/api.md "Channels") and entry basics and
 // validation (spec "Endpoints", docs/api.md "Entries"), on every backend.
 
 import (
@@ -29,7 +29,7 @@ var (
 		"order_by", "order_direction", "url", "entries_url", "created_at", "updated_at"}
 	chFieldKeys = []string{"id", "name", "label", "type", "required", "unique", "localized", "hint", "reference",
 		"select_options", "private_storage"}
-	// chTypes are the field types of DESIGN §6.
+	// chTypes are the field types of docs/api.md ("Channels").
 	chTypes = []string{"string", "text", "email", "boolean", "integer", "float", "date", "date_time", "time", "select",
 		"multi_select", "belongs_to", "belongs_to_many", "customer", "file", "gallery", "json", "geo"}
 )
@@ -153,7 +153,7 @@ func chStoredEntry(t testing.TB, env *apitest.Env, id string) bool {
 }
 
 // TestEntriesChannelsCRUD covers creating, reading, listing, changing and
-// deleting channels and the read shape of DESIGN §6 / docs/api.md.
+// deleting channels and the read shape of docs/api.md.
 func TestEntriesChannelsCRUD(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *apitest.Env) {
 		base := sites.BaseURL(env.Site, "")
@@ -401,7 +401,7 @@ func TestEntriesChannelsCRUD(t *testing.T) {
 }
 
 // TestEntriesChannelsDefinitionErrors covers refused channel definitions
-// and that every field type of DESIGN §6 is accepted.
+// and that every field type of docs/api.md is accepted.
 func TestEntriesChannelsDefinitionErrors(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *apitest.Env) {
 		chMust(t, env, "POST", "/channels", obj{"name": "Taken", "customizations": []obj{{"name": "title", "type": "string"}}}, 201)

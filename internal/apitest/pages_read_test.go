@@ -21,17 +21,17 @@ import (
 // references, dry runs, conditional writes, the write lock, round trips,
 // publish, theme re-sync) and pages_tree_test.go (create, identifiers, list,
 // fullpaths, delete). The spec's tables are the acceptance criteria;
-// DESIGN.md §4, §6 and §12 settle what they leave open.
+// docs/api.md settles what they leave open.
 //
 // Helpers shared by the three files come first.
 
 // noSuchID names no record at all.
 const noSuchID = "6a6c60362e4510dd4a4590ff"
 
-// timestampRE is DESIGN §4's timestamp form: UTC with milliseconds.
+// timestampRE is the timestamp form of docs/api.md: UTC with milliseconds.
 var timestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 
-// idRE is DESIGN §4's id form.
+// idRE is the id form of docs/api.md.
 var idRE = regexp.MustCompile(`^[0-9a-f]{24}$`)
 
 // mustDo sends sc and stops the test unless the response has status want.
@@ -181,7 +181,7 @@ func without(doc obj, keys ...string) obj {
 	return out
 }
 
-// etagFor is DESIGN §4's page ETag, computed here independently: md5 of
+// etagFor is the page ETag of docs/api.md, computed here independently: md5 of
 // "<id>-<seconds>", the seconds the shortest decimal with a fraction part.
 func etagFor(t testing.TB, id, updatedAt string) string {
 	t.Helper()
@@ -258,7 +258,7 @@ func TestPageDocument(t *testing.T) {
 
 func TestPageETag(t *testing.T) {
 	t.Run("FormulaVectors", func(t *testing.T) {
-		// DESIGN §4's vectors, so that etagFor is known right.
+		// The vectors of docs/api.md, so that etagFor is known right.
 		for _, v := range []struct{ at, want string }{
 			{"2026-09-10T14:31:12.408Z", "5935a7315c082984b0475ec6aea5e618"},
 			{"2026-09-10T14:31:12Z", "55e608bcda11be4751a5c436415354b9"},

@@ -32,7 +32,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 )
 
-// The public site (DESIGN §10): pages rendered through the theme, the
+// The public site (docs/site.md): pages rendered through the theme, the
 // spec's security_mechanism table and preview rule, crawling files,
 // customer login, caching, the simulator. Each test runs on every store
 // against a full demo site (pages, articles, a customer) at www.localhost.

@@ -419,7 +419,7 @@ func TestSimulatorClient(t *testing.T) {
 			}
 		})
 		t.Run("object forms", func(t *testing.T) {
-			// DESIGN's shape: headers, query and params as objects; a post's
+			// The simulator's own shape (docs/site.md): headers, query and params as objects; a post's
 			// body as an object, sent as a form.
 			status, _, html := render(t, obj{"simulator": obj{"code": code, "path": "/about", "request": obj{"host": wwwHost, "method": "GET",
 				"headers": obj{"accept": "text/html"}, "query": obj{"q": "x"}, "params": obj{"extra": "y"}}}})

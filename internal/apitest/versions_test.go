@@ -12,7 +12,7 @@ import (
 )
 
 // Versions: the spec's "Version", the versions rows of "Endpoints" and
-// "Limits" (list window, retention, archived only with drafts), DESIGN §12
+// "Limits" (list window, retention, archived only with drafts), docs/api.md "Drafts, versions and previews"
 // (newest first, the snapshot is the state after the write that archived
 // it). Helpers shared with drafts_test.go are there.
 

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/apps/worker"
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -112,6 +113,23 @@ func (s *Service) findApp(tx store.Tx, site *store.Site, match func(*Registry) b
 	return all[0], nil
 }
 
+// Bounds of the apps' caches: the sites whose apps are kept, and the apps
+// kept with their code.
+const (
+	maxCachedSites = 1024
+	maxLoadedApps  = 4096
+)
+
+// caches bounds the apps' caches, once, before their first use, and
+// returns s.
+func (s *Service) caches() *Service {
+	s.cacheOnce.Do(func() { s.bySite.MaxEntries, s.loadedApps.MaxEntries = maxCachedSites, maxLoadedApps })
+	return s
+}
+
+// appsDeps are what a site's cached apps depend on (package changes).
+var appsDeps = changes.Of(changes.Site, changes.App)
+
 // cachedApps is a site's apps with their code, as the store had them at
 // mark.
 type cachedApps struct {
@@ -124,10 +142,10 @@ type cachedApps struct {
 // while nothing can have been written since (Fresh), so that a call of a
 // function or a route touches the store only after a write.
 func (s *Service) findCached(ctx context.Context, site *store.Site, match func(*Registry) bool) (*loaded, error) {
-	mark, at, current := s.Fresh.Mark(ctx)
+	mark, at, current := s.Fresh.Mark(ctx, site.ID, appsDeps)
 	var list []*loaded
-	if v, ok := s.bySite.Load(site.ID); ok && current {
-		if c := v.(*cachedApps); s.Fresh.Valid(c.mark, c.at, mark, at) {
+	if c, ok := s.caches().bySite.Get(site.ID); ok && current {
+		if s.Fresh.Valid(c.mark, c.at, mark, at) {
 			list = c.list
 		}
 	}
@@ -143,7 +161,7 @@ func (s *Service) findCached(ctx context.Context, site *store.Site, match func(*
 			list = []*loaded{}
 		}
 		if current {
-			s.bySite.Store(site.ID, &cachedApps{mark: mark, at: at, list: list})
+			s.bySite.Put(site.ID, &cachedApps{mark: mark, at: at, list: list})
 		}
 	}
 	for _, l := range list {
@@ -178,8 +196,8 @@ func (s *Service) matchingApps(tx store.Tx, site *store.Site, match func(*store.
 // (a code change recompiles and stores the app), so a cached app with the
 // record's updated_at is exactly the stored one.
 func (s *Service) loadApp(tx store.Tx, r *store.App) (*loaded, error) {
-	if v, ok := s.loadedApps.Load(r.ID); ok {
-		if l := v.(*loaded); l.rec.UpdatedAt.Equal(r.UpdatedAt) && l.rec.SiteID == r.SiteID {
+	if l, ok := s.caches().loadedApps.Get(r.ID); ok {
+		if l.rec.UpdatedAt.Equal(r.UpdatedAt) && l.rec.SiteID == r.SiteID {
 			return l, nil
 		}
 	}
@@ -192,7 +210,7 @@ func (s *Service) loadApp(tx store.Tx, r *store.App) (*loaded, error) {
 		return nil, err
 	}
 	l := &loaded{rec: r, doc: d, files: files}
-	s.loadedApps.Store(r.ID, l)
+	s.loadedApps.Put(r.ID, l)
 	return l, nil
 }
 

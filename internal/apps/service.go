@@ -13,6 +13,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/fresh"
+	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -46,10 +47,12 @@ type Service struct {
 	// were read (findCached); nil reads them on every call.
 	Fresh *fresh.Source
 
-	// loadedApps caches apps with their code by id (see loadApp).
-	loadedApps sync.Map
-	// bySite caches each site's apps (*cachedApps) for findCached.
-	bySite sync.Map
+	// loadedApps caches apps with their code by id (see loadApp); bySite
+	// each site's apps for findCached. Both are bounded on first use
+	// (caches).
+	cacheOnce  sync.Once
+	loadedApps lru.Cache[string, *loaded]
+	bySite     lru.Cache[string, *cachedApps]
 
 	// wake tells the worker a job was queued by this process.
 	wake     chan struct{}

@@ -29,7 +29,8 @@ const tokenPrefix = "tsr_"
 type Service struct {
 	Store store.Store
 	// Cache, when set, answers Authenticate from memory; Store must then
-	// be the cache's wrapped store (Cache.Wrap), so that writes invalidate.
+	// be wrapped by the Feed the cache follows (Cache.Follow), so that
+	// writes invalidate.
 	Cache *Cache
 	// Limiter counts password sign-in attempts; nil counts them in this
 	// process.

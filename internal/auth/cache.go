@@ -4,11 +4,12 @@ import (
 	"context"
 	"crypto/sha256"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/changes"
+	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -16,53 +17,50 @@ import (
 // the database: the bound on how stale it can be when the write that
 // changed it was made where no invalidation reaches (another process
 // without a shared bus, the command line on the same database, SQL by
-// hand). Writes made through a wrapped store (Cache.Wrap) invalidate
-// exactly, sooner.
+// hand). Writes announced by package changes invalidate exactly, sooner.
 const DefaultCacheTTL = time.Second
 
-// maxCacheEntries bounds the cache; when full it starts over.
+// maxCacheEntries bounds the cache; when full the least recently used
+// entries go.
 const maxCacheEntries = 10000
 
 // Cache keeps resolved principals (token, user, site, role) in memory, by
 // token hash and requested site, so that an authenticated request reads
 // nothing from the database. See docs/caching.md.
 //
-// Exactness: every transaction of a wrapped store (Wrap) that deletes a
-// token, changes or deletes a site, or sets a membership drops the entries
-// that depend on it once it has committed and before Update returns, in
-// this process and, through Shared, in every other. Only found principals
-// are cached, never a miss, so a new token or membership needs no
-// invalidation. An entry is also never used past TTL after it was read.
+// Exactness: the cache hears of every write of its Feed (package changes),
+// this process's before it is acknowledged and, with a shared Feed, every
+// other process's. A change that deletes a token, changes or deletes a
+// site, or sets a membership or a password drops the entries that depend
+// on it; any other change leaves the cache as it is. The cache is used
+// only while the Feed is current (it has applied every change announced
+// so far). Only found principals are cached, never a miss, so a new token
+// or membership needs no invalidation. An entry is also never used past
+// TTL after it was read.
 type Cache struct {
 	// TTL bounds an entry's age; zero means DefaultCacheTTL.
 	TTL time.Duration
-	// Shared keeps the caches of several processes coherent; nil when
-	// this process is the database's only writer. Set it before use.
-	Shared Shared
-	// OnError receives the errors of announcing a change to other
-	// processes (the write itself committed); nil ignores them.
-	OnError func(error)
 
-	now func() time.Time // time.Now, or a test's clock
+	feed *changes.Feed
+	now  func() time.Time // time.Now, or a test's clock
 
-	mu      sync.RWMutex
-	entries map[cacheKey]*cacheEntry
-	// gen counts invalidations, so that a fill that read the database
-	// before one is not stored after it.
+	entries lru.Cache[cacheKey, *cacheEntry]
+	// mu orders fills with invalidations: gen counts invalidations, so
+	// that a fill that read the database before one is not stored after
+	// it.
+	mu  sync.RWMutex
 	gen uint64
 
 	hits, misses atomic.Int64
 }
 
-// Shared announces changes to the caches of every process sharing the
-// database, and tells whether this process has applied all of them.
-type Shared interface {
-	// Current reports whether this process has applied every change
-	// announced so far. A false answer makes the caller read the database.
-	Current(ctx context.Context) bool
-	// Publish announces the change of keys, already committed; once it
-	// returns, Current is false on every process that has not applied it.
-	Publish(ctx context.Context, keys []string) error
+// Follow makes c hear of the writes of feed; every service of the process
+// must use feed's store (changes.Feed.Wrap). Call it once, before c is
+// used: until then c is never used.
+func (c *Cache) Follow(feed *changes.Feed) {
+	c.entries.MaxEntries = maxCacheEntries
+	c.feed = feed
+	feed.Subscribe(c.apply)
 }
 
 // cacheKey names an entry: the token's hash, raw rather than in hex so that
@@ -77,13 +75,8 @@ type cacheEntry struct {
 	expires time.Time
 }
 
-// Invalidation keys: what a write changed.
-const (
-	keyToken = "t:" // + token id
-	keySite  = "s:" // + site id
-	keyUser  = "u:" // + user id (a membership of the user changed)
-	keyAll   = "*"
-)
+// principalKinds are the kinds of records a principal is made of.
+var principalKinds = changes.Of(changes.Token, changes.Site, changes.User)
 
 func (c *Cache) clock() time.Time {
 	if c.now != nil {
@@ -105,9 +98,7 @@ func (c *Cache) Stats() (hits, misses int64) { return c.hits.Load(), c.misses.Lo
 
 // get returns a copy of the entry under key, if fresh.
 func (c *Cache) get(key cacheKey) *Principal {
-	c.mu.RLock()
-	e := c.entries[key]
-	c.mu.RUnlock()
+	e, _ := c.entries.Get(key)
 	if e == nil || !c.clock().Before(e.expires) {
 		return nil
 	}
@@ -133,69 +124,54 @@ func (c *Cache) put(key cacheKey, p *Principal, gen uint64, readAt time.Time) {
 	if c.gen != gen {
 		return
 	}
-	if c.entries == nil || len(c.entries) >= maxCacheEntries {
-		c.entries = make(map[cacheKey]*cacheEntry)
-	}
-	c.entries[key] = e
+	c.entries.Put(key, e)
 }
 
-// Invalidate drops the entries that depend on keys (see the key
-// constants) in this process.
-func (c *Cache) invalidate(keys []string) {
+// apply drops the entries a change touched.
+func (c *Cache) apply(ch changes.Change) {
+	if ch.Lost {
+		c.flush()
+	} else if ch.Kinds()&principalKinds != 0 {
+		c.invalidate(func(p *Principal) bool { return p.dependsOn(&ch) })
+	}
+}
+
+// invalidate drops the entries of the principals drop picks.
+func (c *Cache) invalidate(drop func(*Principal) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.gen++
-	for _, k := range keys {
-		if k == keyAll {
-			c.entries = nil
-			return
-		}
-	}
-	for ek, e := range c.entries {
-		if e.p.dependsOn(keys) {
-			delete(c.entries, ek)
-		}
-	}
+	c.entries.DeleteFunc(func(_ cacheKey, e *cacheEntry) bool { return drop(&e.p) })
 }
 
 // flush drops every entry.
-func (c *Cache) flush() { c.invalidate([]string{keyAll}) }
-
-// changed is called after a transaction that changed keys committed:
-// drop them here, then tell the other processes, before the write is
-// acknowledged.
-func (c *Cache) changed(ctx context.Context, keys []string) {
-	if len(keys) > 0 {
-		c.invalidate(keys)
-	}
-	if c.Shared == nil {
-		return
-	}
-	if err := c.Shared.Publish(context.WithoutCancel(ctx), keys); err != nil && c.OnError != nil {
-		c.OnError(err)
-	}
+func (c *Cache) flush() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.entries.Clear()
 }
 
-// usable reports whether entries may be used now: always in one process,
-// and across processes once every announced change was applied here.
-func (c *Cache) usable(ctx context.Context) bool {
-	return c.Shared == nil || c.Shared.Current(ctx)
-}
+// usable reports whether entries may be used now: once every change
+// announced so far was applied here.
+func (c *Cache) usable(ctx context.Context) bool { return c.feed.Current(ctx) }
 
-func (p *Principal) dependsOn(keys []string) bool {
-	for _, k := range keys {
-		kind, id := k[:2], k[2:]
-		switch kind {
-		case keyToken:
-			if p.Token != nil && p.Token.ID == id {
+// dependsOn reports whether ch touched a record p is made of.
+func (p *Principal) dependsOn(ch *changes.Change) bool {
+	for _, k := range ch.Keys {
+		switch k.Kind {
+		case changes.Token:
+			// A sweep of expired tokens (no id) changes no entry: none is
+			// used past its token's expiry.
+			if p.Token != nil && k.ID != "" && p.Token.ID == k.ID {
 				return true
 			}
-		case keySite:
-			if p.Site != nil && p.Site.ID == id || p.Token != nil && p.Token.SiteID == id {
+		case changes.Site:
+			if p.Site != nil && p.Site.ID == ch.Site || p.Token != nil && p.Token.SiteID == ch.Site && ch.Site != "" {
 				return true
 			}
-		case keyUser:
-			if p.User != nil && p.User.ID == id {
+		case changes.User:
+			if p.User != nil && (k.ID == "" || p.User.ID == k.ID) {
 				return true
 			}
 		}
@@ -254,99 +230,4 @@ func cloneInto(spare, list []string) (clone, rest []string) {
 	start := len(spare)
 	spare = append(spare, list...)
 	return spare[start:len(spare):len(spare)], spare
-}
-
-// Wrap returns st with the writes the cache depends on noted: every
-// service of the process must use the wrapped store, so that each such
-// write invalidates (see Cache).
-func (c *Cache) Wrap(st store.Store) store.Store { return &cachedStore{Store: st, c: c} }
-
-type cachedStore struct {
-	store.Store
-	c *Cache
-}
-
-func (s *cachedStore) Update(ctx context.Context, fn func(store.Tx) error) error {
-	var mu sync.Mutex
-	var keys []string
-	note := func(k string) {
-		mu.Lock()
-		keys = append(keys, k)
-		mu.Unlock()
-	}
-	err := s.Store.Update(ctx, func(tx store.Tx) error { return fn(noteTx{Tx: tx, note: note}) })
-	// Invalidate even on error: a failed commit may still have landed. With
-	// other processes, every write is announced, also one that changed no
-	// principal: the change count is what their read caches check (package
-	// fresh), so it must move with each acknowledged write.
-	if len(keys) > 0 || s.c.Shared != nil {
-		s.c.changed(ctx, keys)
-	}
-	return err
-}
-
-// noteTx notes the writes of a transaction that cached principals
-// depend on.
-type noteTx struct {
-	store.Tx
-	note func(string)
-}
-
-// Unwrap returns the store's own transaction, for code that must reach
-// it (a View that runs inside an enclosing transaction).
-func (t noteTx) Unwrap() store.Tx { return t.Tx }
-
-func (t noteTx) Sites() store.Sites   { return noteSites{Sites: t.Tx.Sites(), note: t.note} }
-func (t noteTx) Users() store.Users   { return noteUsers{Users: t.Tx.Users(), note: t.note} }
-func (t noteTx) Tokens() store.Tokens { return noteTokens{Tokens: t.Tx.Tokens(), note: t.note} }
-
-type noteSites struct {
-	store.Sites
-	note func(string)
-}
-
-func (s noteSites) Update(site *store.Site, prev time.Time) error {
-	s.note(keySite + site.ID)
-	return s.Sites.Update(site, prev)
-}
-
-func (s noteSites) Delete(id string) error {
-	s.note(keySite + strings.ToLower(id))
-	return s.Sites.Delete(id)
-}
-
-type noteUsers struct {
-	store.Users
-	note func(string)
-}
-
-func (u noteUsers) SetMembership(m store.Membership) error {
-	u.note(keyUser + m.UserID)
-	return u.Users.SetMembership(m)
-}
-
-type noteTokens struct {
-	store.Tokens
-	note func(string)
-}
-
-func (t noteTokens) Delete(id string) error {
-	t.note(keyToken + id)
-	return t.Tokens.Delete(id)
-}
-
-func (t noteTokens) DeleteSignIns(userID string) ([]string, error) {
-	t.note(keyUser + userID)
-	return t.Tokens.DeleteSignIns(userID)
-}
-
-func (t noteTokens) DeleteOtherSignIns(userID, keep string) ([]string, error) {
-	t.note(keyUser + userID)
-	return t.Tokens.DeleteOtherSignIns(userID, keep)
-}
-
-// Extend changes the token's expiry, which a cached principal carries.
-func (t noteTokens) Extend(id string, expiresAt time.Time) error {
-	t.note(keyToken + id)
-	return t.Tokens.Extend(id, expiresAt)
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -14,18 +15,25 @@ import (
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
-// proc is the auth side of one process: a cache over a (counted) store.
+// proc is the auth side of one process: a cache over a (counted) store,
+// hearing of its writes through feed.
 type proc struct {
 	raw   *storetest.Counting
 	st    store.Store // the wrapped store every service uses
+	feed  *changes.Feed
 	cache *auth.Cache
 	auth  *auth.Service
 	sites *sites.Service
 }
 
-func newProc(st store.Store, cache *auth.Cache) *proc {
-	p := &proc{raw: &storetest.Counting{Store: st}, cache: cache}
-	p.st = cache.Wrap(p.raw)
+// newProc makes the process on st with cache, following a Feed of its own.
+func newProc(st store.Store, cache *auth.Cache) *proc { return newProcOn(st, cache, &changes.Feed{}) }
+
+// newProcOn makes the process on st with cache, following feed.
+func newProcOn(st store.Store, cache *auth.Cache, feed *changes.Feed) *proc {
+	cache.Follow(feed)
+	p := &proc{raw: &storetest.Counting{Store: st}, feed: feed, cache: cache}
+	p.st = feed.Wrap(p.raw)
 	p.auth = &auth.Service{Store: p.st, Cache: cache}
 	p.sites = &sites.Service{Store: p.st}
 	return p
@@ -102,11 +110,8 @@ func storeReads(t *testing.T, p *proc, secret, site string, n int) int64 {
 // on its way reads the store (and does not fill the cache), as it must.
 func caughtUp(t *testing.T, p *proc) {
 	t.Helper()
-	if p.cache.Shared == nil {
-		return
-	}
 	deadline := time.Now().Add(5 * time.Second)
-	for !p.cache.Shared.Current(context.Background()) {
+	for !p.feed.Current(context.Background()) {
 		if time.Now().After(deadline) {
 			t.Fatal("the cache did not catch up with the announced changes within 5s")
 		}
@@ -287,14 +292,13 @@ func TestCacheCopies(t *testing.T) {
 func TestCacheFillRace(t *testing.T) {
 	ctx := context.Background()
 	st := storetest.Backends(t)[0].Open(t, nil)
-	cache := &auth.Cache{TTL: time.Hour}
-	p := newProc(st, cache)
+	p := newProc(st, &auth.Cache{TTL: time.Hour})
 	site := mustSite(t, p, "one")
 	secret := mustToken(t, p, auth.TokenRequest{SiteID: site.ID, SiteToken: true})
 	id := tokenID(t, p, site.ID)
 	// The revoke runs after the read and before the fill.
 	p.raw.Store = &hookStore{Store: st, afterView: func() {
-		if err := (&auth.Service{Store: cache.Wrap(st)}).RevokeToken(ctx, site.ID, id); err != nil {
+		if err := (&auth.Service{Store: p.feed.Wrap(st)}).RevokeToken(ctx, site.ID, id); err != nil {
 			t.Error(err)
 		}
 	}}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/redistest"
 	"github.com/tessera-cms/tessera/internal/sites"
@@ -29,9 +30,9 @@ func twoProcesses(t *testing.T, ttl time.Duration) (a, b *proc, prefix string) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		cache := &auth.Cache{TTL: ttl, OnError: func(err error) { t.Errorf("publish: %v", err) }}
-		auth.ShareRedis(ctx, cache, redistest.Client(t, prefix), prefix)
-		ps = append(ps, newProc(st, cache))
+		feed := &changes.Feed{OnError: func(err error) { t.Errorf("publish: %v", err) }}
+		feed.ShareRedis(ctx, redistest.Client(t, prefix), prefix)
+		ps = append(ps, newProcOn(st, &auth.Cache{TTL: ttl}, feed))
 	}
 	// Wait for both subscriptions: until then the caches are bypassed.
 	for _, p := range ps {
@@ -128,7 +129,7 @@ func TestRedisSharedLostMessage(t *testing.T) {
 
 	// A number taken with no message sent: the message was lost.
 	rc := redistest.Client(t, prefix)
-	if err := rc.Incr(ctx, prefix+"changes:n").Err(); err != nil {
+	if err := rc.Incr(ctx, prefix+"seq").Err(); err != nil {
 		t.Fatal(err)
 	}
 	if n := storeReads(t, b, secret, "", 3); n != 3 {

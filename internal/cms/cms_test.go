@@ -9,7 +9,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 )
 
-// TestETag checks the vectors of DESIGN §4: existing clients compute the
+// TestETag checks the vectors of docs/api.md, "Ids, times and ETags": existing clients compute the
 // ETag themselves, so the formula must match to the byte.
 func TestETag(t *testing.T) {
 	for _, tc := range []struct {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -17,17 +18,17 @@ import (
 // store is still asked for the row, so the cache is never stale, also with
 // several processes on one database.
 type decodedChannels struct {
-	mu sync.Mutex
-	m  map[string]*Channel
+	once sync.Once
+	m    lru.Cache[string, *Channel]
 }
 
-// maxDecodedChannels bounds the cache; when full it starts again.
+// maxDecodedChannels bounds the cache; when full the least recently used
+// go.
 const maxDecodedChannels = 10000
 
 func (d *decodedChannels) decode(rec *store.Channel) (*Channel, error) {
-	d.mu.Lock()
-	c := d.m[rec.ID]
-	d.mu.Unlock()
+	d.once.Do(func() { d.m.MaxEntries = maxDecodedChannels })
+	c, _ := d.m.Get(rec.ID)
 	if c != nil && c.UpdatedAt.Equal(rec.UpdatedAt) && c.Slug == rec.Slug {
 		return c, nil
 	}
@@ -35,12 +36,7 @@ func (d *decodedChannels) decode(rec *store.Channel) (*Channel, error) {
 	if err != nil {
 		return nil, err
 	}
-	d.mu.Lock()
-	if d.m == nil || len(d.m) >= maxDecodedChannels {
-		d.m = map[string]*Channel{}
-	}
-	d.m[rec.ID] = c
-	d.mu.Unlock()
+	d.m.Put(rec.ID, c)
 	return c, nil
 }
 
@@ -57,27 +53,25 @@ type renderKey struct {
 	locale    string
 }
 
-// renderCache keeps rendered entries, at most maxCached; when full it is
-// emptied (entries are small and re-rendered cheaply; the cache exists so
-// that repeated reads of unchanged entries re-serialize nothing).
+// renderCache keeps rendered entries, at most maxCached, the least
+// recently used going first (entries are small and re-rendered cheaply;
+// the cache exists so that repeated reads of unchanged entries
+// re-serialize nothing).
 type renderCache struct {
-	mu sync.Mutex
-	m  map[renderKey][]byte
+	once sync.Once
+	m    lru.Cache[renderKey, []byte]
 }
 
 const maxCached = 20000
 
-func (c *renderCache) get(k renderKey) []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[k]
+func (c *renderCache) cache() *lru.Cache[renderKey, []byte] {
+	c.once.Do(func() { c.m.MaxEntries = maxCached })
+	return &c.m
 }
 
-func (c *renderCache) put(k renderKey, b []byte) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxCached {
-		c.m = make(map[renderKey][]byte)
-	}
-	c.m[k] = b
+func (c *renderCache) get(k renderKey) []byte {
+	b, _ := c.cache().Get(k)
+	return b
 }
+
+func (c *renderCache) put(k renderKey, b []byte) { c.cache().Put(k, b) }

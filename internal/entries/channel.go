@@ -24,7 +24,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
-// Field types (DESIGN §6).
+// Field types (docs/api.md, "Channels").
 const (
 	TypeString        = "string"
 	TypeText          = "text"
@@ -46,7 +46,7 @@ const (
 	TypeGeo           = "geo"
 )
 
-// Types lists every field type, in the order DESIGN §6 gives them.
+// Types lists every field type, in the order docs/api.md ("Channels") gives them.
 var Types = []string{TypeString, TypeText, TypeEmail, TypeBoolean, TypeInteger, TypeFloat, TypeDate,
 	TypeDateTime, TypeTime, TypeSelect, TypeMultiSelect, TypeBelongsTo, TypeBelongsToMany, TypeCustomer,
 	TypeFile, TypeGallery, TypeJSON, TypeGeo}

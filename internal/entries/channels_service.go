@@ -44,7 +44,7 @@ func lookupIn(tx store.Tx, site *store.Site) ChannelLookup {
 	}
 }
 
-// channelView is a channel's read shape (DESIGN §6).
+// channelView is a channel's read shape (docs/api.md, "Channels").
 func (s *Service) channelView(site *store.Site, c *Channel) object {
 	fields := make([]any, len(c.Fields))
 	for i, f := range c.Fields {

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/jsonw"
@@ -28,6 +29,11 @@ func (s *Service) reader(site *store.Site, opt ReadOptions) *reader {
 		return f.URLAt(base)
 	}}
 }
+
+// readDeps are what entry reads and lists depend on (package changes):
+// the site, its channels' definitions and its entries (references resolve
+// to other entries of the site).
+var readDeps = changes.Of(changes.Site, changes.Channel, changes.Entry)
 
 // entryReadKey is what a default entry read is answered by: the site as
 // the request has it, the channel and entry as named, and the file shape.
@@ -49,7 +55,7 @@ func (b rendered) Size() int { return len(b) }
 func (s *Service) Entry(ctx context.Context, site *store.Site, ref, entryRef string, opt ReadOptions) ([]byte, error) {
 	key := entryReadKey{site: site.ID, siteAt: site.UpdatedAt, channel: ref, entry: entryRef, full: opt.ClientVersion,
 		locale: opt.Locale}
-	mark, markAt, current := s.Fresh.Mark(ctx)
+	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, readDeps)
 	current = current && opt.cacheable()
 	if current {
 		if b, ok := s.reads.Get(s.Fresh, key, mark, markAt); ok {
@@ -230,7 +236,7 @@ func (l *listed) JSON() []byte {
 // a signed URL's lifetime.
 func (s *Service) memoList(ctx context.Context, site *store.Site, ref, what string, read func() ([][]byte, int, error)) (*listed, error) {
 	key := listKey{site: site.ID, siteAt: site.UpdatedAt, channel: ref, what: what}
-	mark, markAt, current := s.Fresh.Mark(ctx)
+	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, readDeps)
 	if current {
 		if l, ok := s.lists.Get(s.Fresh, key, mark, markAt); ok {
 			return l, nil
@@ -331,7 +337,7 @@ func (s *Service) readList(ctx context.Context, site *store.Site, ref string, q 
 func (s *Service) list(ctx context.Context, site *store.Site, ref string, q Query, opt ReadOptions, lo store.ListOptions) ([][]byte, int, error) {
 	var out [][]byte
 	var total int
-	mark, markAt, current := s.Fresh.Mark(ctx)
+	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, readDeps)
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		ch, err := findChannel(tx, site, ref, &s.channels)
 		if err != nil {

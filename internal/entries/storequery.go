@@ -209,6 +209,10 @@ func (w *writer) storeCond(f *Field, c Cond) (store.EntryCond, error) {
 	return sc, nil
 }
 
+// condValue returns the text a condition's value v is compared as: the
+// text field f's values are indexed as (an option's id, an id, a date in
+// ISO 8601), or a 400 when f cannot be filtered on or v is not a value of
+// it.
 func (w *writer) condValue(f *Field, v string) (string, error) {
 	var written any = v
 	switch f.Type {

@@ -11,7 +11,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
-// List paging defaults (DESIGN §6).
+// List paging defaults (docs/api.md, "Lists").
 const (
 	defaultPerPage = 25
 	maxPerPage     = 100
@@ -43,7 +43,7 @@ func listOptions(page, perPage int) store.ListOptions {
 	return store.ListOptions{Offset: (page - 1) * perPage, Limit: perPage}
 }
 
-// writeList writes a bare JSON array with the paging headers of DESIGN §6.
+// writeList writes a bare JSON array with the paging headers of docs/api.md ("Lists").
 func writeList(w http.ResponseWriter, r *http.Request, items any, total, page, perPage int) {
 	setPaging(w, r, total, page, perPage)
 	writeJSON(w, http.StatusOK, items)

@@ -15,7 +15,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/render"
 )
 
-// simulatorBody is POST /simulator/render's body (DESIGN §10). The request
+// simulatorBody is POST /simulator/render's body (docs/site.md). The request
 // it describes comes in two forms: headers, query and params as objects and
 // body as the raw body; or as theme tools of the original service send it,
 // headers and query as JSON-encoded strings of those objects, body as a

@@ -1,7 +1,10 @@
-// Package lock provides the page write lock: every write of a page holds
-// the page's lock, so that read-modify-write cycles of one page never
-// interleave. The embedded default locks inside the process; a scale-out
-// deployment locks in Redis so that every process sees the same lock.
+// Package lock hands out the named write locks that keep read-modify-write
+// cycles of one record from interleaving: a page's writes hold the page's
+// lock, an entry's writes the entry's, and the creates and updates of a
+// channel with unique fields the channel's. Local locks inside the
+// process (one `tessera serve`); Redis locks in Redis, with a lease
+// renewed while held, so that every process of a scale-out deployment sees
+// the same lock and the locks of a process that died free by themselves.
 package lock
 
 import (

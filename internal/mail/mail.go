@@ -1,8 +1,9 @@
-// Package mail sends Tessera's outgoing mail (customer and user password
-// resets, customer confirmations, cloud code's Mail.send) through one
-// Mailer: a log transport by default, which writes each message to the log
-// instead of sending it, or SMTP when configured; and queues it (Queue),
-// so that no request waits for a mail server.
+// Package mail sends Tessera's outgoing mail through one Mailer: customer
+// and user password resets, customer email confirmations, and the mail
+// cloud code sends (Mail.send). The transport is the log by default, which
+// writes each message to the log instead of sending it, or SMTP when
+// configured (--smtp). Queue sends in the background, so that no request
+// waits for a mail server.
 package mail
 
 import (

@@ -212,15 +212,6 @@ func (r *BatchResult) Failed() int {
 	return n
 }
 
-// ApplyBatch applies ops in order to a copy of p. Each operation succeeds
-// or fails on its own: a failed one leaves the document as it was before
-// it, later ones still run. p itself is never modified. The page is first
-// re-synced against opt.Template when NeedsSync says so.
-//
-// The returned error is batch-level: empty_batch, batch_too_large, the
-// message-only content_locale 422, or an error of opt.Refs or opt.Files
-// that is not a *cms.Error (wrapped). Per-operation errors are in the
-// results, with the codes the spec lists for the operation.
 // workingCopy returns the copy of cur that one operation works on, so that
 // a failed operation leaves cur as it was. Only what the operation's path
 // can reach is copied deeply (the top-level item it names, or the page's
@@ -251,6 +242,15 @@ func workingCopy(cur *Page, path string) *Page {
 	return &w
 }
 
+// ApplyBatch applies ops in order to a copy of p. Each operation succeeds
+// or fails on its own: a failed one leaves the document as it was before
+// it, later ones still run. p itself is never modified. The page is first
+// re-synced against opt.Template when NeedsSync says so.
+//
+// The returned error is batch-level: empty_batch, batch_too_large, the
+// message-only content_locale 422, or an error of opt.Refs or opt.Files
+// that is not a *cms.Error (wrapped). Per-operation errors are in the
+// results, with the codes the spec lists for the operation.
 func ApplyBatch(p *Page, ops []Operation, opt BatchOptions) (*BatchResult, error) {
 	if err := checkCount(len(ops)); err != nil {
 		return nil, err

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/fresh"
@@ -48,6 +49,15 @@ type Service struct {
 	// version's chain.
 	versionDocs versionDocs
 }
+
+// What the memos depend on (package changes): a read, besides its page,
+// shows the site, other pages (paths, references), the theme's templates
+// and the channels and entries references resolve to; the places in a
+// site's page list move with its pages.
+var (
+	readDeps = changes.Of(changes.Site, changes.Page, changes.Theme, changes.Channel, changes.Entry)
+	listDeps = changes.Of(changes.Site, changes.Page)
+)
 
 // readKey is what a page read is answered by: the site as the request has
 // it (a changed site may change every page's paths and URLs), the ref as
@@ -142,7 +152,7 @@ func (s *Service) Read(ctx context.Context, site *store.Site, ref string, opt Re
 		return nil, err
 	}
 	key := readKey{site: site.ID, siteAt: site.UpdatedAt, ref: ref, view: opt.key()}
-	mark, markAt, current := s.Fresh.Mark(ctx)
+	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, readDeps)
 	if current {
 		if out, ok := s.reads.Get(s.Fresh, key, mark, markAt); ok {
 			s.cache.hits.Add(1)
@@ -409,7 +419,7 @@ func (s *Service) List(ctx context.Context, site *store.Site, f ListFilter, opt 
 	}
 	var out [][]byte
 	var total int
-	mark, markAt, current := s.Fresh.Mark(ctx)
+	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, listDeps)
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		if f.ByParent && f.Parent != "" {
 			id, err := s.resolveRef(tx, site, f.Parent, opt.Locale)

@@ -3,7 +3,6 @@ package pages
 import (
 	"context"
 	"strings"
-	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -92,22 +91,6 @@ func PublicURL(site *store.Site, p *Page, locale string) string {
 		return prefix + "/"
 	}
 	return prefix + readFullpath(p.Fullpath.Get(locale, site.DefaultLocale))
-}
-
-// Stamps returns the updated_at of each page of ids that still exists,
-// for validating what was rendered from them.
-func Stamps(tx store.Tx, siteID string, ids []string) (map[string]time.Time, error) {
-	out := make(map[string]time.Time, len(ids))
-	for _, id := range ids {
-		ts, err := tx.Pages().Stamp(siteID, id)
-		if cms.IsCode(err, cms.ENotFound) {
-			continue
-		} else if err != nil {
-			return nil, err
-		}
-		out[id] = ts
-	}
-	return out, nil
 }
 
 // Blocks returns a canvas item's enabled repeatables in position order.

@@ -1,8 +1,8 @@
-// Package ratelimit counts events per key in fixed windows: login attempts
-// per account and per client address, API requests per address and per
-// token. Counters
-// live in this process (Memory) or in Redis (Redis), which every process
-// of a scale-out deployment shares.
+// Package ratelimit counts events per key in fixed windows: API requests
+// per client address and per token, customer login and user sign-in
+// attempts per account and per client address, and public requests to a
+// site's cloud-code routes. Counters live in this process (Memory) or in
+// Redis (Redis), which every process of a scale-out deployment shares.
 package ratelimit
 
 import (

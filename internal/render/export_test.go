@@ -7,6 +7,12 @@ import (
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
+// CachedRenders returns how many rendered pages s keeps.
+func (s *Service) CachedRenders() int {
+	s.caches()
+	return s.cache.Len()
+}
+
 // RenderFiles renders the template name of a theme made of files (kind/name
 // -> code) for a page-less visit of a store-less site, as Special and
 // Template render: in the theme's layout, within s's limits. It returns

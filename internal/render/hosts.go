@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/sites"
@@ -17,6 +18,10 @@ import (
 // the caller forgets it (ForgetSite), resolves the host again and retries.
 var ErrSiteChanged = errors.New("render: the site changed since it was resolved")
 
+// hostDeps are what a host that shows the default site depends on: any
+// site's domains and short id (package changes).
+var hostDeps = changes.Of(changes.Site)
+
 // maxHosts bounds the host cache.
 const maxHosts = 4096
 
@@ -26,7 +31,7 @@ type host struct {
 	// fallback: the host names no site and shows the default site. A site
 	// that claims the host later (a domain, a short id) changes that
 	// without changing the default site, so such an entry holds only while
-	// nothing was written anywhere since it was resolved (mark, taken at
+	// no site was written anywhere since it was resolved (mark, taken at
 	// at, as package fresh keeps it), and never without a fresh.Source.
 	fallback bool
 	mark     fresh.Mark
@@ -41,12 +46,11 @@ type host struct {
 // cache). A host that showed the default site is resolved again after any
 // write. ENotFound when no site is served there.
 func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkSite bool) (*store.Site, error) {
-	s.mu.Lock()
-	h, ok := s.hosts[name]
-	s.mu.Unlock()
+	s.caches()
+	h, ok := s.hosts.Get(name)
 	site := h.site
 	if ok && h.fallback {
-		if mark, at, current := s.Fresh.Mark(ctx); !current || !s.Fresh.Valid(h.mark, h.at, mark, at) {
+		if mark, at, current := s.Fresh.Mark(ctx, changes.AllSites, hostDeps); !current || !s.Fresh.Valid(h.mark, h.at, mark, at) {
 			site = nil
 		}
 	}
@@ -69,7 +73,7 @@ func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkS
 	}
 	// The mark is taken before the look-up: a site that claims the host
 	// while it runs moves it.
-	mark, at, current := s.Fresh.Mark(ctx)
+	mark, at, current := s.Fresh.Mark(ctx, changes.AllSites, hostDeps)
 	fallback := false
 	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
 		if short, ok := strings.CutSuffix(name, ".localhost"); ok && !strings.Contains(short, ".") {
@@ -91,21 +95,33 @@ func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkS
 	if fallback && !current {
 		return site, nil
 	}
-	s.mu.Lock()
-	putBounded(&s.hosts, name, host{site: site, fallback: fallback, mark: mark, at: at}, maxHosts)
-	s.mu.Unlock()
+	s.hosts.Put(name, host{site: site, fallback: fallback, mark: mark, at: at})
 	return site, nil
 }
 
 // ForgetSite drops every host remembered for the site.
 func (s *Service) ForgetSite(id string) {
-	s.mu.Lock()
-	for name, h := range s.hosts {
-		if h.site.ID == id {
-			delete(s.hosts, name)
-		}
+	s.caches()
+	s.hosts.DeleteFunc(func(_ string, h host) bool { return h.site.ID == id })
+}
+
+// Follow makes s forget what it keeps of a site as soon as a change to the
+// site's record arrives from feed, this process's or another's: the hosts
+// that show it and its rendered pages, which no longer match it (a deleted
+// site's would otherwise stay until pushed out). Correctness does not
+// depend on it: a cached host or page is checked against the site anyway.
+func (s *Service) Follow(feed *changes.Feed) { feed.Subscribe(s.apply) }
+
+func (s *Service) apply(c changes.Change) {
+	switch {
+	case c.Lost:
+		s.caches()
+		s.hosts.Clear()
+	case c.Site != "" && c.Site != changes.AllSites && c.Touches(changes.Site, c.Site):
+		s.ForgetSite(c.Site)
+		prefix := c.Site + "\x00"
+		s.cache.DeleteFunc(func(key string, _ *cached) bool { return strings.HasPrefix(key, prefix) })
 	}
-	s.mu.Unlock()
 }
 
 // siteUnchanged reports whether site is still as stored, within tx.

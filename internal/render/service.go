@@ -27,10 +27,12 @@ import (
 
 	lrender "github.com/osteele/liquid/render"
 
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/fresh"
+	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -51,10 +53,12 @@ type Service struct {
 	// defaults.
 	Limits Limits
 
-	mu     sync.Mutex
-	themes map[string]*theme
-	cache  map[string]*cached
-	hosts  map[string]host
+	// The in-memory caches, bounded (maxThemes, maxCached, maxHosts) once,
+	// on first use (caches).
+	once   sync.Once
+	themes lru.Cache[string, *theme]
+	cache  lru.Cache[string, *cached]
+	hosts  lru.Cache[string, host]
 
 	hits, misses atomic.Int64
 	// active counts the renders running, steps the steps of the finished
@@ -63,7 +67,8 @@ type Service struct {
 	stopped       sync.Map // bound -> *atomic.Int64
 }
 
-// Bounds of the in-memory caches; when one is full it starts over.
+// Bounds of the in-memory caches; when one is full its least recently
+// used entries go.
 const (
 	maxThemes = 256
 	maxCached = 4096
@@ -153,6 +158,10 @@ func SplitLocale(site *store.Site, path string) (locale, rest string) {
 	return site.DefaultLocale, p
 }
 
+// renderDeps are what a render depends on (package changes): the site,
+// its theme, its pages and the channels and entries templates read.
+var renderDeps = changes.Of(changes.Site, changes.Theme, changes.Page, changes.Channel, changes.Entry)
+
 // cached is a rendered page with what it was rendered from.
 type cached struct {
 	out        Output
@@ -188,7 +197,7 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 	// The write count and time before the render reads anything: the
 	// render is current as of them.
 	var before *check
-	if m, at, ok := s.Fresh.Mark(ctx); ok {
+	if m, at, ok := s.Fresh.Mark(ctx, req.Site.ID, renderDeps); ok {
 		before = &check{mark: m, at: at}
 	}
 	var p *pages.Page
@@ -287,10 +296,9 @@ func cacheKey(req *Request, locale string) string {
 // rendered from is unchanged. It checks the site too, in the same
 // transaction: ErrSiteChanged when the site is not as the request has it.
 func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (*Output, error) {
-	s.mu.Lock()
-	c := s.cache[key]
-	s.mu.Unlock()
-	mark, markAt, current := s.Fresh.Mark(ctx)
+	s.caches()
+	c, _ := s.cache.Get(key)
+	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, renderDeps)
 	if current {
 		if c != nil && c.siteAt.Equal(site.UpdatedAt) {
 			if ck := c.checked.Load(); ck != nil && s.Fresh.Valid(ck.mark, ck.at, mark, markAt) {
@@ -379,9 +387,8 @@ func stampsHold(want map[string]time.Time, stamp func(id string) (time.Time, err
 func sameStamp(a, b store.Stamp) bool { return a.Count == b.Count && a.Latest.Equal(b.Latest) }
 
 func (s *Service) store(key string, c *cached) {
-	s.mu.Lock()
-	putBounded(&s.cache, key, c, maxCached)
-	s.mu.Unlock()
+	s.caches()
+	s.cache.Put(key, c)
 }
 
 // preview decides what a preview link shows: the page's draft, or its live
@@ -425,10 +432,8 @@ func (s *Service) theme(ctx context.Context, site *store.Site, locale string, te
 	key := site.ID + "\x00" + site.UpdatedAt.String() + "\x00" + site.Theme + "\x00" + locale + "\x00" +
 		stamp.Latest.String() + "\x00" + strconv.Itoa(stamp.Count)
 	if templates == nil {
-		s.mu.Lock()
-		th := s.themes[key]
-		s.mu.Unlock()
-		if th != nil {
+		s.caches()
+		if th, _ := s.themes.Get(key); th != nil {
 			return th, stamp, nil
 		}
 	}
@@ -453,9 +458,8 @@ func (s *Service) theme(ctx context.Context, site *store.Site, locale string, te
 	}
 	th := newTheme(site, locale, files, s.limits().Depth)
 	if templates == nil {
-		s.mu.Lock()
-		putBounded(&s.themes, key, th, maxThemes)
-		s.mu.Unlock()
+		s.caches()
+		s.themes.Put(key, th)
 	}
 	return th, stamp, nil
 }
@@ -640,12 +644,9 @@ func SafeReturn(to string) string {
 	return to
 }
 
-// putBounded stores v under k in *m, starting the map over when it holds
-// max entries: the caches here hold what is cheap to rebuild, and a full
-// reset keeps them bounded without bookkeeping on every hit.
-func putBounded[K comparable, V any](m *map[K]V, k K, v V, max int) {
-	if *m == nil || len(*m) >= max {
-		*m = make(map[K]V)
-	}
-	(*m)[k] = v
+// caches bounds the in-memory caches, once, before their first use.
+func (s *Service) caches() {
+	s.once.Do(func() {
+		s.themes.MaxEntries, s.cache.MaxEntries, s.hosts.MaxEntries = maxThemes, maxCached, maxHosts
+	})
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/events"
@@ -62,7 +63,8 @@ type Options struct {
 	// URLs decide the public URL of each site.
 	URLs sites.URLs
 	// NoAuthCache makes every request read its token, user, site and
-	// membership from the store (see auth.Cache).
+	// membership from the store (see auth.Cache). The other caches are
+	// kept as they are: they follow Changes, not the auth cache.
 	NoAuthCache bool
 	// EditorURL is the editor's base URL (http://127.0.0.1:8080/admin/),
 	// which user password reset mail links to.
@@ -71,15 +73,17 @@ type Options struct {
 
 // Set is every service of one process.
 type Set struct {
-	// Store is the store the services use: with the auth cache, wrapped
-	// so that its writes invalidate the cache.
+	// Store is the store the services use: wrapped by Changes, so that
+	// every write is announced.
 	Store store.Store
+	// Changes numbers every write of Store and tells the caches of it;
+	// ShareRedis makes it hear of every other process's too.
+	Changes *changes.Feed
 	// AuthCache keeps authenticated principals in memory; nil with
-	// NoAuthCache. Share it across processes with auth.ShareRedis.
+	// NoAuthCache.
 	AuthCache *auth.Cache
-	// Fresh tells the read caches whether anything was written since they
-	// checked a value; with several processes, set its Shared to the
-	// shared change counter (auth.RedisShared.Count).
+	// Fresh tells the read caches whether what an answer depends on was
+	// written since they checked it.
 	Fresh   *fresh.Source
 	Sites   *sites.Service
 	Auth    *auth.Service
@@ -102,24 +106,14 @@ type Set struct {
 }
 
 // ShareRedis makes the caches of this process coherent with those of every
-// process that shares client, prefix and the store, until ctx ends: the auth cache
-// hears of the others' writes, and the read caches check the count of
-// writes announced by all of them (docs/caching.md). onError receives the
-// errors of announcing a write (which committed all the same).
+// process that shares client, the deployment's key prefix and the store,
+// until ctx ends: Changes numbers writes in Redis, under prefix+"changes:",
+// and hears of the others' (docs/caching.md). onError receives the errors
+// of announcing a write (which committed all the same).
 func (s *Set) ShareRedis(ctx context.Context, client redis.UniversalClient, prefix string, onError func(error)) {
-	if s.AuthCache == nil {
-		return // without the wrapped store no write is announced
-	}
-	s.AuthCache.OnError = onError
-	shared := auth.ShareRedis(ctx, s.AuthCache, client, prefix)
-	if s.Fresh != nil {
-		s.Fresh.Shared = shared.Count
-	}
+	s.Changes.OnError = onError
+	s.Changes.ShareRedis(ctx, client, prefix+"changes:")
 }
-
-// RedisPrefix is the prefix of the Redis keys the caches of `tessera
-// serve` share.
-const RedisPrefix = "tessera:auth:"
 
 // New builds the services on st and wires them together.
 func New(st store.Store, opt Options) *Set {
@@ -128,19 +122,17 @@ func New(st store.Store, opt Options) *Set {
 		locker = &lock.Local{}
 	}
 	siteURL := opt.URLs.Base
-	var writes func() uint64
-	var src *fresh.Source // nil, so every read checks, when writes go uncounted
-	if wc, ok := st.(store.WriteCounter); ok {
-		writes = wc.Writes
-		src = &fresh.Source{Writes: writes}
-	}
+	feed := &changes.Feed{}
+	st = feed.Wrap(st)
+	src := fresh.Follow(feed)
 	var cache *auth.Cache
 	if !opt.NoAuthCache {
 		cache = &auth.Cache{}
-		st = cache.Wrap(st)
+		cache.Follow(feed)
 	}
 	s := &Set{
 		Store:     st,
+		Changes:   feed,
 		AuthCache: cache,
 		Fresh:     src,
 		Sites:     &sites.Service{Store: st},
@@ -160,6 +152,7 @@ func New(st store.Store, opt Options) *Set {
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries,
 		Fresh: s.Fresh}
 	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src}
+	s.Render.Follow(feed)
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL, Fresh: src,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}, Queue: opt.AppsQueue, LogRetention: opt.AppsLogRetention}
 	s.Apps.Attach(s.Events)

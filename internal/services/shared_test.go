@@ -24,6 +24,12 @@ import (
 // than an hour, so whatever shows at once is the shared count's doing.
 func twoProcesses(t *testing.T) (a, b *services.Set) {
 	t.Helper()
+	return twoProcessesWith(t, services.Options{})
+}
+
+// twoProcessesWith is twoProcesses with the services made with opt.
+func twoProcessesWith(t *testing.T, opt services.Options) (a, b *services.Set) {
+	t.Helper()
 	dsn := storetest.PostgresDSN(t)
 	prefix := redistest.Prefix()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -35,7 +41,7 @@ func twoProcesses(t *testing.T) (a, b *services.Set) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { st.Close() })
-		svc := services.New(st, services.Options{})
+		svc := services.New(st, opt)
 		svc.Fresh.Bound = time.Hour
 		svc.ShareRedis(ctx, redistest.Client(t, prefix), prefix, func(err error) { t.Errorf("announce: %v", err) })
 		sets = append(sets, svc)
@@ -43,7 +49,7 @@ func twoProcesses(t *testing.T) (a, b *services.Set) {
 	deadline := time.Now().Add(5 * time.Second)
 	for _, s := range sets {
 		for {
-			if _, _, ok := s.Fresh.Mark(ctx); ok {
+			if s.Changes.Current(ctx) {
 				break
 			}
 			if time.Now().After(deadline) {
@@ -56,10 +62,16 @@ func twoProcesses(t *testing.T) (a, b *services.Set) {
 }
 
 // A page or entry write acknowledged by one process is seen by the next
-// read on the other, which otherwise answers from memory.
+// read on the other, which otherwise answers from memory; also with the
+// auth cache off, which the read caches do not depend on.
 func TestSharedReadAfterWrite(t *testing.T) {
+	t.Run("AuthCache", func(t *testing.T) { sharedReadAfterWrite(t, services.Options{}) })
+	t.Run("NoAuthCache", func(t *testing.T) { sharedReadAfterWrite(t, services.Options{NoAuthCache: true}) })
+}
+
+func sharedReadAfterWrite(t *testing.T, opt services.Options) {
 	ctx := context.Background()
-	a, b := twoProcesses(t)
+	a, b := twoProcessesWith(t, opt)
 	res, err := demo.Create(ctx, demo.Services{Sites: a.Sites, Themes: a.Themes, Auth: a.Auth, Pages: a.Pages,
 		Entries: a.Entries}, "www")
 	if err != nil {

@@ -212,9 +212,6 @@ func shortIDFromName(name string) string {
 	return id
 }
 
-// HasLocale reports whether locale is enabled on the site.
-func HasLocale(site *store.Site, locale string) bool { return slices.Contains(site.Locales, locale) }
-
 // Get returns a site by id or short id. ENotFound.
 func (s *Service) Get(ctx context.Context, idOrShortID string) (*store.Site, error) {
 	var site *store.Site

@@ -56,9 +56,9 @@ func CommitCheck(ctx context.Context) error {
 }
 
 // WriteCounter is a store that counts the read-write transactions run
-// through it in this process. A cache keyed on the count knows that no
-// write of this process happened since it last looked, without asking the
-// database; writes of other processes it must bound some other way.
+// through it in this process: tests and benchmarks count a request's write
+// transactions with it. (Caches learn of writes from package changes,
+// which also says what each one touched.)
 type WriteCounter interface {
 	// Writes is the number of Update calls that returned so far: it moves
 	// after a write committed (or failed) and before its caller goes on.

@@ -50,7 +50,7 @@ var liquidBlocks = map[string]bool{
 
 // Parse returns the schema of the Liquid template src, named name.
 //
-// Editables are declared by the editable_* block tags (see DESIGN.md §7).
+// Editables are declared by the editable_* block tags (see docs/themes.md, "Declaring editables").
 // Include tags with a quoted snippet name are followed through include;
 // editables of a snippet belong to the scope of the include. Every problem,
 // including Liquid syntax errors found by osteele/liquid, is a *ParseError

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -27,8 +28,9 @@ type Service struct {
 	// two never change for a given content (every push bumps updated_at, also
 	// of templates whose snippets changed), so entries never go stale, and
 	// several processes sharing one database may each keep their own.
-	mu    sync.Mutex
-	cache map[cacheKey]*Template
+	// Bounded to maxCached on first use.
+	once  sync.Once
+	cache lru.Cache[cacheKey, *Template]
 }
 
 type cacheKey struct {
@@ -36,7 +38,7 @@ type cacheKey struct {
 	at time.Time
 }
 
-// maxCached bounds the schema cache; past it the cache starts over.
+// maxCached bounds the schema cache; past it the least recently used go.
 const maxCached = 4096
 
 // File is a theme file to store.
@@ -530,9 +532,8 @@ func (s *Service) Template(tx store.Tx, siteID, theme, nameOrID string) (*Templa
 		return nil, nil, err
 	}
 	k := cacheKey{f.ID, f.UpdatedAt}
-	s.mu.Lock()
-	t, ok := s.cache[k]
-	s.mu.Unlock()
+	s.once.Do(func() { s.cache.MaxEntries = maxCached })
+	t, ok := s.cache.Get(k)
 	if ok {
 		return t, f, nil
 	}
@@ -548,12 +549,7 @@ func (s *Service) Template(tx store.Tx, siteID, theme, nameOrID string) (*Templa
 		// means a parser change, which is a server bug, not a client error.
 		return nil, nil, fmt.Errorf("themes: parse stored template %s: %w", f.Name, err)
 	}
-	s.mu.Lock()
-	if s.cache == nil || len(s.cache) >= maxCached {
-		s.cache = make(map[cacheKey]*Template)
-	}
-	s.cache[k] = t
-	s.mu.Unlock()
+	s.cache.Put(k, t)
 	return t, f, nil
 }
 

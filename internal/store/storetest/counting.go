@@ -26,8 +26,9 @@ func (s *Counting) Update(ctx context.Context, fn func(store.Tx) error) error {
 	return s.Store.Update(ctx, fn)
 }
 
-// Writes is the wrapped store's write count (store.WriteCounter), which the
-// read caches rely on; zero when it keeps none.
+// Writes is the wrapped store's write count (store.WriteCounter), so that
+// a counted store still answers the tests that read it; zero when it keeps
+// none.
 func (s *Counting) Writes() uint64 {
 	if wc, ok := s.Store.(store.WriteCounter); ok {
 		return wc.Writes()
