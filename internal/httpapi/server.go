@@ -109,6 +109,7 @@ type Server struct {
 	site           *public  // the public site, when Render is set
 	openapi        openAPIJSON
 	clientHeaders  *clientHeaders
+	editor         *editorFiles // the editor's files, served at /admin/
 }
 
 // handlerFunc is an API handler: it writes a response, or returns an error
@@ -159,6 +160,13 @@ func (s *Server) Handler() http.Handler {
 		s.mux.Handle("GET /metrics", routed("/metrics", s.metricsHandler))
 	}
 	s.mux.HandleFunc("/api/", s.handleUnmatched)
+	if ef, err := newEditorFiles(); err != nil {
+		s.Logger.Error("editor files", "err", err)
+	} else {
+		s.editor = ef
+		s.mux.Handle("/admin/", routed("/admin/", http.HandlerFunc(s.handleEditor)))
+		s.mux.Handle("/admin", routed("/admin/", http.HandlerFunc(s.handleEditor)))
+	}
 	if s.Files != nil {
 		s.mux.Handle("/files/", routed("/files/", s.Files))
 	}
