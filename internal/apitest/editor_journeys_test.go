@@ -1,0 +1,543 @@
+package apitest_test
+
+import (
+	"encoding/base64"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+
+	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/demo"
+	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/store/storetest"
+)
+
+// The editor's journeys in headless Chromium (DESIGN §14), each on every
+// store: what a site's editor does, through the editor's screens only,
+// checked against the API afterwards. Each saves screenshots and fails on
+// a console error or a failed request the journey does not expect.
+
+func onEveryStoreEditor(t *testing.T, fn func(t *testing.T, env *apitest.Env, site *store.Site)) {
+	chromium(t)
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			env, site := editorEnv(t, b)
+			fn(t, env, site)
+		})
+	}
+}
+
+func editorURL(b *browser, site *store.Site, tail string) string {
+	return b.base + "/admin/#/site/" + site.ShortID + tail
+}
+
+// TestEditorSignIn: a wrong password, signing in, the site switcher,
+// a session that ends under the editor, signing out.
+func TestEditorSignIn(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		b := newBrowser(t, env)
+		b.allow("POST", `/api/auth/session$`, 401)
+		b.step("sign-in-screen",
+			chromedp.Navigate(b.base+"/admin/"),
+			chromedp.WaitVisible(`input[name="email"]`, chromedp.ByQuery),
+			textIs("h1", "Sign in"),
+		)
+		b.step("wrong-password",
+			typeInto(`input[name="email"]`, demo.AdminEmail),
+			typeInto(`input[name="password"]`, "not the password"),
+			click(`form button[type="submit"]`),
+			chromedp.WaitVisible(`.form-error`, chromedp.ByQuery),
+			textIs(".form-error", "Wrong email or password."),
+		)
+		b.step("signed-in",
+			typeInto(`input[name="password"]`, editorPassword),
+			click(`form button[type="submit"]`),
+			chromedp.WaitVisible(`.topbar`, chromedp.ByQuery),
+			chromedp.WaitVisible(`.tree [role="treeitem"]`, chromedp.ByQuery),
+		)
+		// The switcher lists the user's sites with the role on each.
+		var options []string
+		b.run("site switcher", chromedp.Evaluate(`[...document.querySelectorAll('.site-switch option')].map(o => o.textContent)`, &options))
+		if len(options) < 2 || !strings.Contains(strings.Join(options, "|"), "· admin") {
+			t.Errorf("site switcher: got %q, want the user's sites with roles", options)
+		}
+		b.step("switched-site",
+			chromedp.SetValue(`.site-switch`, "demo", chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelector('.site-switch').dispatchEvent(new Event('change'))`, nil),
+			waitJS(`location.hash.startsWith('#/site/demo')`),
+			chromedp.WaitVisible(`.tree [role="treeitem"]`, chromedp.ByQuery),
+		)
+
+		// The session ends (cookie gone): the next request asks to sign in
+		// again, over the screen, and work goes on after.
+		b.allow("GET", `/api/pages\?`, 401)
+		b.allow("GET", `/api/pages/[^/?]+(\?.*)?$`, 401)
+		b.allow("GET", `/api/pages/[^/]+/(schema|draft)`, 401)
+		b.step("session-ended",
+			network.ClearBrowserCookies(),
+			click(`.tree [role="treeitem"] .tree-row`),
+			chromedp.WaitVisible(`dialog[open] input[type="password"]`, chromedp.ByQuery),
+			textHas("dialog[open]", "Your session has ended"),
+		)
+		b.step("signed-in-again",
+			typeInto(`dialog[open] input[type="password"]`, editorPassword),
+			clickButton("Sign in", true),
+			waitJS(`!document.querySelector('dialog[open]')`),
+		)
+		b.step("signed-out",
+			click(`#sign-out`),
+			chromedp.WaitVisible(`input[name="email"]`, chromedp.ByQuery),
+			textHas(".notice", "You are signed out."),
+		)
+		// Signed out means signed out: the API refuses the old session.
+		var status int
+		b.run("session gone", chromedp.Evaluate(`fetch('/api/user').then(r => r.status)`, &status, awaitPromise))
+		if status != 401 {
+			t.Errorf("GET /api/user after sign-out: got %d, want 401", status)
+		}
+		b.allow("GET", `/api/user$`, 401)
+	})
+}
+
+func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
+
+// TestEditorTree: create a page under a parent, rename it, move it with
+// the keyboard, by drag and drop and with the move dialog, search, delete.
+func TestEditorTree(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		b := newBrowser(t, env)
+		b.signIn()
+		about := pageID(t, env, site, "about")
+		row := func(id string) string { return `[role="treeitem"][data-id="` + id + `"] > .tree-row` }
+		b.step("tree",
+			chromedp.Navigate(editorURL(b, site, "")),
+			chromedp.WaitVisible(row(about), chromedp.ByQuery),
+		)
+		b.step("new-page-dialog",
+			click(row(about)+" .tree-menu-btn"),
+			clickButton("Add subpage", true),
+			chromedp.WaitVisible(`dialog[open] input`, chromedp.ByQuery),
+			typeInto(`dialog[open] input`, "Our history"),
+		)
+		b.step("page-created",
+			clickButton("Create page", true),
+			chromedp.WaitVisible(`.editor-h1`, chromedp.ByQuery),
+			textIs(".editor-h1", "Our history"),
+		)
+		created := api(t, env, site, "GET", "/pages/about/our-history", nil, 200).JSON
+		id := str(created, "id")
+		if str(created, "parent") != about {
+			t.Fatalf("new page's parent: got %q, want %q", str(created, "parent"), about)
+		}
+
+		// Rename with F2 on the focused row.
+		b.step("rename-dialog",
+			chromedp.Focus(`[role="treeitem"][data-id="`+id+`"]`, chromedp.ByQuery),
+			key(kb.F2),
+			chromedp.WaitVisible(`dialog[open] input`, chromedp.ByQuery),
+			selectAll(`dialog[open] input`),
+			typeInto(`dialog[open] input`, "Our story"),
+		)
+		b.step("renamed",
+			clickButton("Rename", true),
+			textHas(row(id)+" .tree-title", "Our story"),
+		)
+		if got := str(api(t, env, site, "GET", "/pages/"+id, nil, 200).JSON, "title"); got != "Our story" {
+			t.Errorf("title after rename: got %q", got)
+		}
+
+		// Keyboard: Alt+Up moves it above its sibling (Team), Alt+Left out
+		// of About, Alt+Right back under the page above.
+		team := pageID(t, env, site, "about/team")
+		order := func() []string {
+			var ids []string
+			b.run("read order", chromedp.Evaluate(`[...document.querySelectorAll('[role="treeitem"][data-id="`+about+`"] > [role="group"] > [role="treeitem"]')].map(li => li.dataset.id)`, &ids))
+			return ids
+		}
+		b.step("moved-up",
+			chromedp.Focus(`[role="treeitem"][data-id="`+id+`"]`, chromedp.ByQuery),
+			key(kb.ArrowUp, input.ModifierAlt),
+			waitJS(`document.querySelector('[role="treeitem"][data-id="`+about+`"] > [role="group"] > [role="treeitem"]').dataset.id === "`+id+`"`),
+		)
+		if got := order(); len(got) != 2 || got[0] != id || got[1] != team {
+			t.Errorf("order after Alt+Up: got %v, want [%s %s]", got, id, team)
+		}
+		children := api(t, env, site, "GET", "/pages?parent="+about, nil, 200).JSON.([]any)
+		if len(children) != 2 || str(children[0], "id") != id {
+			t.Errorf("API order after Alt+Up: got %v", children)
+		}
+		b.step("outdented",
+			key(kb.ArrowLeft, input.ModifierAlt),
+			waitJS(`document.querySelector('.tree > [role="treeitem"][data-id="`+id+`"]')`),
+		)
+		if p := api(t, env, site, "GET", "/pages/"+id, nil, 200).JSON; str(p, "parent") != "" || str(p, "fullpath") != "/our-history" {
+			t.Errorf("after Alt+Left: parent %q fullpath %q, want top level /our-history", str(p, "parent"), str(p, "fullpath"))
+		}
+
+		// Drag and drop: onto About's row (the middle of it) makes it a child.
+		b.step("dropped-into-about",
+			dragOnto(`[role="treeitem"][data-id="`+id+`"] > .tree-row`, row(about), 0.5),
+			waitJS(`document.querySelector('[role="treeitem"][data-id="`+about+`"] [role="treeitem"][data-id="`+id+`"]')`),
+		)
+		if p := api(t, env, site, "GET", "/pages/"+id, nil, 200).JSON; str(p, "parent") != about {
+			t.Errorf("after drop: parent %q, want %q", str(p, "parent"), about)
+		}
+		// And below Team, among About's children.
+		b.step("dropped-after-team",
+			dragOnto(`[role="treeitem"][data-id="`+id+`"] > .tree-row`, row(team), 0.9),
+			waitJS(`(() => { const ids = [...document.querySelectorAll('[role="treeitem"][data-id="`+about+`"] > [role="group"] > [role="treeitem"]')].map(li => li.dataset.id); return ids[1] === "`+id+`"; })()`),
+		)
+		children = api(t, env, site, "GET", "/pages?parent="+about, nil, 200).JSON.([]any)
+		if len(children) != 2 || str(children[1], "id") != id {
+			t.Errorf("API order after drop below Team: got %v", children)
+		}
+
+		b.step("search",
+			typeInto(`.input-search`, "story"),
+			chromedp.WaitVisible(`.search-results .result`, chromedp.ByQuery),
+			textHas(".search-results", "/about/our-history"),
+		)
+		b.run("clear search", selectAll(`.input-search`), key(kb.Backspace), chromedp.WaitVisible(`.tree`, chromedp.ByQuery))
+
+		b.step("delete-confirm",
+			chromedp.Focus(`[role="treeitem"][data-id="`+id+`"]`, chromedp.ByQuery),
+			key(kb.Delete),
+			chromedp.WaitVisible(`dialog[open]`, chromedp.ByQuery),
+			textHas("dialog[open]", "Delete “Our story”"),
+		)
+		b.step("deleted",
+			clickButton("Delete", true),
+			waitJS(`!document.querySelector('[role="treeitem"][data-id="`+id+`"]')`),
+		)
+		api(t, env, site, "GET", "/pages/"+id, nil, 404)
+	})
+}
+
+// dragOnto drags the element from matches onto to, at a fraction of its
+// height (0.5: into it; 0.1: before; 0.9: after), with the HTML drag and
+// drop events a mouse drag fires.
+func dragOnto(from, to string, at float64) chromedp.Action {
+	return chromedp.Evaluate(`(() => {
+		const src = document.querySelector(`+strconv.Quote(from)+`), dst = document.querySelector(`+strconv.Quote(to)+`);
+		const dt = new DataTransfer();
+		const r = dst.getBoundingClientRect();
+		const y = r.top + r.height * `+strconv.FormatFloat(at, 'f', -1, 64)+`;
+		const ev = (type, el) => el.dispatchEvent(new DragEvent(type, {bubbles: true, cancelable: true, dataTransfer: dt, clientX: r.left + 20, clientY: y}));
+		ev('dragstart', src); ev('dragenter', dst); ev('dragover', dst); ev('drop', dst); ev('dragend', src);
+	})()`, nil)
+}
+
+// TestEditorPage: every item type edited, a nested canvas included; the
+// preview shows the draft; publishing puts it on the public site.
+func TestEditorPage(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		b := newBrowser(t, env)
+		b.allow("GET", `/api/pages/[^/]+/draft`, 404) // no draft yet
+		b.signIn()
+		home := pageID(t, env, site, "home")
+		item := func(slug string) string { return `[data-slug="` + slug + `"]` }
+		b.step("editor",
+			chromedp.Navigate(editorURL(b, site, "/page/"+home)),
+			chromedp.WaitVisible(item("Hero title")+" input", chromedp.ByQuery),
+			waitJS(`document.querySelector('.preview-frame').src.includes('preview=')`),
+		)
+		png := filepath.Join(t.TempDir(), "hero.png")
+		if err := os.WriteFile(png, mustBase64(onePixelPNG), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		b.step("scalars-edited",
+			// field
+			selectAll(item("Hero title")+" input"), typeInto(item("Hero title")+" input", "Welcome to the editor"),
+			// page title
+			selectAll(`input[name="title"]`), typeInto(`input[name="title"]`, "Home, edited"),
+			// select
+			chromedp.SetValue(item("Style")+" select", "ghost", chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelector('[data-slug="Style"] select').dispatchEvent(new Event('change'))`, nil),
+			// switch
+			click(item("Show banner")+" .switch-label"),
+			// text: typed, then made bold with the toolbar
+			click(item("Intro")+" .rt-area"),
+			selectAll(item("Intro")+" .rt-area"),
+			typeInto(item("Intro")+" .rt-area", "Edited in the browser"),
+			selectAll(item("Intro")+" .rt-area"),
+			click(item("Intro")+` .rt-tool[data-cmd="bold"]`),
+			saved(),
+		)
+		b.step("file-uploaded",
+			chromedp.SetUploadFiles(item("Hero image")+` input[type="file"]`, []string{png}, chromedp.ByQuery),
+			textHas(item("Hero image")+" .file-status", "Uploaded."),
+			chromedp.WaitVisible(item("Hero image")+" img.file-thumb", chromedp.ByQuery),
+			textHas(item("Hero image")+" .file-meta", "1 × 1"),
+			saved(),
+		)
+		b.step("references",
+			// one page
+			typeInto(item("Featured")+` input[role="combobox"]`, "Team"),
+			chromedp.WaitVisible(item("Featured")+` [role="option"]`, chromedp.ByQuery),
+			key(kb.Enter),
+			textHas(item("Featured")+" .chips", "Team"),
+			// many entries: remove one, add it back after another search
+			click(item("Related")+` .chip-x`),
+			typeInto(item("Related")+` input[role="combobox"]`, "Hello"),
+			chromedp.WaitVisible(item("Related")+` [role="option"]`, chromedp.ByQuery),
+			key(kb.Enter),
+			textHas(item("Related")+" .chips", "Hello, Tessera"),
+			saved(),
+		)
+		// Canvas: add a quote block, move it up, duplicate it, remove the copy;
+		// in the nested canvas of the columns block, add a column and fill it.
+		b.step("canvas-edited",
+			chromedp.SetValue(item("Body")+" > .canvas > .add-block select", "quote", chromedp.ByQuery),
+			chromedp.Click(item("Body")+" > .canvas > .add-block button", chromedp.ByQuery),
+			chromedp.WaitVisible(item("Body")+` > .canvas > .blocks > .block:nth-child(4) [data-slug="Author"] input`, chromedp.ByQuery),
+			typeInto(item("Body")+` > .canvas > .blocks > .block:nth-child(4) [data-slug="Author"] input`, "A. Writer"),
+			click(item("Body")+` > .canvas > .blocks > .block:nth-child(4) .btn-up`),
+			click(item("Body")+` > .canvas > .blocks > .block:nth-child(3) .btn-dup`),
+			chromedp.WaitVisible(item("Body")+` > .canvas > .blocks > .block:nth-child(5)`, chromedp.ByQuery),
+			click(item("Body")+` > .canvas > .blocks > .block:nth-child(4) .btn-remove`),
+			clickButton("Remove", true),
+			saved(),
+		)
+		nested := item("Body") + ` > .canvas > .blocks > .block:nth-child(2) ` + item("Columns") + ` > .canvas`
+		b.step("nested-canvas-edited",
+			chromedp.Click(nested+" > .add-block button", chromedp.ByQuery),
+			chromedp.WaitVisible(nested+` > .blocks > .block:nth-child(3) .rt-area`, chromedp.ByQuery),
+			click(nested+` > .blocks > .block:nth-child(3) .rt-area`),
+			typeInto(nested+` > .blocks > .block:nth-child(3) .rt-area`, "Third column"),
+			saved(),
+		)
+
+		draft := api(t, env, site, "GET", "/pages/home/draft", nil, 200).JSON
+		content := dig(draft, "content")
+		if got := str(content, "title"); got != "Home, edited" {
+			t.Errorf("draft title: got %q", got)
+		}
+		items := snapshotItems(content)
+		want := map[string]string{"Hero title": "Welcome to the editor", "Style": "ghost", "Show banner": "false",
+			"Intro": "<p><strong>Edited in the browser</strong></p>"}
+		for slug, w := range want {
+			if got := str(items[slug], "content"); got != w {
+				t.Errorf("draft %s: got %q, want %q", slug, got, w)
+			}
+		}
+		if got := str(items["Hero image"], "content"); !strings.Contains(got, "/files/") {
+			t.Errorf("draft Hero image: got %q, want a stored file's URL", got)
+		}
+		if got := str(items["Featured"], "reference_id"); got != pageID(t, env, site, "about/team") {
+			t.Errorf("draft Featured: got %q, want the team page", got)
+		}
+		if ids, _ := dig(items["Related"], "reference_ids").([]any); len(ids) != 2 {
+			t.Errorf("draft Related: got %v, want two entries", ids)
+		}
+		body, _ := dig(items["Body"], "repeatables").([]any)
+		var slugs []string
+		for _, r := range body {
+			slugs = append(slugs, str(r, "slug"))
+		}
+		if strings.Join(slugs, ",") != "hero,columns,quote,quote" {
+			t.Errorf("draft Body blocks: got %v, want hero,columns,quote,quote", slugs)
+		}
+		if len(body) == 4 && str(snapshotItems(body[2])["Author"], "content") != "A. Writer" {
+			t.Errorf("new quote block's author: got %v", snapshotItems(body[2])["Author"])
+		}
+		if len(body) > 1 {
+			cols, _ := dig(snapshotItems(body[1])["Columns"], "repeatables").([]any)
+			if len(cols) != 3 || str(snapshotItems(cols[2])["Text"], "content") != "<p>Third column</p>" {
+				t.Errorf("nested canvas: got %v, want a third column saying Third column", cols)
+			}
+		}
+
+		// The preview is the draft: its link renders the edited page.
+		var src string
+		b.step("preview-shows-draft",
+			waitJS(`document.querySelector('.preview-frame').src.includes('preview=')`),
+			chromedp.Evaluate(`document.querySelector('.preview-frame').src`, &src),
+		)
+		pu, err := url.Parse(src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res := visit(t, env, pu.RequestURI()); !strings.Contains(string(res.Raw), "Welcome to the editor") {
+			t.Errorf("preview %s does not show the draft", pu.RequestURI())
+		}
+		if res := visit(t, env, "/"); strings.Contains(string(res.Raw), "Welcome to the editor") {
+			t.Errorf("the public site shows the draft before it is published")
+		}
+
+		b.step("published",
+			click(`#publish`),
+			textHas(".toasts", "Published"),
+			textHas(".status", "No unpublished changes"),
+		)
+		b.step("public-site",
+			chromedp.Navigate(b.site+"/"),
+			textHas("body", "Welcome to the editor"),
+		)
+	})
+}
+
+// TestEditorConflicts: a 409 draft_base_changed resolved by publishing
+// anyway, and on a site without drafts a 412 resolved by keeping one's
+// changes on top of the other's.
+func TestEditorConflicts(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		b := newBrowser(t, env)
+		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
+		b.allow("POST", `/api/pages/[^/]+/draft/publish$`, 409)
+		b.signIn()
+		about := pageID(t, env, site, "about")
+		b.step("draft-started",
+			chromedp.Navigate(editorURL(b, site, "/page/"+about)),
+			chromedp.WaitVisible(`input[name="title"]`, chromedp.ByQuery),
+			selectAll(`input[name="title"]`), typeInto(`input[name="title"]`, "About (from the draft)"),
+			saved(),
+		)
+		// Someone changes the live page meanwhile.
+		api(t, env, site, "PUT", "/pages/about", obj{"seo_title": "Changed live"}, 200)
+		b.step("publish-conflict",
+			click(`#publish`),
+			chromedp.WaitVisible(`dialog[open]`, chromedp.ByQuery),
+			textHas("dialog[open]", "The live page changed"),
+			clickButton("Review the live changes", true),
+			textHas("dialog[open] .diff", "SEO title"),
+		)
+		b.step("published-anyway",
+			clickButton("Publish anyway", true),
+			textHas(".toasts", "Published"),
+		)
+		if got := str(api(t, env, site, "GET", "/pages/about", nil, 200).JSON, "title"); got != "About (from the draft)" {
+			t.Errorf("live title after publishing anyway: got %q", got)
+		}
+
+		// Without drafts, edits go live with If-Match.
+		api(t, env, site, "PATCH", "/sites/"+site.ID, obj{"drafts_enabled": false}, 200)
+		b.allow("POST", `/api/pages/[^/]+/batch\?`, 412)
+		b.step("live-editor",
+			chromedp.Navigate(b.base+"/admin/"),
+			chromedp.WaitVisible(`.topbar`, chromedp.ByQuery),
+			chromedp.Navigate(editorURL(b, site, "/page/"+about)),
+			chromedp.WaitVisible(`input[name="title"]`, chromedp.ByQuery),
+			textHas(".preview-title", "Live page"),
+		)
+		api(t, env, site, "PUT", "/pages/about", obj{"title": "About (changed by someone else)"}, 200)
+		b.step("precondition-failed",
+			click(`[data-slug="Body"] .rt-area`),
+			selectAll(`[data-slug="Body"] .rt-area`),
+			typeInto(`[data-slug="Body"] .rt-area`, "Mine"),
+			chromedp.WaitVisible(`dialog[open]`, chromedp.ByQuery),
+			textHas("dialog[open]", "Someone else changed this page"),
+			textHas("dialog[open] .diff", "About (changed by someone else)"),
+		)
+		b.step("kept-mine",
+			clickButton("Keep my changes", true),
+			saved(),
+		)
+		live := api(t, env, site, "GET", "/pages/about", nil, 200).JSON
+		if str(live, "title") != "About (changed by someone else)" || str(dig(live, "items", "Body"), "content") != "<p>Mine</p>" {
+			t.Errorf("after keeping both: title %q, body %q", str(live, "title"), str(dig(live, "items", "Body"), "content"))
+		}
+	})
+}
+
+// TestEditorVersions: a version's differences shown per item, and restored.
+func TestEditorVersions(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		b := newBrowser(t, env)
+		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
+		b.signIn()
+		about := pageID(t, env, site, "about")
+		// Two live saves: versions of "About v1" and "About v2".
+		api(t, env, site, "PUT", "/pages/about", obj{"title": "About v1"}, 200)
+		api(t, env, site, "PUT", "/pages/about", obj{"title": "About v2", "items": obj{"Body": "<p>Second body</p>"}}, 200)
+		b.step("versions",
+			chromedp.Navigate(editorURL(b, site, "/page/"+about+"/versions")),
+			chromedp.WaitVisible(`.version`, chromedp.ByQuery),
+		)
+		b.step("version-diff",
+			click(`.versions li:nth-child(2) .version`),
+			chromedp.WaitVisible(`#restore`, chromedp.ByQuery),
+			textHas(".version-detail .diff", "Title"),
+			textHas(".version-detail .diff", "About v1"),
+			textHas(".version-detail .diff", "Body"),
+		)
+		b.step("restored",
+			click(`#restore`),
+			clickButton("Restore", true),
+			chromedp.WaitVisible(`input[name="title"]`, chromedp.ByQuery),
+			waitJS(`document.querySelector('input[name="title"]').value === "About v1"`),
+		)
+		if got := str(dig(api(t, env, site, "GET", "/pages/about/draft", nil, 200).JSON, "content"), "title"); got != "About v1" {
+			t.Errorf("draft title after restore: got %q", got)
+		}
+	})
+}
+
+// TestEditorTranslation: the Dutch version edited, what is not translated marked.
+func TestEditorTranslation(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		b := newBrowser(t, env)
+		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
+		b.signIn()
+		home := pageID(t, env, site, "home")
+		b.step("dutch",
+			chromedp.Navigate(editorURL(b, site, "/page/"+home)),
+			chromedp.WaitVisible(`.locale-pick select`, chromedp.ByQuery),
+			chromedp.SetValue(`.locale-pick select`, "nl", chromedp.ByQuery),
+			chromedp.Evaluate(`document.querySelector('.locale-pick select').dispatchEvent(new Event('change'))`, nil),
+			waitJS(`location.hash.includes('locale=nl')`),
+			waitJS(`document.querySelector('[data-slug="Hero title"] input') && document.querySelector('[data-slug="Hero title"] input').value === "Welkom bij Tessera"`),
+			// The intro has no Dutch text of its own.
+			chromedp.WaitVisible(`[data-slug="Intro"] .badge-warn`, chromedp.ByQuery),
+		)
+		b.step("dutch-edited",
+			click(`[data-slug="Intro"] .rt-area`),
+			selectAll(`[data-slug="Intro"] .rt-area`),
+			typeInto(`[data-slug="Intro"] .rt-area`, "Pagina's, canvassen en blokken."),
+			waitJS(`document.querySelector('[data-slug="Intro"] .badge-warn').hidden`),
+			selectAll(`[data-slug="Hero title"] input`),
+			typeInto(`[data-slug="Hero title"] input`, "Welkom in de editor"),
+			saved(),
+		)
+		nl := api(t, env, site, "GET", "/pages/home/draft?content_locale=nl", nil, 200).JSON
+		items := snapshotItems(dig(nl, "content"))
+		if got := str(items["Hero title"], "content"); got != "Welkom in de editor" {
+			t.Errorf("Dutch hero title: got %q", got)
+		}
+		if got := str(items["Intro"], "content"); got != "<p>Pagina's, canvassen en blokken.</p>" {
+			t.Errorf("Dutch intro: got %q", got)
+		}
+		en := snapshotItems(dig(api(t, env, site, "GET", "/pages/home/draft", nil, 200).JSON, "content"))
+		if got := str(en["Hero title"], "content"); got != "Welcome to Tessera" {
+			t.Errorf("English hero title changed: got %q", got)
+		}
+	})
+}
+
+// snapshotItems maps a snapshot's page_items by slug.
+func snapshotItems(v any) map[string]any {
+	out := map[string]any{}
+	list, _ := dig(v, "page_items").([]any)
+	for _, it := range list {
+		out[str(it, "slug")] = it
+	}
+	return out
+}
+
+const onePixelPNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg=="
+
+func mustBase64(s string) []byte {
+	b, err := base64.StdEncoding.DecodeString(s)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
