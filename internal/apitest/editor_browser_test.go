@@ -280,7 +280,9 @@ func key(k string, mods ...input.Modifier) chromedp.Action {
 func click(sel string) chromedp.Action { return chromedp.Click(sel, chromedp.ByQuery) }
 
 // typeInto focuses sel and types text.
-func typeInto(sel, text string) chromedp.Action { return chromedp.SendKeys(sel, text, chromedp.ByQuery) }
+func typeInto(sel, text string) chromedp.Action {
+	return chromedp.SendKeys(sel, text, chromedp.ByQuery)
+}
 
 // selectAll selects the whole text of the element sel matches (an input,
 // or a contenteditable region), as a user's Ctrl+A in it would.
