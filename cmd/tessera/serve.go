@@ -9,9 +9,11 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -43,7 +45,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var connsPerClient, heapFloorMiB int
 	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow, trustedProxies, headerPrefix string
 	var urls sites.URLs
-	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom string
+	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom, setupToken, editorURL string
 	var lockTimeout, lockLease, sessionTTL time.Duration
 	var templates templateFlags
 	fs := newFlags("serve", &c)
@@ -71,6 +73,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&addr, "addr", env("TESSERA_ADDR", defaultAddr), "listen address [TESSERA_ADDR]")
 	fs.StringVar(&urls.Public, "public-url", env("TESSERA_PUBLIC_URL", ""), "public base URL of the sites: https://{site}.example.com (each site by short id) or https://www.example.com (the default site); sites with a domain use it instead [TESSERA_PUBLIC_URL]")
 	fs.StringVar(&urls.DefaultSite, "default-site", env("TESSERA_DEFAULT_SITE", ""), "site (id or short id) shown on hosts that name no site [TESSERA_DEFAULT_SITE]")
+	fs.StringVar(&editorURL, "editor-url", env("TESSERA_EDITOR_URL", ""), "the editor's URL as its users reach it (https://cms.example.com/admin/), for the links of password reset mail; empty: http://<addr>/admin/ [TESSERA_EDITOR_URL]")
+	fs.StringVar(&setupToken, "setup-token", env("TESSERA_SETUP_TOKEN", ""), "lets the first run (the first admin, POST /api/setup) be made from anywhere with this token, at least 16 characters; empty: only from this machine [TESSERA_SETUP_TOKEN]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.IntVar(&heapFloorMiB, "heap-floor", envInt("TESSERA_HEAP_FLOOR", defaultHeapFloorMiB), "MiB the garbage collector counts as always in use, so that a small live heap is not collected every few MB of allocation; address space, not resident memory; 0 for none [TESSERA_HEAP_FLOOR]")
 	appsCfg := appsFlags(fs)
@@ -123,6 +127,12 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	proxies, err := clientaddr.ParseProxies(trustedProxies)
 	if err != nil {
 		return fmt.Errorf("--trusted-proxies: %w", err)
+	}
+	if setupToken != "" && len(setupToken) < minSetupToken {
+		return fmt.Errorf("--setup-token: want at least %d characters: it is all that stands between anybody and the first admin", minSetupToken)
+	}
+	if editorURL, err = checkEditorURL(editorURL); err != nil {
+		return fmt.Errorf("--editor-url: %w", err)
 	}
 	if err := httpapi.CheckClientHeaderPrefix(headerPrefix); err != nil {
 		return fmt.Errorf("--client-header-prefix: %w", err)
@@ -198,6 +208,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 
 	srv := &httpapi.Server{Store: st, Auth: svc.Auth, Sites: svc.Sites, Themes: svc.Themes, Pages: svc.Pages, Entries: svc.Entries,
 		Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: svc.Files, Files: blobs.Handler("/files/"), Logger: logger,
+		Setup: svc.Setup, SetupToken: setupToken,
 		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != "", URLs: urls,
 		Proxies: proxies, ProxiedConns: connsPerClient, ClientHeaderPrefix: headerPrefix}
 	srv.CORSOrigins = splitList(corsOrigins)
@@ -223,7 +234,15 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return err
 		}
 	}
-	logger.Info("tessera listening", slog.String("addr", ln.Addr().String()), slog.String("api", "http://"+ln.Addr().String()+"/api"))
+	if editorURL == "" {
+		editorURL = "http://" + localAddr(ln.Addr().String()) + "/admin/"
+	}
+	svc.Auth.EditorURL = editorURL
+	logger.Info("tessera listening", slog.String("addr", ln.Addr().String()), slog.String("api", "http://"+ln.Addr().String()+"/api"),
+		slog.String("editor", editorURL))
+	if err := printEditor(ctx, stdout, svc, editorURL, setupToken != ""); err != nil {
+		return err
+	}
 
 	go sweep(ctx, svc, logger)
 	// Every process runs queued cloud-code jobs and fires schedules; the
@@ -259,6 +278,9 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	// Reset and confirmation mails already promised go out before exit.
 	if err := svc.Customers.DrainMail(sctx); err != nil {
 		logger.Warn("queued customer mail was not all sent before shutdown", slog.Any("err", err))
+	}
+	if err := svc.Auth.DrainMail(sctx); err != nil {
+		logger.Warn("queued user mail was not all sent before shutdown", slog.Any("err", err))
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err
@@ -347,4 +369,57 @@ func sweep(ctx context.Context, svc *services.Set, logger *slog.Logger) {
 		case <-t.C:
 		}
 	}
+}
+
+// minSetupToken is the fewest characters --setup-token may have.
+const minSetupToken = 16
+
+// checkEditorURL checks --editor-url and completes it: http(s)://host
+// alone means the editor's path on that host.
+func checkEditorURL(raw string) (string, error) {
+	if raw == "" {
+		return "", nil
+	}
+	u, err := url.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" {
+		return "", fmt.Errorf("%q: want http(s)://host[:port]/admin/", raw)
+	}
+	if u.Path == "" || u.Path == "/" {
+		u.Path = "/admin/"
+	}
+	if !strings.HasSuffix(u.Path, "/") {
+		u.Path += "/"
+	}
+	return u.String(), nil
+}
+
+// localAddr is a listening address as this machine reaches it: an
+// unspecified host (":8080", "0.0.0.0:8080") is 127.0.0.1.
+func localAddr(addr string) string {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return addr
+	}
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
+}
+
+// printEditor prints where the editor is, and while the store has no user,
+// where its first run makes the first admin.
+func printEditor(ctx context.Context, w io.Writer, svc *services.Set, editorURL string, withToken bool) error {
+	needed, err := svc.Setup.Needed(ctx)
+	if err != nil {
+		return err
+	}
+	if _, err := fmt.Fprintf(w, "Editor: %s\n", editorURL); err != nil || !needed {
+		return err
+	}
+	how := "open it on this machine"
+	if withToken {
+		how = "with the setup token of --setup-token"
+	}
+	_, err = fmt.Fprintf(w, "First run: no user yet; make the first admin at %s#/setup (%s).\n", editorURL, how)
+	return err
 }

@@ -97,6 +97,8 @@ type options struct {
 	blobURL      func(testing.TB) string
 	headerPrefix string
 	publicPort   bool
+	bare         bool
+	configure    func(*httpapi.Server)
 }
 
 // WithPublicPort puts the server's port in the sites' public URLs
@@ -104,6 +106,17 @@ type options struct {
 // can follow the URLs the API hands out (the editor's preview).
 func WithPublicPort() Option {
 	return func(o *options) { o.publicPort = true }
+}
+
+// Bare leaves the store empty: no site, no user, no token (a first run's
+// store).
+func Bare() Option {
+	return func(o *options) { o.bare = true }
+}
+
+// WithServer changes the server before it serves (serve's flags).
+func WithServer(fn func(*httpapi.Server)) Option {
+	return func(o *options) { o.configure = fn }
 }
 
 // WithFakeS3 keeps file bytes in an in-process fake S3 server instead of a
@@ -150,12 +163,19 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	}
 	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs, HashCost: bcrypt.MinCost,
 		Mailer: env.Mail, URLs: urls})
+	svc.Auth.Clock = clock
 	env.use(svc, blobs)
 	env.Server.URLs = urls
 	// Mail still queued goes out before the store closes (cleanups run
 	// last registered first).
-	tb.Cleanup(func() { _ = env.Customers.DrainMail(context.Background()) })
+	tb.Cleanup(func() {
+		_ = env.Customers.DrainMail(context.Background())
+		_ = env.Auth.DrainMail(context.Background())
+	})
 	env.Server.ClientHeaderPrefix = o.headerPrefix
+	if o.configure != nil {
+		o.configure(env.Server)
+	}
 	env.Handler = env.Server.Handler()
 	hs := httptest.NewUnstartedServer(env.Handler)
 	if ln != nil {
@@ -165,7 +185,10 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	hs.Start()
 	tb.Cleanup(hs.Close)
 	env.URL = hs.URL
-	env.setup(tb)
+	env.Auth.EditorURL = hs.URL + "/admin/"
+	if !o.bare {
+		env.setup(tb)
+	}
 	return env
 }
 
@@ -242,6 +265,7 @@ func (env *Env) use(svc *services.Set, blobs *files.Store) {
 	env.Fresh, env.AuthCache = svc.Fresh, svc.AuthCache
 	env.Server = &httpapi.Server{Store: env.Store, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
+		Setup:  svc.Setup,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 

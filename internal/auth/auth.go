@@ -12,10 +12,11 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 
-	"net/mail"
+	netmail "net/mail"
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -39,8 +40,19 @@ type Service struct {
 	// HashCost is the bcrypt cost of password hashes; zero means
 	// bcrypt.DefaultCost. Tests lower it.
 	HashCost int
+	// Clock tells when a browser session is due for renewal; nil is the
+	// system clock. (Expiry itself is decided by the store's clock.)
+	Clock cms.Clock
+	// Mailer sends password reset mail, from a queue in the background
+	// (DrainMail waits for it); nil logs it.
+	Mailer mail.Mailer
+	// EditorURL is the base URL of the editor (http://127.0.0.1:8080/admin/),
+	// which reset mail links to; never taken from a request, whose Host
+	// header its sender chooses.
+	EditorURL string
 
-	pw passwords
+	pw   passwords
+	mail mail.Queue
 }
 
 // Principal is who a request acts as, on which site.
@@ -228,7 +240,7 @@ func (s *Service) IssueToken(ctx context.Context, req TokenRequest) (Issued, err
 	}
 	email := strings.ToLower(strings.TrimSpace(req.Email))
 	if email != "" {
-		if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		if a, err := netmail.ParseAddress(email); err != nil || a.Address != email {
 			return out, cms.Errorf(cms.EInvalid, "Invalid email address %q.", req.Email)
 		}
 	}
@@ -303,7 +315,7 @@ func (s *Service) Grant(ctx context.Context, siteID, email, name, role string) (
 		return nil, cms.Errorf(cms.EInvalid, "Unknown role %q: use admin or editor.", role)
 	}
 	email = strings.ToLower(strings.TrimSpace(email))
-	if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+	if a, err := netmail.ParseAddress(email); err != nil || a.Address != email {
 		return nil, cms.Errorf(cms.EInvalid, "Invalid email address %q.", email)
 	}
 	var u *store.User
@@ -325,4 +337,37 @@ func (s *Service) ListMembers(ctx context.Context, siteID string) (members []*st
 		return err
 	})
 	return members, err
+}
+
+// SiteRole is a site a user has a role on.
+type SiteRole struct {
+	Site *store.Site
+	Role string
+}
+
+// UserSites returns the sites the user has a role on, in the order sites
+// were made, with the role on each.
+func (s *Service) UserSites(ctx context.Context, userID string) (out []SiteRole, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		ms, err := tx.Users().Memberships(userID)
+		if err != nil {
+			return err
+		}
+		roles := make(map[string]string, len(ms))
+		for _, m := range ms {
+			roles[m.SiteID] = m.Role
+		}
+		list, _, err := tx.Sites().ListForUser(userID, store.ListOptions{})
+		if err != nil {
+			return err
+		}
+		out = make([]SiteRole, 0, len(list))
+		for _, st := range list {
+			if role, ok := roles[st.ID]; ok {
+				out = append(out, SiteRole{Site: st, Role: role})
+			}
+		}
+		return nil
+	})
+	return out, err
 }

@@ -339,3 +339,14 @@ func (t noteTokens) DeleteSignIns(userID string) ([]string, error) {
 	t.note(keyUser + userID)
 	return t.Tokens.DeleteSignIns(userID)
 }
+
+func (t noteTokens) DeleteOtherSignIns(userID, keep string) ([]string, error) {
+	t.note(keyUser + userID)
+	return t.Tokens.DeleteOtherSignIns(userID, keep)
+}
+
+// Extend changes the token's expiry, which a cached principal carries.
+func (t noteTokens) Extend(id string, expiresAt time.Time) error {
+	t.note(keyToken + id)
+	return t.Tokens.Extend(id, expiresAt)
+}

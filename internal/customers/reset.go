@@ -65,7 +65,7 @@ func (s *Service) RequestReset(ctx context.Context, site *store.Site, body []byt
 	if !ok {
 		return ratelimit.NewExceeded(retry, "Too many password reset requests for this email; try again later.")
 	}
-	s.queueMail(ctx, "a password reset", func(ctx context.Context) {
+	s.mail.AddOrLog(ctx, "a password reset", func(ctx context.Context) {
 		if err := s.sendReset(ctx, site, key); err != nil {
 			slog.ErrorContext(ctx, "a password reset failed", slog.String("site", site.ID), slog.Any("err", err))
 		}
@@ -284,7 +284,7 @@ func (s *Service) SendReset(ctx context.Context, site *store.Site, ref string) (
 	if err := s.hitMail(ctx, "reset:"+site.ID+":"+key, "password reset"); err != nil {
 		return "", err
 	}
-	s.queueMail(ctx, "a password reset", func(ctx context.Context) {
+	s.mail.AddOrLog(ctx, "a password reset", func(ctx context.Context) {
 		if err := s.sendReset(ctx, site, key); err != nil {
 			slog.ErrorContext(ctx, "a password reset failed", slog.String("site", site.ID), slog.Any("err", err))
 		}
@@ -335,7 +335,7 @@ func (s *Service) ResendConfirmation(ctx context.Context, site *store.Site, ref 
 		return "", err
 	}
 	m := *msg
-	s.queueMail(ctx, "a confirmation mail", func(ctx context.Context) {
+	s.mail.AddOrLog(ctx, "a confirmation mail", func(ctx context.Context) {
 		if err := s.mailer().Send(ctx, m); err != nil {
 			slog.ErrorContext(ctx, "sending a confirmation mail failed", slog.String("site", site.ID), slog.Any("err", err))
 		}
@@ -355,3 +355,8 @@ func (s *Service) hitMail(ctx context.Context, key, kind string) error {
 	}
 	return nil
 }
+
+// DrainMail waits until the mail the service queued (password resets,
+// confirmations) has been handed to the Mailer, or ctx ends: for a clean
+// shutdown, and for tests that read what was sent.
+func (s *Service) DrainMail(ctx context.Context) error { return s.mail.Drain(ctx) }

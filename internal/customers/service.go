@@ -52,7 +52,7 @@ type Service struct {
 
 	fields decodedFields
 
-	mail mailQueue
+	mail mail.Queue
 
 	once     sync.Once
 	memory   *ratelimit.Memory
@@ -343,7 +343,7 @@ func (s *Service) createOnce(ctx context.Context, site *store.Site, w *write, ha
 		s.Events.RunAfter(ctx, ev)
 		if confirm != nil {
 			msg := *confirm
-			s.queueMail(ctx, "a confirmation mail", func(ctx context.Context) {
+			s.mail.AddOrLog(ctx, "a confirmation mail", func(ctx context.Context) {
 				if err := s.mailer().Send(ctx, msg); err != nil {
 					slog.ErrorContext(ctx, "sending a confirmation mail failed", slog.String("site", site.ID), slog.Any("err", err))
 				}

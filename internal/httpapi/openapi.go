@@ -35,6 +35,14 @@ var operations = map[string]operation{
 	"GET /api/user":                                     {"The token's user", "sites", "", ok(200, "User"), nil, false},
 	"POST /api/auth/login":                              {"Sign in with email and password (Basic credentials): a user token that expires", "sites", "SignIn", ok(201, "SignedIn"), nil, false},
 	"POST /api/auth/logout":                             {"Revoke the token the request is made with", "sites", "", ok(204, ""), nil, false},
+	"POST /api/user/password":                           {"Change the user's password with the current one; the user's other sign-ins end", "sites", "PasswordChange", ok(204, ""), nil, false},
+	"POST /api/auth/session":                            {"Sign in for a browser session: the session cookie and its CSRF token", "sites", "SessionLogin", ok(201, "Session"), nil, false},
+	"GET /api/auth/session":                             {"The browser session: its user, CSRF token and end (same-origin only; no CSRF token needed)", "sites", "", ok(200, "Session"), nil, false},
+	"DELETE /api/auth/session":                          {"Sign out: the session ends and its cookie is cleared", "sites", "", ok(204, ""), nil, false},
+	"POST /api/auth/password_reset":                     {"Mail a user a password reset link (always 202)", "sites", "PasswordResetRequest", ok(202, "Message"), nil, false},
+	"POST /api/auth/password_reset/confirm":             {"Set a new password with a mailed reset token", "sites", "PasswordReset", ok(204, ""), nil, false},
+	"GET /api/setup":                                    {"Whether the server still needs its first run", "sites", "", ok(200, "SetupStatus"), nil, false},
+	"POST /api/setup":                                   {"The first run: the first admin, signed in (from this machine, or with the setup token)", "sites", "Setup", ok(201, "Session"), nil, false},
 	"GET /api/sites":                                    {"The sites the token may act on", "sites", "", ok(200, "[]Site"), pageQuery, false},
 	"GET /api/sites/count":                              {"The number of those sites", "sites", "", ok(200, "Count"), nil, false},
 	"GET /api/sites/{site}":                             {"One site, by id or short id", "sites", "", ok(200, "Site"), nil, false},
@@ -49,7 +57,7 @@ var operations = map[string]operation{
 	"GET /api/themes/{theme}/{kind}/{name...}":          {"One theme file, with its code", "themes", "", ok(200, "ThemeFile"), nil, false},
 	"POST /api/themes/{theme}/{kind}":                   {"Create or replace a theme file (admins)", "themes", "ThemeFileWrite", map[int]string{200: "ThemeFile", 201: "ThemeFile"}, []string{"force"}, false},
 	"DELETE /api/themes/{theme}/{kind}/{name...}":       {"Delete a theme file (admins)", "themes", "", ok(204, ""), []string{"force"}, false},
-	"GET /api/pages":                                    {"Pages in tree order", "pages", "", ok(200, "[]Page"), append([]string{"fullpath", "fullpath.start", "compact", "fields", "content_locale"}, pageQuery...), false},
+	"GET /api/pages":                                    {"Pages in tree order; a parent's children by position (parent=); searched by title and path (q=)", "pages", "", ok(200, "[]Page"), append([]string{"fullpath", "fullpath.start", "parent", "q", "include", "compact", "fields", "content_locale"}, pageQuery...), false},
 	"GET /api/pages/count":                              {"The number of pages", "pages", "", ok(200, "Count"), nil, false},
 	"POST /api/pages":                                   {"Create a page (dry_run=1 only checks it)", "pages", "PageWrite", map[int]string{201: "Page", 200: "DryRun"}, []string{"content_locale", "dry_run"}, false},
 	"GET /api/pages/{page}":                             {"Read a page", "pages", "", ok(200, "Page"), []string{"compact", "fields", "content_locale"}, false},
@@ -161,7 +169,19 @@ func schemas() map[string]any {
 		"Message": object([]string{"message"}, map[string]any{"message": str}),
 		"Count":   object([]string{"count"}, map[string]any{"count": integer}),
 		"Emptied": object([]string{"status", "message", "deleted"}, map[string]any{"status": str, "message": str, "deleted": integer}),
-		"User":    object([]string{"id", "email"}, map[string]any{"id": str, "email": str, "name": str}),
+		"User": object([]string{"id", "email"}, map[string]any{"id": str, "email": str, "name": str,
+			"sites": map[string]any{"type": "array", "items": object([]string{"id", "short_id", "name", "role"},
+				map[string]any{"id": str, "short_id": str, "name": str, "role": map[string]any{"type": "string", "enum": []string{"admin", "editor"}}})}}),
+		"Session": object([]string{"user", "csrf_token", "expires_at"}, map[string]any{
+			"user":       object([]string{"id", "email"}, map[string]any{"id": str, "email": str, "name": str}),
+			"csrf_token": str, "expires_at": nstr}),
+		"SessionLogin":         object([]string{"email", "password"}, map[string]any{"email": str, "password": str}),
+		"PasswordChange":       object([]string{"current_password", "password"}, map[string]any{"current_password": str, "password": str}),
+		"PasswordResetRequest": object([]string{"email"}, map[string]any{"email": str}),
+		"PasswordReset":        object([]string{"token", "password"}, map[string]any{"token": str, "password": str}),
+		"SetupStatus":          object([]string{"needed", "token_required"}, map[string]any{"needed": boolean, "token_required": boolean}),
+		"Setup": object([]string{"email", "password"}, map[string]any{"email": str, "password": str, "name": str, "site_name": str,
+			"setup_token": str}),
 
 		"SignIn": object(nil, map[string]any{"description": str, "expires_in": integer}),
 		"SignedIn": object([]string{"token", "expires_at", "user"}, map[string]any{"token": str, "expires_at": str,
@@ -292,12 +312,14 @@ func (s *Server) OpenAPI() map[string]any {
 		"info": map[string]any{"title": "Tessera content API", "version": "1",
 			"description": "The hosted-CMS content API Tessera implements. Decisions beyond the spec: docs/api.md."},
 		"servers":  []any{map[string]any{"url": "/api"}},
-		"security": []any{map[string]any{"bearer": []any{}}},
+		"security": []any{map[string]any{"bearer": []any{}}, map[string]any{"session": []any{}}},
 		"paths":    paths,
 		"components": map[string]any{
 			"schemas": schemas(),
 			"securitySchemes": map[string]any{"bearer": map[string]any{"type": "http", "scheme": "bearer",
 				"description": "A personal (user) token, which also sends X-Service-Site, or a site token."},
+				"session": map[string]any{"type": "apiKey", "in": "cookie", "name": editorCookie,
+					"description": "A browser session (POST /auth/session; __Host-" + editorCookie + " over https); every request but GET /auth/session also sends X-CSRF-Token."},
 				"basic": map[string]any{"type": "http", "scheme": "basic", "description": "A user's email and password, to sign in."}},
 			"headers": map[string]any{
 				"X-Total-Count": map[string]any{"schema": map[string]any{"type": "integer"}, "description": "Items in the whole list"},
@@ -312,8 +334,11 @@ func (s *Server) OpenAPI() map[string]any {
 func (s *Server) openAPIOperation(pattern string, op operation, params []string) map[string]any {
 	o := map[string]any{"summary": op.summary, "tags": []string{op.tag},
 		"operationId": operationID(pattern)}
-	if pattern == "POST /api/auth/login" {
+	switch pattern {
+	case "POST /api/auth/login":
 		o["security"] = []any{map[string]any{"basic": []any{}}}
+	case "POST /api/auth/session", "POST /api/auth/password_reset", "POST /api/auth/password_reset/confirm", "GET /api/setup", "POST /api/setup":
+		o["security"] = []any{}
 	}
 	var ps []any
 	for i, p := range params {
@@ -326,8 +351,7 @@ func (s *Server) openAPIOperation(pattern string, op operation, params []string)
 		}
 		ps = append(ps, param)
 	}
-	if !strings.HasPrefix(pattern, "GET /api/user") && !strings.HasPrefix(pattern, "POST /api/auth/") && !strings.HasPrefix(pattern, "GET /api/sites") &&
-		!strings.HasPrefix(pattern, "PATCH /api/sites") && !strings.HasPrefix(pattern, "POST /api/sites") {
+	if !siteless(pattern) {
 		ps = append(ps, map[string]any{"name": "X-Service-Site", "in": "header", "required": false,
 			"description": "The site (id or short id); required with a user token", "schema": map[string]any{"type": "string"}})
 	}
@@ -372,6 +396,18 @@ func (s *Server) openAPIOperation(pattern string, op operation, params []string)
 	}
 	o["responses"] = responses
 	return o
+}
+
+// siteless reports whether a route acts on no site, so takes no
+// X-Service-Site: the user, sign-in, sessions, the first run, sites.
+func siteless(pattern string) bool {
+	_, path, _ := strings.Cut(pattern, " ")
+	for _, p := range []string{"/api/user", "/api/auth/", "/api/setup", "/api/sites"} {
+		if strings.HasPrefix(path, p) {
+			return true
+		}
+	}
+	return false
 }
 
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }

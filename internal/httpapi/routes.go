@@ -12,8 +12,16 @@ import (
 // docs/api.md lists it (a test holds the two together).
 func (s *Server) routes() {
 	s.handle("GET /api/user", needToken, s.handleUser)
+	s.handle("POST /api/user/password", needToken, s.handlePasswordChange)
 	s.handle("POST /api/auth/login", needNone, s.handleSignIn)
 	s.handle("POST /api/auth/logout", needToken, s.handleSignOut)
+	s.handle("POST /api/auth/session", needNone, s.handleSessionCreate)
+	s.handle("GET /api/auth/session", needToken, s.handleSessionGet)
+	s.handle("DELETE /api/auth/session", needToken, s.handleSessionDelete)
+	s.handle("POST /api/auth/password_reset", needNone, s.handlePasswordReset)
+	s.handle("POST /api/auth/password_reset/confirm", needNone, s.handlePasswordResetConfirm)
+	s.handle("GET /api/setup", needNone, s.handleSetupGet)
+	s.handle("POST /api/setup", needNone, s.handleSetup)
 	s.handle("GET /api/sites", needToken, s.handleSiteList)
 	s.handle("GET /api/sites/count", needToken, s.handleSiteCount)
 	s.handle("GET /api/sites/{site}", needToken, s.handleSiteGet)

@@ -30,6 +30,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/render"
+	"github.com/tessera-cms/tessera/internal/setup"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -62,6 +63,11 @@ type Server struct {
 	Customers *customers.Service
 	// Apps keeps apps and runs their cloud code.
 	Apps *apps.Service
+	// Setup runs the first run (POST /api/setup); nil answers 404 there.
+	Setup *setup.Service
+	// SetupToken, when set, is what a first run must bring, from any
+	// address; when empty, a first run is taken from this machine only.
+	SetupToken string
 	// Uploads keeps the uploads resource.
 	Uploads *files.Service
 	// Files serves stored files under /files/; nil answers 404.
@@ -216,7 +222,7 @@ func (s *Server) serve(pattern string, need access, maxBody int64, h handlerFunc
 			err = s.limit(r, "address:", ri.addr(), s.Limits.PerAddress)
 		}
 		if err == nil && need != needNone {
-			err = s.authenticate(r, ri, need)
+			err = s.authenticate(rec, r, ri, need, pattern)
 		}
 		if err == nil && ri.principal != nil {
 			ri.tokenID = ri.principal.Token.ID
@@ -252,10 +258,18 @@ func bearerToken(r *http.Request) string {
 	return strings.TrimSpace(token)
 }
 
-// authenticate checks the caller's token and site access and keeps the
-// principal in the request's info, where principal finds it.
-func (s *Server) authenticate(r *http.Request, ri *requestInfo, need access) error {
-	p, err := s.Auth.Authenticate(r.Context(), bearerToken(r), siteHeader(r))
+// authenticate checks the caller's token (a bearer token, or a browser
+// session's cookie: session.go) and site access, and keeps the principal
+// in the request's info, where principal finds it.
+func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, ri *requestInfo, need access, pattern string) error {
+	secret, viaCookie, err := cookieCredential(r, pattern)
+	if err != nil {
+		return err
+	}
+	if !viaCookie {
+		secret = bearerToken(r)
+	}
+	p, err := s.Auth.Authenticate(r.Context(), secret, siteHeader(r))
 	if err != nil {
 		return err
 	}
@@ -266,6 +280,9 @@ func (s *Server) authenticate(r *http.Request, ri *requestInfo, need access) err
 		return cms.Errorf(cms.EForbidden, "Only site admins may do this.")
 	}
 	ri.principal = p
+	if viaCookie {
+		return s.renewSession(w, r, ri, secret)
+	}
 	return nil
 }
 

@@ -51,16 +51,6 @@ func toSiteJSON(s *store.Site) siteJSON {
 	return j
 }
 
-// handleUser handles "GET /api/user".
-func (s *Server) handleUser(w http.ResponseWriter, r *http.Request) error {
-	p := principal(r)
-	if p.User == nil {
-		return &cms.Error{Code: cms.ENotFound, Message: "A site token has no user."}
-	}
-	writeJSON(w, http.StatusOK, map[string]string{"id": p.User.ID, "email": p.User.Email, "name": p.User.Name})
-	return nil
-}
-
 // visibleSites lists the sites the caller may see: a site token sees its own
 // site, a user token the sites it is a member of.
 func (s *Server) visibleSites(r *http.Request, opt store.ListOptions) ([]*store.Site, int, error) {

@@ -22,6 +22,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/render"
+	"github.com/tessera-cms/tessera/internal/setup"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -63,6 +64,9 @@ type Options struct {
 	// NoAuthCache makes every request read its token, user, site and
 	// membership from the store (see auth.Cache).
 	NoAuthCache bool
+	// EditorURL is the editor's base URL (http://127.0.0.1:8080/admin/),
+	// which user password reset mail links to.
+	EditorURL string
 }
 
 // Set is every service of one process.
@@ -93,6 +97,8 @@ type Set struct {
 	Render *render.Service
 	// Apps keeps apps and runs their cloud code.
 	Apps *apps.Service
+	// Setup makes the first admin of a store without users.
+	Setup *setup.Service
 }
 
 // ShareRedis makes the caches of this process coherent with those of every
@@ -145,6 +151,7 @@ func New(st store.Store, opt Options) *Set {
 	// User sign-ins count against the customer logins' limits, in the
 	// same counters' store.
 	s.Auth.Limiter, s.Auth.HashCost, s.Auth.LoginLimits = opt.Limiter, opt.HashCost, auth.LoginLimits(opt.LoginLimits)
+	s.Auth.Mailer, s.Auth.EditorURL = opt.Mailer, opt.EditorURL
 	s.Events = &events.Bus{}
 	s.Customers = &customers.Service{Events: s.Events, Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost,
 		Mailer: opt.Mailer, Limits: opt.LoginLimits}
@@ -156,6 +163,7 @@ func New(st store.Store, opt Options) *Set {
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL, Fresh: src,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}, Queue: opt.AppsQueue, LogRetention: opt.AppsLogRetention}
 	s.Apps.Attach(s.Events)
+	s.Setup = &setup.Service{Auth: s.Auth, Sites: s.Sites, Themes: s.Themes}
 	s.Files.Register("pages", s.Pages)
 	s.Files.Register("entries", s.Entries)
 	return s

@@ -103,6 +103,7 @@ type Tx interface {
 	Sites() Sites
 	Users() Users
 	Tokens() Tokens
+	UserTokens() UserTokens
 	Themes() Themes
 	Pages() Pages
 	Drafts() Drafts
@@ -223,6 +224,14 @@ type Users interface {
 	// SetPasswordHash replaces the user's password hash ("" removes the
 	// password) and sets updated_at. ENotFound.
 	SetPasswordHash(id, hash string, updatedAt time.Time) error
+	// Count returns the number of users.
+	Count() (int, error)
+	// Memberships returns the user's roles on sites, by site id.
+	Memberships(userID string) ([]*Membership, error)
+	// ClaimFirstRun records that the store's first run (the first user,
+	// made through the API) happened, by userID at at. It succeeds once
+	// per store, even between concurrent callers: EConflict after.
+	ClaimFirstRun(userID string, at time.Time) error
 }
 
 // Member is a user with a role on a site.
@@ -264,6 +273,33 @@ type Tokens interface {
 	// DeleteExpired removes the tokens that expired at or before now and
 	// returns how many.
 	DeleteExpired(now time.Time) (int, error)
+	// DeleteOtherSignIns removes the user's sign-in tokens but the one
+	// with id keep, and returns their ids.
+	DeleteOtherSignIns(userID, keep string) ([]string, error)
+	// Extend sets the expiry of a token that expires. ENotFound (also for
+	// a token that never expires: it is not made to).
+	Extend(id string, expiresAt time.Time) error
+}
+
+// UserToken is a single-use token mailed to a user (a password reset),
+// found by the hash of its value.
+type UserToken struct {
+	TokenHash string
+	Purpose   string // "reset"
+	UserID    string
+	ExpiresAt time.Time
+}
+
+// UserTokens stores the tokens mailed to users.
+type UserTokens interface {
+	// Create stores a token. ENotFound if the user does not exist.
+	Create(t *UserToken) error
+	// Consume removes and returns the token with the hash and purpose if
+	// it has not expired at now: a token is used once, even by concurrent
+	// callers. ENotFound.
+	Consume(purpose, tokenHash string, now time.Time) (*UserToken, error)
+	// DeleteForUser removes the user's tokens of a purpose.
+	DeleteForUser(userID, purpose string) error
 }
 
 // Kinds of theme files.
@@ -323,7 +359,11 @@ type PageRecord struct {
 	Template  string
 	// SortKey orders pages in tree order (parents before children, siblings
 	// by position); the service computes it, the store only sorts by it.
-	SortKey   string
+	SortKey string
+	// Search is the text a page search looks in (PageFilter.Search): the
+	// service writes it (its titles and fullpaths, lower case), the store
+	// only matches in it.
+	Search    string
 	CreatedAt time.Time
 	UpdatedAt time.Time
 	Doc       []byte
@@ -344,6 +384,15 @@ type PageFilter struct {
 	// seek point (see Seek) a deep window starts from, instead of
 	// stepping over every page before it. It does not narrow the total.
 	After PageCursor
+	// ByParent keeps the direct children of Parent ("" for the top-level
+	// pages) and lists them by position, then id, from the index of
+	// children: a page of a parent's children costs the same however many
+	// it has. After must then be zero.
+	ByParent bool
+	Parent   string
+	// Search, when not "", keeps the pages whose Search text holds it
+	// (the caller lowers its case as the service lowered the text's).
+	Search string
 }
 
 // PageCursor is a place in the page list order: a page's sort key and id.
@@ -372,6 +421,10 @@ type Pages interface {
 	// Children returns the direct children of a page ("" for top-level
 	// pages), ordered by position then id.
 	Children(siteID, parentID string) ([]*PageRecord, error)
+	// ChildCounts returns how many direct children each of the pages ids
+	// has, read from the index of children; a page without children (or
+	// that is not the site's) is absent from the map.
+	ChildCounts(siteID string, ids []string) (map[string]int, error)
 	// MaxChildPosition returns the highest position among the direct
 	// children of a page ("" for top-level pages), read from an index
 	// whatever the number of children; ok is false when it has none.

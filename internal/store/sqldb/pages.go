@@ -22,13 +22,13 @@ import (
 type pages struct{ *tx }
 
 const pageColumns = `id, site_id, parent_id, position, published, homepage, template, sort_key,
-	created_at, updated_at, doc`
+	search, created_at, updated_at, doc`
 
 func scanPage(row scanner) (*store.PageRecord, error) {
 	var p store.PageRecord
 	var parentID sql.NullString
 	err := row.Scan(&p.ID, &p.SiteID, &parentID, &p.Position, &p.Published, &p.Homepage, &p.Template,
-		&p.SortKey, timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, &p.Doc)
+		&p.SortKey, &p.Search, timeCol{&p.CreatedAt}, timeCol{&p.UpdatedAt}, &p.Doc)
 	if err != nil {
 		return nil, err
 	}
@@ -46,9 +46,9 @@ func docValue(doc []byte) []byte {
 }
 
 func (x pages) Create(p *store.PageRecord) error {
-	_, err := x.exec(`INSERT INTO pages (`+pageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := x.exec(`INSERT INTO pages (`+pageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.ID, p.SiteID, nullable(p.ParentID), p.Position, p.Published, p.Homepage, p.Template,
-		p.SortKey, x.time(p.CreatedAt), x.time(p.UpdatedAt), docValue(p.Doc))
+		p.SortKey, storableText(p.Search), x.time(p.CreatedAt), x.time(p.UpdatedAt), docValue(p.Doc))
 	if err != nil {
 		return x.fail(err, "create page "+p.ID+" of site "+p.SiteID,
 			fmt.Sprintf("A page with id %q already exists.", p.ID))
@@ -126,9 +126,9 @@ func (x pages) Homepage(siteID string) (*store.PageRecord, error) {
 func (x pages) Update(p *store.PageRecord, prevUpdatedAt time.Time) error {
 	op := "update page " + p.ID + " of site " + p.SiteID
 	res, err := x.exec(`UPDATE pages SET parent_id = ?, position = ?, published = ?, homepage = ?,
-		template = ?, sort_key = ?, updated_at = ?, doc = ?
+		template = ?, sort_key = ?, search = ?, updated_at = ?, doc = ?
 		WHERE site_id = ? AND id = ? AND updated_at = ?`,
-		nullable(p.ParentID), p.Position, p.Published, p.Homepage, p.Template, p.SortKey,
+		nullable(p.ParentID), p.Position, p.Published, p.Homepage, p.Template, p.SortKey, storableText(p.Search),
 		x.time(p.UpdatedAt), docValue(p.Doc), p.SiteID, p.ID, x.time(prevUpdatedAt))
 	if err != nil {
 		return x.fail(err, op, "")
@@ -179,6 +179,36 @@ func (x pages) Children(siteID, parentID string) ([]*store.PageRecord, error) {
 	return list, nil
 }
 
+// ChildCounts counts each parent's range of pages_children, reading the
+// index only, in batches of parents.
+func (x pages) ChildCounts(siteID string, ids []string) (map[string]int, error) {
+	out := make(map[string]int, len(ids))
+	err := inBatches(siteID, ids, func(args []any, marks string) error {
+		rows, err := x.query(`SELECT parent_id, COUNT(*) FROM pages WHERE site_id = ? AND parent_id IN (`+marks+`)
+			GROUP BY parent_id`, args...)
+		if err != nil {
+			return x.fail(err, "count children of pages of site "+siteID, "")
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id string
+			var n int
+			if err := rows.Scan(&id, &n); err != nil {
+				return x.fail(err, "count children of pages of site "+siteID, "")
+			}
+			out[id] = n
+		}
+		if err := rows.Err(); err != nil {
+			return x.fail(err, "count children of pages of site "+siteID, "")
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // MaxChildPosition reads the last entry of the children's range of
 // pages_children (site_id, parent_id, position, id).
 func (x pages) MaxChildPosition(siteID, parentID string) (int, bool, error) {
@@ -224,6 +254,31 @@ func (x pages) Descendants(siteID, id string) ([]string, error) {
 // the total is the kept count rather than a count of the rows.
 func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([]*store.PageRecord, int, error) {
 	where, args := ` WHERE site_id = ?`, []any{siteID}
+	order := ` ORDER BY sort_key, id`
+	if f.ByParent {
+		if f.After != (store.PageCursor{}) {
+			return nil, 0, fmt.Errorf("sqldb: list children of page %s of site %s: a seek point orders by sort key, not position", f.Parent, siteID)
+		}
+		// pages_children (site_id, parent_id, position, id) holds the
+		// range in this order: the window is read from it, ids only.
+		if f.Parent == "" {
+			where += ` AND parent_id IS NULL`
+		} else {
+			where += ` AND parent_id = ?`
+			args = append(args, f.Parent)
+		}
+		order = ` ORDER BY position, id`
+	}
+	if f.Search != "" {
+		if !storable(f.Search) {
+			return nil, 0, nil // no stored text can hold it
+		}
+		// A substring of the service's search text: no index serves it,
+		// so the site's pages (or the parent's children) are read from
+		// their index and matched.
+		where += ` AND search LIKE ? ESCAPE '\'`
+		args = append(args, "%"+escapeLike(f.Search)+"%")
+	}
 	if f.Template != "" {
 		where += ` AND template = ?`
 		args = append(args, f.Template)
@@ -273,7 +328,7 @@ func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([
 	if limit <= 0 {
 		limit = 1<<63 - 1 // see list
 	}
-	ids, err := scanAll(x.tx, scanID, `SELECT id FROM pages`+where+` ORDER BY sort_key, id LIMIT ? OFFSET ?`,
+	ids, err := scanAll(x.tx, scanID, `SELECT id FROM pages`+where+order+` LIMIT ? OFFSET ?`,
 		append(slices.Clip(args), limit, offset)...)
 	if err != nil {
 		return nil, 0, x.fail(err, op, "")
@@ -363,6 +418,21 @@ func (x pages) SetPaths(siteID, pageID string, paths map[string]string) error {
 
 func pathTaken(locale, fullpath string) string {
 	return fmt.Sprintf("The path %q is already used by another page in locale %q.", "/"+fullpath, locale)
+}
+
+// escapeLike escapes the wildcards of a LIKE pattern (with ESCAPE '\'),
+// so that every character of s matches itself.
+func escapeLike(s string) string {
+	return strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`).Replace(s)
+}
+
+// storableText is s as both databases can store it: invalid UTF-8 and
+// NUL dropped (see storable).
+func storableText(s string) string {
+	if storable(s) {
+		return s
+	}
+	return strings.ReplaceAll(strings.ToValidUTF8(s, ""), "\x00", "")
 }
 
 // storable reports whether s can be stored as text by both databases:

@@ -188,16 +188,17 @@ var _ store.Tx = (*tx)(nil)
 func (t *tx) Context() context.Context { return t.ctx }
 func (t *tx) Now() time.Time           { return t.now }
 
-func (t *tx) Sites() store.Sites       { return sites{t} }
-func (t *tx) Users() store.Users       { return users{t} }
-func (t *tx) Tokens() store.Tokens     { return tokens{t} }
-func (t *tx) Themes() store.Themes     { return themes{t} }
-func (t *tx) Pages() store.Pages       { return pages{t} }
-func (t *tx) Drafts() store.Drafts     { return drafts{t} }
-func (t *tx) Versions() store.Versions { return versions{t} }
-func (t *tx) Uploads() store.Uploads   { return uploads{t} }
-func (t *tx) Channels() store.Channels { return channels{t} }
-func (t *tx) Entries() store.Entries   { return entries{t} }
+func (t *tx) Sites() store.Sites           { return sites{t} }
+func (t *tx) Users() store.Users           { return users{t} }
+func (t *tx) Tokens() store.Tokens         { return tokens{t} }
+func (t *tx) UserTokens() store.UserTokens { return userTokens{t} }
+func (t *tx) Themes() store.Themes         { return themes{t} }
+func (t *tx) Pages() store.Pages           { return pages{t} }
+func (t *tx) Drafts() store.Drafts         { return drafts{t} }
+func (t *tx) Versions() store.Versions     { return versions{t} }
+func (t *tx) Uploads() store.Uploads       { return uploads{t} }
+func (t *tx) Channels() store.Channels     { return channels{t} }
+func (t *tx) Entries() store.Entries       { return entries{t} }
 func (t *tx) Customers() store.Customers {
 	return customers{t}
 }

@@ -83,3 +83,26 @@ func (x tokens) DeleteExpired(now time.Time) (int, error) {
 	n, err := res.RowsAffected()
 	return int(n), err
 }
+
+func (x tokens) DeleteOtherSignIns(userID, keep string) ([]string, error) {
+	ids, err := scanAll(x.tx, func(row scanner) (string, error) {
+		var id string
+		err := row.Scan(&id)
+		return id, err
+	}, `SELECT id FROM tokens WHERE user_id = ? AND sign_in = ? AND id <> ?`, userID, true, keep)
+	if err != nil {
+		return nil, x.fail(err, "list sign-in tokens of user "+userID, "")
+	}
+	if _, err := x.exec(`DELETE FROM tokens WHERE user_id = ? AND sign_in = ? AND id <> ?`, userID, true, keep); err != nil {
+		return nil, x.fail(err, "delete sign-in tokens of user "+userID, "")
+	}
+	return ids, nil
+}
+
+func (x tokens) Extend(id string, expiresAt time.Time) error {
+	res, err := x.exec(`UPDATE tokens SET expires_at = ? WHERE id = ? AND expires_at IS NOT NULL`, x.time(expiresAt), id)
+	if err != nil {
+		return x.fail(err, "extend token "+id, "")
+	}
+	return x.mustAffect(res, "extend token "+id)
+}

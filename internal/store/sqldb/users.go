@@ -101,3 +101,66 @@ func (x users) SetPasswordHash(id, hash string, updatedAt time.Time) error {
 	}
 	return x.mustAffect(res, "set password of user "+id)
 }
+
+func (x users) Count() (int, error) {
+	var n int
+	if err := x.queryRow(`SELECT COUNT(*) FROM users`).Scan(&n); err != nil {
+		return 0, x.fail(err, "count users", "")
+	}
+	return n, nil
+}
+
+func (x users) Memberships(userID string) ([]*store.Membership, error) {
+	out, err := scanAll(x.tx, func(row scanner) (*store.Membership, error) {
+		m := store.Membership{UserID: userID}
+		err := row.Scan(&m.SiteID, &m.Role)
+		return &m, err
+	}, `SELECT site_id, role FROM memberships WHERE user_id = ? ORDER BY site_id`, userID)
+	if err != nil {
+		return nil, x.fail(err, "list memberships of user "+userID, "")
+	}
+	return out, nil
+}
+
+// ClaimFirstRun inserts the one row first_run may hold (its primary key
+// is 1 and nothing else): of two concurrent claims, the second meets the
+// key once the first commits.
+func (x users) ClaimFirstRun(userID string, at time.Time) error {
+	_, err := x.exec(`INSERT INTO first_run (id, user_id, created_at) VALUES (1, ?, ?)`, userID, x.time(at))
+	if err != nil {
+		return x.fail(err, "claim the first run", "This server is set up already.")
+	}
+	return nil
+}
+
+// userTokens stores the tokens mailed to users in user_tokens.
+type userTokens struct{ *tx }
+
+func (x userTokens) Create(t *store.UserToken) error {
+	_, err := x.exec(`INSERT INTO user_tokens (token_hash, purpose, user_id, expires_at) VALUES (?, ?, ?, ?)`,
+		t.TokenHash, t.Purpose, t.UserID, x.time(t.ExpiresAt))
+	if err != nil {
+		return x.fail(err, "create token of user "+t.UserID, "This token exists.")
+	}
+	return nil
+}
+
+func (x userTokens) Consume(purpose, tokenHash string, now time.Time) (*store.UserToken, error) {
+	// DELETE ... RETURNING takes the row in one statement: of two callers,
+	// one deletes it and the other finds nothing.
+	var t store.UserToken
+	err := x.queryRow(`DELETE FROM user_tokens WHERE purpose = ? AND token_hash = ? AND expires_at > ?
+		RETURNING token_hash, purpose, user_id, expires_at`, purpose, tokenHash, x.time(now)).
+		Scan(&t.TokenHash, &t.Purpose, &t.UserID, timeCol{&t.ExpiresAt})
+	if err != nil {
+		return nil, x.fail(err, "consume a user token", "")
+	}
+	return &t, nil
+}
+
+func (x userTokens) DeleteForUser(userID, purpose string) error {
+	if _, err := x.exec(`DELETE FROM user_tokens WHERE user_id = ? AND purpose = ?`, userID, purpose); err != nil {
+		return x.fail(err, "delete tokens of user "+userID, "")
+	}
+	return nil
+}

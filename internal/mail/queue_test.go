@@ -1,41 +1,41 @@
-package customers
+package mail
 
 import (
 	"context"
 	"testing"
 )
 
-// TestMailQueue: jobs run in order, after add returns; drain waits for
+// TestQueue: jobs run in order, after Add returns; Drain waits for
 // them; a full queue refuses a job instead of growing; and the worker
 // starts again for jobs added after it stopped.
-func TestMailQueue(t *testing.T) {
-	var q mailQueue
+func TestQueue(t *testing.T) {
+	var q Queue
 	ctx := context.Background()
 	release := make(chan struct{})
 	var ran []int
-	if !q.add(ctx, func(context.Context) { <-release; ran = append(ran, 0) }) {
+	if !q.Add(ctx, func(context.Context) { <-release; ran = append(ran, 0) }) {
 		t.Fatal("the first job was refused")
 	}
 	// The first job holds the worker; fill the queue behind it.
-	for i := 1; i <= maxQueuedMail; i++ {
-		if !q.add(ctx, func(context.Context) { ran = append(ran, i) }) {
+	for i := 1; i <= maxQueued; i++ {
+		if !q.Add(ctx, func(context.Context) { ran = append(ran, i) }) {
 			// The worker may have taken the first job off the queue
 			// already, or not yet: one slot either way.
-			if i < maxQueuedMail {
-				t.Fatalf("job %d of a queue of %d was refused", i, maxQueuedMail)
+			if i < maxQueued {
+				t.Fatalf("job %d of a queue of %d was refused", i, maxQueued)
 			}
 		}
 	}
-	if q.add(ctx, func(context.Context) { t.Error("a job past the bound ran") }) {
+	if q.Add(ctx, func(context.Context) { t.Error("a job past the bound ran") }) {
 		t.Fatal("a job past the bound was queued")
 	}
 	cancelled, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := q.drain(cancelled); err == nil {
+	if err := q.Drain(cancelled); err == nil {
 		t.Fatal("drain returned while a job was held")
 	}
 	close(release)
-	if err := q.drain(ctx); err != nil {
+	if err := q.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
 	for i, n := range ran {
@@ -43,12 +43,12 @@ func TestMailQueue(t *testing.T) {
 			t.Fatalf("job %d ran as number %d: out of order", n, i)
 		}
 	}
-	if len(ran) < maxQueuedMail {
-		t.Fatalf("%d jobs ran, want at least %d", len(ran), maxQueuedMail)
+	if len(ran) < maxQueued {
+		t.Fatalf("%d jobs ran, want at least %d", len(ran), maxQueued)
 	}
 	done := make(chan struct{})
-	q.add(ctx, func(context.Context) { close(done) })
-	if err := q.drain(ctx); err != nil {
+	q.Add(ctx, func(context.Context) { close(done) })
+	if err := q.Drain(ctx); err != nil {
 		t.Fatal(err)
 	}
 	select {
