@@ -192,9 +192,14 @@ func (b *browser) report() {
 // run runs actions, failing the test with what on error.
 func (b *browser) run(what string, actions ...chromedp.Action) {
 	b.t.Helper()
-	if err := chromedp.Run(b.ctx, actions...); err != nil {
+	ctx, cancel := context.WithTimeout(b.ctx, 30*time.Second)
+	defer cancel()
+	if err := chromedp.Run(ctx, actions...); err != nil {
 		b.shot("failed-" + strings.ReplaceAll(what, " ", "-"))
-		b.t.Fatalf("%s: %v", what, err)
+		b.mu.Lock()
+		problems := strings.Join(b.problems, "\n")
+		b.mu.Unlock()
+		b.t.Fatalf("%s: %v\n%s", what, err, problems)
 	}
 }
 
@@ -323,6 +328,9 @@ func (b *browser) signIn() {
 func editorEnv(t *testing.T, b storetest.Backend) (*apitest.Env, *store.Site) {
 	t.Helper()
 	env := apitest.New(t, b, apitest.WithPublicPort())
+	// The browser keeps real time: a session cookie that expires at the
+	// fixed clock's hour would be gone before it is set.
+	env.Clock.Set(time.Now())
 	res, err := demo.Create(context.Background(), demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth,
 		Pages: env.Pages, Entries: env.Entries, Customers: env.Customers}, "www")
 	if err != nil {

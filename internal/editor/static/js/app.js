@@ -197,6 +197,12 @@ function onUnauthorized() {
     }
     await signedIn(sess);
     window.dispatchEvent(new CustomEvent('tessera:reauthenticated'));
+    // A screen with unsaved edits saves them now; any other is drawn
+    // again, so that what failed while signed out is read again.
+    if (!(screen && screen.dirty && screen.dirty())) {
+      shell = null;
+      route();
+    }
   });
 }
 

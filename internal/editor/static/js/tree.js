@@ -43,7 +43,9 @@ export class Tree {
     this.el = h('div', { class: 'tree-pane' },
       h('div', { class: 'tree-tools' },
         this.searchInput,
-        h('button', { type: 'button', class: 'btn btn-primary btn-small', onclick: () => this.create(null) }, '+ New page')),
+        h('div', { class: 'tree-tools-row' },
+          h('span', { class: 'tree-heading' }, 'Pages'),
+          h('button', { type: 'button', class: 'btn btn-small', id: 'new-page', onclick: () => this.create(null) }, '+ New page'))),
       this.results,
       h('div', { class: 'tree-scroll' }, this.list),
       h('p', { class: 'tree-help hint' }, 'Keys: arrows move, Enter opens, Alt+arrows reorder and indent, F2 renames, Delete deletes.'));
