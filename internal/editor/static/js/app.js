@@ -71,6 +71,9 @@ async function routeNow() {
   if (first === 'site' && parts[1]) {
     const site = findSite(parts[1]);
     if (!site) return showInShell(null, notFound('This site does not exist, or you have no role on it.'));
+    // Screens start reading as they are made: name the site first.
+    session.site = site;
+    api.setSite(site.id);
     if (parts[2] === 'page' && parts[3]) {
       if (parts[4] === 'versions') return showInShell(site, new VersionsScreen(site, parts[3], query));
       return showInShell(site, new PageEditor(site, parts[3], query));

@@ -280,7 +280,7 @@ function canvasControl(field, item, ctx) {
       h('div', { class: 'block-tools' },
         btn('Move up', '↑', () => { move(bl, i - 1); draw(bl.key, '.btn-up'); }, i === 0, 'btn-up'),
         btn('Move down', '↓', () => { move(bl, i + 1); draw(bl.key, '.btn-down'); }, i === n - 1, 'btn-down'),
-        btn('Duplicate', '⧉', () => duplicate(bl), false, 'btn-dup'),
+        btn('Duplicate', 'Copy', () => duplicate(bl), false, 'btn-dup btn-text'),
         btn('Remove', '✕', () => removeBlock(bl), false, 'btn-remove')));
     const body = h('div', { class: 'block-body' });
     const fields = def.fields.length ? def.fields : [...bl.items.values()].map((it) => ({ slug: it.slug, label: it.slug, type: it.type, blocks: [] }));
