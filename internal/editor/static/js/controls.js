@@ -28,7 +28,7 @@ export function renderItem(field, item, ctx) {
       field.hint ? h('p', { class: 'hint' }, field.hint) : null);
   }
   return h('div', { class: `item item-${field.type}`, 'data-slug': field.slug, role: field.type === 'canvas' ? 'group' : null, 'aria-labelledby': field.type === 'canvas' ? labelID : null },
-    h('div', { class: 'field-head' }, label, h('span', { class: 'type-tag' }, field.type), field.type === 'canvas' || field.type === 'reference' ? null : badge),
+    h('div', { class: 'field-head' }, label, badge, h('span', { class: 'type-tag' }, field.type)),
     field.hint ? h('p', { class: 'hint' }, field.hint) : null,
     control);
 }

@@ -20,6 +20,13 @@ const STATUS_TEXT = {
   conflict: 'Conflict',
 };
 
+/** localeName names a locale for people: "Dutch", "English (default)". */
+function localeName(code, isDefault) {
+  let name = code;
+  try { name = new Intl.DisplayNames([navigator.language || 'en'], { type: 'language' }).of(code) || code; } catch { /* the code then */ }
+  return isDefault ? `${name} (default)` : name;
+}
+
 export class PageEditor {
   constructor(site, pageID, query) {
     this.site = site;
@@ -111,9 +118,12 @@ export class PageEditor {
 
   untranslated(it) {
     if (this.locale === this.defaultLocale) return false;
+    // Only words are translated: a select's value, a switch, a file or a
+    // reference usually serve every language alike.
+    if (it.type !== 'field' && it.type !== 'text') return false;
     const base = it.base;
-    if (base == null || base === '' || it.type === 'canvas' || it.type === 'reference') return false;
-    return (it.type === 'file' ? it.url : it.content) === base;
+    if (base == null || base === '') return false;
+    return it.content === base;
   }
 
   draw() {
@@ -125,9 +135,9 @@ export class PageEditor {
     const localeID = id('loc');
     const locales = this.site.locales || [];
     const localeSel = locales.length > 1 ? h('div', { class: 'locale-pick' },
-      h('label', { for: localeID, class: 'topbar-label' }, 'Language'),
+      h('label', { for: localeID, class: 'visually-hidden' }, 'Language'),
       h('select', { id: localeID, class: 'select select-small', onchange: (ev) => this.switchLocale(ev.target.value) },
-        locales.map((l) => h('option', { value: l, selected: l === this.locale }, l === this.defaultLocale ? `${l} (default)` : l)))) : null;
+        locales.map((l) => h('option', { value: l, selected: l === this.locale }, localeName(l, l === this.defaultLocale))))) : null;
     const base = `#/site/${encodeURIComponent(this.site.short_id || this.site.id)}/page/${this.pageID}`;
     this.publishBtn = this.drafts ? h('button', { type: 'button', class: 'btn btn-primary', id: 'publish', onclick: () => this.publish() }, 'Publish') : null;
     this.discardBtn = this.drafts ? h('button', { type: 'button', class: 'btn btn-ghost', id: 'discard', onclick: () => this.discard() }, 'Discard draft') : null;
