@@ -1,6 +1,7 @@
 package apitest_test
 
 import (
+	"context"
 	"encoding/base64"
 	"net/url"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/cdproto/network"
@@ -545,4 +547,101 @@ func mustBase64(s string) []byte {
 		panic(err)
 	}
 	return b
+}
+
+// TestEditorFirstRun: an empty server asks for its first admin, who is
+// signed in at once and finds the site made for them.
+func TestEditorFirstRun(t *testing.T) {
+	chromium(t)
+	for _, be := range storetest.Backends(t) {
+		t.Run(be.Name, func(t *testing.T) {
+			env := apitest.New(t, be, apitest.Bare(), apitest.WithPublicPort())
+			env.Clock.Set(time.Now())
+			b := newBrowser(t, env)
+			b.step("setup-screen",
+				chromedp.Navigate(b.base+"/admin/"),
+				chromedp.WaitVisible(`input[name="email"]`, chromedp.ByQuery),
+				textIs("h1", "Set up Tessera"),
+				waitJS(`document.querySelector('input[name="setup_token"]').closest('.field').hidden`),
+			)
+			b.step("setup-filled",
+				typeInto(`input[name="name"]`, "Ada Admin"),
+				typeInto(`input[name="email"]`, "ada@example.com"),
+				typeInto(`input[name="password"]`, "a long first password"),
+				typeInto(`input[name="site_name"]`, "Ada's site"),
+			)
+			b.step("first-admin",
+				click(`form button[type="submit"]`),
+				chromedp.WaitVisible(`.topbar`, chromedp.ByQuery),
+				textHas(".site-switch", "Ada's site · admin"),
+				textHas(".welcome h1", "Ada's site"),
+				textHas(".user-name", "Ada Admin"),
+			)
+			// Once is all: the setup screen now sends people to sign in.
+			b.step("setup-done",
+				click(`#sign-out`),
+				chromedp.WaitVisible(`input[name="email"]`, chromedp.ByQuery),
+				chromedp.Navigate(b.base+"/admin/#/setup"),
+				waitJS(`location.hash.startsWith('#/signin')`),
+				textIs("h1", "Sign in"),
+			)
+		})
+	}
+}
+
+// TestEditorAccount: a password changed on the account screen, then
+// forgotten and reset through the mailed link.
+func TestEditorAccount(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		b := newBrowser(t, env)
+		b.signIn()
+		b.step("account",
+			click(`a[href="#/account"]`),
+			chromedp.WaitVisible(`.form-narrow`, chromedp.ByQuery),
+			typeInto(`.form-narrow input[autocomplete="current-password"]`, editorPassword),
+			typeInto(`.form-narrow .field:nth-child(2) input`, "a second password"),
+			typeInto(`.form-narrow .field:nth-child(3) input`, "a second password"),
+		)
+		b.step("password-changed",
+			click(`.form-narrow button[type="submit"]`),
+			textHas(".notice", "Your password was changed."),
+		)
+		b.run("sign out", click(`#sign-out`), chromedp.WaitVisible(`input[name="email"]`, chromedp.ByQuery))
+
+		b.step("reset-request",
+			click(`a[href="#/reset"]`),
+			chromedp.WaitVisible(`input[type="email"]`, chromedp.ByQuery),
+			typeInto(`input[type="email"]`, demo.AdminEmail),
+			click(`form button[type="submit"]`),
+			textHas(".notice", "a link to choose a new password is on its way"),
+		)
+		if err := env.Auth.DrainMail(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		var link string
+		for _, m := range env.Mail.Sent() {
+			if m.To == demo.AdminEmail {
+				if i := strings.Index(m.Text, "#/reset?token="); i >= 0 {
+					link = strings.Fields(m.Text[i:])[0]
+				}
+			}
+		}
+		if link == "" {
+			t.Fatalf("no reset mail with a link: %+v", env.Mail.Sent())
+		}
+		b.step("reset-confirm",
+			chromedp.Navigate(b.base+"/admin/"+link),
+			textIs("h1", "Choose a new password"),
+			typeInto(`input[type="password"]`, "a third password"),
+			click(`form button[type="submit"]`),
+			chromedp.WaitVisible(`input[name="email"]`, chromedp.ByQuery),
+			textHas(".notice", "Your password was changed."),
+		)
+		b.step("signed-in-with-new-password",
+			typeInto(`input[name="email"]`, demo.AdminEmail),
+			typeInto(`input[name="password"]`, "a third password"),
+			click(`form button[type="submit"]`),
+			chromedp.WaitVisible(`.topbar`, chromedp.ByQuery),
+		)
+	})
 }

@@ -67,7 +67,7 @@ async function routeNow() {
     const next = location.hash && !location.hash.startsWith('#/signin') ? location.hash : '';
     return go('#/signin' + (next ? '?next=' + encodeURIComponent(next) : ''));
   }
-  if (first === 'account') return showInShell(null, auth.accountScreen());
+  if (first === 'account') return showInShell(session.site, auth.accountScreen());
   if (first === 'site' && parts[1]) {
     const site = findSite(parts[1]);
     if (!site) return showInShell(null, notFound('This site does not exist, or you have no role on it.'));

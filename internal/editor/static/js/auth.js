@@ -48,7 +48,13 @@ export function setupScreen() {
   const email = input('Email', { type: 'email', autocomplete: 'email', required: true, name: 'email' });
   const pw = input('Password (at least 8 characters)', { type: 'password', autocomplete: 'new-password', required: true, minlength: 8, name: 'password' });
   const siteName = input('Site name', { type: 'text', name: 'site_name', placeholder: 'My site' });
-  const token = input('Setup token (only when the server was started with --setup-token)', { type: 'password', name: 'setup_token', autocomplete: 'off' });
+  const token = input('Setup token (printed by tessera serve --setup-token)', { type: 'password', name: 'setup_token', autocomplete: 'off' });
+  token.row.hidden = true;
+  api.get('/setup', { noSite: true }).then((res) => {
+    token.row.hidden = !res.data.token_required;
+    token.el.required = !!res.data.token_required;
+    if (!res.data.needed) go('#/signin');
+  }).catch(() => { token.row.hidden = false; });
   const err = errorBox();
   const form = h('form', { class: 'form', novalidate: false },
     name.row, email.row, pw.row, siteName.row, token.row, err,

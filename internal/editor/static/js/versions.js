@@ -3,6 +3,8 @@
 
 import * as api from './api.js';
 import { h, clear, confirm, toast, when } from './dom.js';
+
+const exact = (iso) => new Date(iso).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 import { fromDocument, fromSnapshot, borrowDetails, topFields } from './model.js';
 import { diffModels, renderDiff } from './diff.js';
 import { go } from './app.js';
@@ -55,7 +57,7 @@ export class VersionsScreen {
       }
       clear(this.list, versions.data.map((v, i) => {
         const btn = h('button', { type: 'button', class: 'version', 'aria-pressed': 'false', 'data-id': v.id, onclick: () => this.show(v, btn) },
-          h('span', { class: 'version-when' }, when(v.created_at)),
+          h('span', { class: 'version-when' }, exact(v.created_at)),
           h('span', { class: 'version-what' }, ACTIONS[v.source_action] || v.source_action, i === 0 ? h('span', { class: 'badge' }, 'latest') : null));
         return h('li', null, btn);
       }));
@@ -77,7 +79,7 @@ export class VersionsScreen {
       const restore = h('button', { type: 'button', class: 'btn btn-primary', id: 'restore', onclick: () => this.restore(v) }, 'Restore this version');
       clear(this.detail,
         h('div', { class: 'version-head' },
-          h('div', null, h('h2', null, when(v.created_at)), h('p', { class: 'muted' }, `${ACTIONS[v.source_action] || v.source_action} · compared with the current live page`)),
+          h('div', null, h('h2', null, exact(v.created_at)), h('p', { class: 'muted' }, `${ACTIONS[v.source_action] || v.source_action} · compared with the current live page`)),
           restore),
         renderDiff(changes, 'This version', 'Current page'));
     } catch (e) {
