@@ -219,6 +219,7 @@ func schemas() map[string]any {
 			"id": str, "url": str, "public_url": str, "fullpath": str, "parent_path": nstr, "parent": nstr,
 			"depth": integer, "published": boolean, "homepage": boolean, "template": nstr, "title": str, "slug": str,
 			"items": map[string]any{"type": "object"}, "translations": map[string]any{"type": "object"},
+			"children_count": integer,
 		}),
 		"DryRun": object([]string{"dry_run", "valid"}, map[string]any{"dry_run": boolean, "valid": boolean}),
 		"PageOrDryRun": map[string]any{"anyOf": []any{map[string]any{"$ref": "#/components/schemas/Page"}, map[string]any{"$ref": "#/components/schemas/DryRun"}},

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
@@ -60,7 +61,23 @@ func (s *Server) handlePageList(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	q := query(r)
-	f := pages.ListFilter{Fullpath: q.Get("fullpath"), FullpathPrefix: q.Get("fullpath.start")}
+	f := pages.ListFilter{Fullpath: q.Get("fullpath"), FullpathPrefix: q.Get("fullpath.start"), Query: q.Get("q")}
+	if q.Has("parent") {
+		// parent=null (or empty) lists the top-level pages.
+		f.ByParent = true
+		if p := q.Get("parent"); p != "null" {
+			f.Parent = p
+		}
+	}
+	for inc := range strings.SplitSeq(q.Get("include"), ",") {
+		switch strings.TrimSpace(inc) {
+		case "":
+		case "children_count":
+			f.ChildrenCount = true
+		default:
+			return cms.Errorf(cms.EInvalid, "Unknown include %q: use children_count.", inc)
+		}
+	}
 	docs, total, err := s.Pages.List(r.Context(), principal(r).Site, f, readOptions(r), listOptions(page, perPage))
 	if err != nil {
 		return err

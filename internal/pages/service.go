@@ -1,6 +1,7 @@
 package pages
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -374,7 +375,20 @@ func (s *Service) RenderSaved(ctx context.Context, site *store.Site, p *Page, op
 type ListFilter struct {
 	Fullpath       string // exact fullpath (leading slash optional)
 	FullpathPrefix string // fullpath.start
+	// ByParent lists the children of Parent (a page id or fullpath; ""
+	// for the top-level pages) by position, instead of the tree order.
+	ByParent bool
+	Parent   string
+	// Query keeps the pages with it in a title (any locale) or a
+	// fullpath, in any case.
+	Query string
+	// ChildrenCount adds children_count, the number of its children, to
+	// each page listed.
+	ChildrenCount bool
 }
+
+// MaxQuery bounds a page search's text, in bytes.
+const MaxQuery = 200
 
 // List returns rendered pages of the site in tree order, and their total.
 func (s *Service) List(ctx context.Context, site *store.Site, f ListFilter, opt ReadOptions, win store.ListOptions) ([][]byte, int, error) {
@@ -385,14 +399,25 @@ func (s *Service) List(ctx context.Context, site *store.Site, f ListFilter, opt 
 	if locale == "" {
 		locale = site.DefaultLocale
 	}
-	filter := store.PageFilter{Locale: locale, Fullpath: strings.Trim(f.Fullpath, "/"), FullpathPrefix: strings.TrimPrefix(f.FullpathPrefix, "/")}
+	filter := store.PageFilter{Locale: locale, Fullpath: strings.Trim(f.Fullpath, "/"), FullpathPrefix: strings.TrimPrefix(f.FullpathPrefix, "/"),
+		ByParent: f.ByParent, Search: searchText(f.Query)}
 	if f.Fullpath != "" && filter.Fullpath == "" {
 		return [][]byte{}, 0, nil // "/" names no page
+	}
+	if len(f.Query) > MaxQuery {
+		return nil, 0, errInvalid("q: at most %d bytes", MaxQuery)
 	}
 	var out [][]byte
 	var total int
 	mark, markAt, current := s.Fresh.Mark(ctx)
 	err := s.Store.View(ctx, func(tx store.Tx) error {
+		if f.ByParent && f.Parent != "" {
+			id, err := s.resolveRef(tx, site, f.Parent, opt.Locale)
+			if err != nil {
+				return err
+			}
+			filter.Parent = id
+		}
 		filter, win, err := s.seekWindow(tx, site, filter, win, mark, markAt, current)
 		if err != nil {
 			return err
@@ -402,18 +427,54 @@ func (s *Service) List(ctx context.Context, site *store.Site, f ListFilter, opt 
 			return err
 		}
 		total = n
+		var counts map[string]int
+		if f.ChildrenCount && len(recs) > 0 {
+			ids := make([]string, len(recs))
+			for i, rec := range recs {
+				ids[i] = rec.ID
+			}
+			if counts, err = tx.Pages().ChildCounts(site.ID, ids); err != nil {
+				return err
+			}
+		}
 		out = make([][]byte, 0, len(recs))
 		for _, rec := range recs {
 			r, err := s.render(tx, site, rec.ID, rec.UpdatedAt, rec, opt)
 			if err != nil {
 				return err
 			}
-			out = append(out, r.Body)
+			body := r.Body
+			if f.ChildrenCount {
+				body = withChildrenCount(body, counts[rec.ID])
+			}
+			out = append(out, body)
 		}
 		return nil
 	})
 	return out, total, err
 }
+
+// withChildrenCount returns a copy of the rendered page object body with
+// children_count added last (body may be a cached rendering, which must
+// not change).
+func withChildrenCount(body []byte, n int) []byte {
+	end := bytes.LastIndexByte(body, '}')
+	if end < 0 {
+		return body
+	}
+	out := make([]byte, 0, len(body)+24)
+	out = append(out, body[:end]...)
+	if strings.TrimSpace(string(body[1:end])) != "" {
+		out = append(out, ',')
+	}
+	out = append(out, `"children_count":`...)
+	out = strconv.AppendInt(out, int64(n), 10)
+	return append(out, body[end:]...)
+}
+
+// searchText is the form of text a page search matches in the search text
+// the service stores (record): lower case.
+func searchText(text string) string { return strings.ToLower(strings.TrimSpace(text)) }
 
 // Count returns the number of pages of the site.
 func (s *Service) Count(ctx context.Context, site *store.Site) (n int, err error) {

@@ -8,6 +8,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
@@ -293,8 +296,26 @@ func record(p *Page, sortKey string) *store.PageRecord {
 	}
 	return &store.PageRecord{
 		ID: p.ID, SiteID: p.SiteID, ParentID: p.ParentID, Position: p.Position, Published: p.Published,
-		Homepage: p.Homepage, Template: p.Template, SortKey: sortKey, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Doc: doc,
+		Homepage: p.Homepage, Template: p.Template, SortKey: sortKey, Search: pageSearch(p), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Doc: doc,
 	}
+}
+
+// pageSearch is the text a page search matches in (store.PageRecord's
+// Search): the page's titles, then its fullpaths with their leading
+// slash, one a line, in every locale, in lower case (searchText).
+func pageSearch(p *Page) string {
+	var b strings.Builder
+	for _, l := range slices.Sorted(maps.Keys(p.Title)) {
+		b.WriteString(p.Title[l])
+		b.WriteByte('\n')
+	}
+	for i, l := range slices.Sorted(maps.Keys(p.Fullpath)) {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("/" + p.Fullpath[l])
+	}
+	return strings.ToLower(b.String())
 }
 
 // NewRecord returns the stored form of p placed under a parent whose sort

@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"cmp"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -179,6 +180,17 @@ func (x pages) Children(siteID, parentID string) ([]*store.PageRecord, error) {
 	return list, nil
 }
 
+// childrenWindow is the statement that reads one window of a parent's
+// children, where (from List) selecting the parent's range of
+// pages_children: the subquery reads ids from that index only, skipping
+// the offset's entries without a row, and only the window's rows are
+// read, by primary key. Its arguments are the site id, where's, then the
+// limit and the offset; the rows come in no particular order.
+func childrenWindow(where string) string {
+	return `SELECT ` + pageColumns + ` FROM pages WHERE site_id = ? AND id IN (SELECT id FROM pages` + where +
+		` ORDER BY position, id LIMIT ? OFFSET ?)`
+}
+
 // ChildCounts counts each parent's range of pages_children, reading the
 // index only, in batches of parents.
 func (x pages) ChildCounts(siteID string, ids []string) (map[string]int, error) {
@@ -243,35 +255,24 @@ func (x pages) Descendants(siteID, id string) ([]string, error) {
 	return ids, nil
 }
 
-// List filters on fullpaths with a subquery on page_paths, which holds at
-// most one path per page and locale. A prefix is matched as the range of
-// strings that start with it, so no character of it is a wildcard, and the
-// primary key of page_paths serves the look-up.
-//
-// The window is chosen over ids alone, from pages_sort (site_id, sort_key,
-// id) without reading a row, and only its pages are then read: skipping
-// to a deep page passes over index entries, not documents. Unfiltered,
-// the total is the kept count rather than a count of the rows.
-func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([]*store.PageRecord, int, error) {
-	where, args := ` WHERE site_id = ?`, []any{siteID}
-	order := ` ORDER BY sort_key, id`
+// pageWhere is the WHERE clause of List for f, with its arguments; ok is
+// false when no stored page can match.
+func pageWhere(siteID string, f store.PageFilter) (where string, args []any, ok bool, err error) {
+	where, args = ` WHERE site_id = ?`, []any{siteID}
 	if f.ByParent {
 		if f.After != (store.PageCursor{}) {
-			return nil, 0, fmt.Errorf("sqldb: list children of page %s of site %s: a seek point orders by sort key, not position", f.Parent, siteID)
+			return "", nil, false, fmt.Errorf("sqldb: list children of page %s of site %s: a seek point orders by sort key, not position", f.Parent, siteID)
 		}
-		// pages_children (site_id, parent_id, position, id) holds the
-		// range in this order: the window is read from it, ids only.
 		if f.Parent == "" {
 			where += ` AND parent_id IS NULL`
 		} else {
 			where += ` AND parent_id = ?`
 			args = append(args, f.Parent)
 		}
-		order = ` ORDER BY position, id`
 	}
 	if f.Search != "" {
 		if !storable(f.Search) {
-			return nil, 0, nil // no stored text can hold it
+			return "", nil, false, nil // no stored text can hold it
 		}
 		// A substring of the service's search text: no index serves it,
 		// so the site's pages (or the parent's children) are read from
@@ -289,7 +290,7 @@ func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([
 	}
 	if f.Fullpath != "" || f.FullpathPrefix != "" {
 		if !storable(f.Locale) || !storable(f.Fullpath) || !storable(f.FullpathPrefix) {
-			return nil, 0, nil // no stored path can match
+			return "", nil, false, nil // no stored path can match
 		}
 		cond := `site_id = ? AND locale = ?`
 		args = append(args, siteID, f.Locale)
@@ -306,6 +307,29 @@ func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([
 			}
 		}
 		where += ` AND id IN (SELECT page_id FROM page_paths WHERE ` + cond + `)`
+	}
+	return where, args, true, nil
+}
+
+// List filters on fullpaths with a subquery on page_paths, which holds at
+// most one path per page and locale. A prefix is matched as the range of
+// strings that start with it, so no character of it is a wildcard, and the
+// primary key of page_paths serves the look-up.
+//
+// The window is chosen over ids alone, from pages_sort (site_id, sort_key,
+// id) without reading a row, and only its pages are then read: skipping
+// to a deep page passes over index entries, not documents. Unfiltered,
+// the total is the kept count rather than a count of the rows.
+func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([]*store.PageRecord, int, error) {
+	where, args, ok, err := pageWhere(siteID, f)
+	if err != nil || !ok {
+		return nil, 0, err
+	}
+	order := ` ORDER BY sort_key, id`
+	if f.ByParent {
+		// pages_children (site_id, parent_id, position, id) holds the
+		// range in this order: the window is read from it, ids only.
+		order = ` ORDER BY position, id`
 	}
 	op := "list pages of site " + siteID
 	var total int
@@ -327,6 +351,18 @@ func (x pages) List(siteID string, f store.PageFilter, opt store.ListOptions) ([
 	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
 	if limit <= 0 {
 		limit = 1<<63 - 1 // see list
+	}
+	if f.ByParent {
+		// One statement: the window's ids from pages_children, then their
+		// rows by primary key.
+		recs, err := scanAll(x.tx, scanPage, childrenWindow(where), append(append([]any{siteID}, args...), limit, offset)...)
+		if err != nil {
+			return nil, 0, x.fail(err, op, "")
+		}
+		slices.SortFunc(recs, func(a, b *store.PageRecord) int {
+			return cmp.Or(cmp.Compare(a.Position, b.Position), strings.Compare(a.ID, b.ID))
+		})
+		return recs, total, nil
 	}
 	ids, err := scanAll(x.tx, scanID, `SELECT id FROM pages`+where+order+` LIMIT ? OFFSET ?`,
 		append(slices.Clip(args), limit, offset)...)

@@ -221,3 +221,69 @@ func TestCountsBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestSearchBackfill runs migration 0019 on a database that already has
+// pages: their search text is made from their documents' titles and
+// fullpaths, in lower case, and a page whose document is not JSON gets
+// none rather than failing the migration.
+func TestSearchBackfill(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tessera.db")
+	db := MustOpen(t, path)
+	var siteID string
+	docs := map[string]string{
+		"p1": `{"id":"p1","title":{"en":"About Us","nl":"Over Ons"},"fullpath":{"en":"about","nl":"over-ons"}}`,
+		"p2": `{"id":"p2"}`,
+		"p3": `not json`,
+	}
+	err := db.Update(ctx, func(tx store.Tx) error {
+		now := tx.Now()
+		siteID = cms.NewID(now)
+		if err := tx.Sites().Create(&store.Site{ID: siteID, ShortID: "acme", Name: "Acme", DefaultLocale: "en",
+			Locales: []string{"en", "nl"}, Timezone: "UTC", CreatedAt: now, UpdatedAt: now}); err != nil {
+			return err
+		}
+		for id, doc := range docs {
+			if err := tx.Pages().Create(&store.PageRecord{ID: id, SiteID: siteID, SortKey: id, CreatedAt: now, UpdatedAt: now,
+				Doc: []byte(doc)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	// Back to before 0019.
+	conn, err := sql.Open("sqlite", sqlite.DSN(path, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TABLE user_tokens`, `DROP TABLE first_run`, `ALTER TABLE pages DROP COLUMN search`,
+		`DELETE FROM schema_migrations WHERE version = 19`} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	conn.Close()
+
+	db = MustOpen(t, path)
+	want := map[string]string{"p1": "about us\nover ons\n/about\n/over-ons", "p2": "\n", "p3": ""}
+	err = db.View(ctx, func(tx store.Tx) error {
+		for id, w := range want {
+			p, err := tx.Pages().Get(siteID, id)
+			if err != nil {
+				return err
+			}
+			if p.Search != w {
+				t.Errorf("page %s: search text %q, want %q", id, p.Search, w)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
