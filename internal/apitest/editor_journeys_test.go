@@ -42,9 +42,9 @@ func editorURL(b *browser, site *store.Site, tail string) string {
 	return b.base + "/admin/#/site/" + site.ShortID + tail
 }
 
-// TestEditorSignIn: a wrong password, signing in, the site switcher,
+// TestEditorUISignIn: a wrong password, signing in, the site switcher,
 // a session that ends under the editor, signing out.
-func TestEditorSignIn(t *testing.T) {
+func TestEditorUISignIn(t *testing.T) {
 	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
 		b := newBrowser(t, env)
 		b.allow("POST", `/api/auth/session$`, 401)
@@ -119,9 +119,9 @@ func TestEditorSignIn(t *testing.T) {
 
 func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }
 
-// TestEditorTree: create a page under a parent, rename it, move it with
+// TestEditorUITree: create a page under a parent, rename it, move it with
 // the keyboard, by drag and drop and with the move dialog, search, delete.
-func TestEditorTree(t *testing.T) {
+func TestEditorUITree(t *testing.T) {
 	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
 		b := newBrowser(t, env)
 		b.signIn()
@@ -245,9 +245,9 @@ func dragOnto(from, to string, at float64) chromedp.Action {
 	})()`, nil)
 }
 
-// TestEditorPage: every item type edited, a nested canvas included; the
+// TestEditorUIPage: every item type edited, a nested canvas included; the
 // preview shows the draft; publishing puts it on the public site.
-func TestEditorPage(t *testing.T) {
+func TestEditorUIPage(t *testing.T) {
 	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
 		b := newBrowser(t, env)
 		b.allow("GET", `/api/pages/[^/]+/draft`, 404) // no draft yet
@@ -393,10 +393,10 @@ func TestEditorPage(t *testing.T) {
 	})
 }
 
-// TestEditorConflicts: a 409 draft_base_changed resolved by publishing
+// TestEditorUIConflicts: a 409 draft_base_changed resolved by publishing
 // anyway, and on a site without drafts a 412 resolved by keeping one's
 // changes on top of the other's.
-func TestEditorConflicts(t *testing.T) {
+func TestEditorUIConflicts(t *testing.T) {
 	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
 		b := newBrowser(t, env)
 		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
@@ -456,8 +456,8 @@ func TestEditorConflicts(t *testing.T) {
 	})
 }
 
-// TestEditorVersions: a version's differences shown per item, and restored.
-func TestEditorVersions(t *testing.T) {
+// TestEditorUIVersions: a version's differences shown per item, and restored.
+func TestEditorUIVersions(t *testing.T) {
 	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
 		b := newBrowser(t, env)
 		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
@@ -489,8 +489,8 @@ func TestEditorVersions(t *testing.T) {
 	})
 }
 
-// TestEditorTranslation: the Dutch version edited, what is not translated marked.
-func TestEditorTranslation(t *testing.T) {
+// TestEditorUITranslation: the Dutch version edited, what is not translated marked.
+func TestEditorUITranslation(t *testing.T) {
 	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
 		b := newBrowser(t, env)
 		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
@@ -549,9 +549,9 @@ func mustBase64(s string) []byte {
 	return b
 }
 
-// TestEditorFirstRun: an empty server asks for its first admin, who is
+// TestEditorUIFirstRun: an empty server asks for its first admin, who is
 // signed in at once and finds the site made for them.
-func TestEditorFirstRun(t *testing.T) {
+func TestEditorUIFirstRun(t *testing.T) {
 	chromium(t)
 	for _, be := range storetest.Backends(t) {
 		t.Run(be.Name, func(t *testing.T) {
@@ -589,9 +589,9 @@ func TestEditorFirstRun(t *testing.T) {
 	}
 }
 
-// TestEditorAccount: a password changed on the account screen, then
+// TestEditorUIAccount: a password changed on the account screen, then
 // forgotten and reset through the mailed link.
-func TestEditorAccount(t *testing.T) {
+func TestEditorUIAccount(t *testing.T) {
 	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
 		b := newBrowser(t, env)
 		b.signIn()
