@@ -124,6 +124,7 @@ func awaitPromise(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.
 func TestEditorUITree(t *testing.T) {
 	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
 		b := newBrowser(t, env)
+		b.allow("GET", `/api/pages/[^/]+/draft`, 404) // a new page has no draft
 		b.signIn()
 		about := pageID(t, env, site, "about")
 		row := func(id string) string { return `[role="treeitem"][data-id="` + id + `"] > .tree-row` }

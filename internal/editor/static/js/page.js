@@ -256,9 +256,10 @@ export class PageEditor {
     } catch { /* the old path stays shown */ }
   }
 
+  /** refreshLive follows a change made elsewhere (the tree): drawn again when nothing here is unsaved or drafted. */
   async refreshLive() {
     if (this.sync && this.sync.pending) return;
-    this.liveFieldsChanged();
+    if (!this.hasDraft) this.load(); else this.liveFieldsChanged();
   }
 
   rejected(op, err) {

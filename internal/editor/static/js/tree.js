@@ -359,7 +359,7 @@ export class Tree {
     const tID = id('t');
     const sID = id('s');
     const title = h('input', { id: tID, class: 'input', value: node.page.title, required: true, autofocus: true });
-    const slug = h('input', { id: sID, class: 'input', value: node.page.slug || '', required: true, pattern: '[^/]+' });
+    const slug = h('input', { id: sID, class: 'input', value: node.page.slug || '', required: true, pattern: '[^\\/]+' });
     const v = await dialog({
       title: 'Rename page',
       body: [h('label', { class: 'label', for: tID }, 'Title'), title,
