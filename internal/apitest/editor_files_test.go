@@ -74,6 +74,17 @@ func testEditorFiles(t *testing.T, env *apitest.Env) {
 		}
 	}
 
+	// All of the editor, compressed as it is served, stays under 400 KB.
+	total := 0
+	for _, name := range names {
+		res := env.Visit(t, "GET", "127.0.0.1", "/admin/"+name, http.Header{"Accept-Encoding": {"gzip"}}, nil)
+		total += len(res.Raw)
+	}
+	t.Logf("the editor's %d files: %d bytes gzip-compressed", len(names), total)
+	if total >= 400*1024 {
+		t.Errorf("the editor is %d bytes compressed, over 400 KB", total)
+	}
+
 	// Compressed, then revalidated with its ETag: 304, headers still there.
 	res := env.Visit(t, "GET", "127.0.0.1", "/admin/js/app.js", http.Header{"Accept-Encoding": {"gzip"}}, nil)
 	if res.Header.Get("Content-Encoding") != "gzip" {

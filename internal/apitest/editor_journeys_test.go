@@ -3,6 +3,7 @@ package apitest_test
 import (
 	"context"
 	"encoding/base64"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -644,5 +645,38 @@ func TestEditorUIAccount(t *testing.T) {
 			click(`form button[type="submit"]`),
 			chromedp.WaitVisible(`.topbar`, chromedp.ByQuery),
 		)
+	})
+}
+
+// TestEditorUIFirstScreen measures, from the browser's own clock, how long
+// the editor takes until its first screen can be used: the sign-in form for
+// a visitor, the page tree for a signed-in user. It reports the figures
+// (docs/benchmarks.md) and asserts nothing about time.
+func TestEditorUIFirstScreen(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		b := newBrowser(t, env)
+		measure := func(what, mark string, wait chromedp.Action) {
+			var timing struct {
+				Ready, DOMContentLoaded, Load float64
+			}
+			b.run(what, wait, waitJS(`performance.getEntriesByName('`+mark+`').length`),
+				chromedp.Evaluate(`(() => { const n = performance.getEntriesByType('navigation')[0];
+					return {Ready: performance.getEntriesByName('`+mark+`')[0].startTime,
+						DOMContentLoaded: n.domContentLoadedEventEnd, Load: n.loadEventEnd}; })()`, &timing))
+			t.Logf("%s: first screen ready at %.0f ms (DOMContentLoaded %.0f ms, load %.0f ms)", what, timing.Ready, timing.DOMContentLoaded, timing.Load)
+			if dir := os.Getenv("TESSERA_ARTIFACTS"); dir != "" {
+				f, err := os.OpenFile(filepath.Join(dir, "editor-timing.txt"), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+				if err == nil {
+					fmt.Fprintf(f, "%s %s: ready %.0f ms, DOMContentLoaded %.0f ms, load %.0f ms\n", t.Name(), what, timing.Ready, timing.DOMContentLoaded, timing.Load)
+					f.Close()
+				}
+			}
+		}
+		const ready, tree = "tessera-editor-ready", "tessera-tree-ready"
+		measure("sign-in screen (cold)", ready, chromedp.Navigate(b.base+"/admin/"))
+		measure("sign-in screen (cached)", ready, chromedp.Reload())
+		b.signIn()
+		measure("page tree, signed in", tree, chromedp.Tasks{chromedp.Navigate(editorURL(b, site, "")), chromedp.Reload()})
+		b.shot("first-screen")
 	})
 }

@@ -113,7 +113,16 @@ function showInShell(site, s) {
   focusMain(s.el);
 }
 
+let marked = false;
+/** ready marks, once, the moment the first screen can be used (docs/benchmarks.md reads it). */
+function ready() {
+  if (marked) return;
+  marked = true;
+  performance.mark('tessera-editor-ready');
+}
+
 function focusMain(el) {
+  ready();
   const target = el.querySelector('h1');
   if (target) { target.tabIndex = -1; target.focus({ preventScroll: true }); }
 }
