@@ -54,7 +54,7 @@ type Server struct {
 	// MaxBodyBytes limits JSON bodies; zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// Render renders the public site, served on every path outside /api/
-	// (and /files/, /healthz, /metrics); nil answers 404 there.
+	// (and /admin/, /files/, /healthz, /metrics); nil answers 404 there.
 	Render *render.Service
 	// URLs decide which site a host name shows: the public URL's {site}
 	// pattern and the default site for hosts that name no site.

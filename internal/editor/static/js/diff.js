@@ -1,7 +1,7 @@
 // Readable differences between two models of a page (model.js): per page
 // field and per item, blocks matched by id, text compared as text.
 
-import { h, clear } from './dom.js';
+import { h } from './dom.js';
 import { plain } from './model.js';
 
 const PAGE_FIELDS = [['title', 'Title'], ['slug', 'Slug'], ['seo_title', 'SEO title'], ['seo_description', 'SEO description'], ['seo_keywords', 'SEO keywords']];
@@ -111,4 +111,3 @@ export function renderDiff(entries, beforeLabel, afterLabel) {
   return h('ul', { class: 'diff' }, entries.map(row));
 }
 
-export { clear };

@@ -6,7 +6,7 @@
 
 import * as api from './api.js';
 import { h, clear, id, dialog, confirm, toast, announce, debounce } from './dom.js';
-import { go, isAdmin } from './app.js';
+import { go } from './app.js';
 
 const PER_PAGE = 100;
 const FIELDS = 'title,slug,fullpath,parent,position,published,template';
