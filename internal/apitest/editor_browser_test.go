@@ -49,6 +49,7 @@ type browser struct {
 	mu       sync.Mutex
 	problems []string
 	expect   []expected
+	offline  bool // requests that fail while the network is off are expected
 	requests map[network.RequestID]*network.Request
 }
 
@@ -151,6 +152,9 @@ func (b *browser) listen(ev any) {
 	case *network.EventLoadingFailed:
 		// A navigation that replaced a loading frame (the preview reloads
 		// after each save) is canceled, not failed.
+		if b.offline && ev.ErrorText == "net::ERR_INTERNET_DISCONNECTED" {
+			break
+		}
 		if !ev.Canceled && ev.BlockedReason == "" {
 			r := b.requests[ev.RequestID]
 			where := ""
@@ -162,6 +166,19 @@ func (b *browser) listen(ev any) {
 			b.problems = append(b.problems, "request blocked: "+string(ev.BlockedReason))
 		}
 	}
+}
+
+// setOffline cuts the browser's network (or restores it); requests that
+// fail meanwhile are what the journey expects.
+func (b *browser) setOffline(off bool) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		b.mu.Lock()
+		if off {
+			b.offline = true
+		}
+		b.mu.Unlock()
+		return network.EmulateNetworkConditions(off, 0, -1, -1).Do(ctx)
+	})
 }
 
 // allow declares an answer the journey expects (method, URL pattern, status).

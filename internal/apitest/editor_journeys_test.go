@@ -680,3 +680,88 @@ func TestEditorUIFirstScreen(t *testing.T) {
 		b.shot("first-screen")
 	})
 }
+
+// TestEditorUIOffline: edits made while the server cannot be reached are
+// kept, shown as not saved, and saved once it can.
+func TestEditorUIOffline(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		b := newBrowser(t, env)
+		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
+		b.signIn()
+		about := pageID(t, env, site, "about")
+		b.run("editor",
+			chromedp.Navigate(editorURL(b, site, "/page/"+about)),
+			chromedp.WaitVisible(`input[name="title"]`, chromedp.ByQuery),
+		)
+		b.step("offline-edits",
+			b.setOffline(true),
+			selectAll(`input[name="title"]`), typeInto(`input[name="title"]`, "About, typed offline"),
+			click(`[data-slug="Body"] .rt-area`),
+			typeInto(`[data-slug="Body"] .rt-area`, " And more."),
+			chromedp.WaitVisible(`.status.status-offline`, chromedp.ByQuery),
+			textHas(".status", "Retrying in"),
+		)
+		if res := api(t, env, site, "GET", "/pages/about/draft", nil, 404); res.Status != 404 {
+			t.Fatalf("a draft exists while offline")
+		}
+		b.step("back-online",
+			b.setOffline(false), // the editor retries by itself
+			saved(),
+		)
+		content := dig(api(t, env, site, "GET", "/pages/about/draft", nil, 200).JSON, "content")
+		if got := str(content, "title"); got != "About, typed offline" {
+			t.Errorf("draft title: got %q", got)
+		}
+		if got := str(snapshotItems(content)["Body"], "content"); !strings.Contains(got, "And more.") {
+			t.Errorf("draft body: got %q, want the words typed offline", got)
+		}
+	})
+}
+
+// TestEditorUIRoles: an editor edits and publishes the draft but cannot
+// show or hide pages, which the API keeps for admins; on a tablet's screen
+// the form takes the width and the preview steps aside.
+func TestEditorUIRoles(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		ctx := context.Background()
+		if _, err := env.Auth.Grant(ctx, site.ID, "ed@example.com", "Ed Itor", store.RoleEditor); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Auth.SetPassword(ctx, "ed@example.com", editorPassword); err != nil {
+			t.Fatal(err)
+		}
+		b := newBrowser(t, env)
+		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
+		about := pageID(t, env, site, "about")
+		b.step("editor-signed-in",
+			chromedp.Navigate(b.base+"/admin/"),
+			chromedp.WaitVisible(`input[name="email"]`, chromedp.ByQuery),
+			typeInto(`input[name="email"]`, "ed@example.com"),
+			typeInto(`input[name="password"]`, editorPassword),
+			click(`form button[type="submit"]`),
+			chromedp.WaitVisible(`.topbar`, chromedp.ByQuery),
+			textHas(".site-switch", "· editor"),
+		)
+		b.step("editor-role",
+			chromedp.Navigate(editorURL(b, site, "/page/"+about)),
+			chromedp.WaitVisible(`input[name="title"]`, chromedp.ByQuery),
+			waitJS(`document.querySelector('input[role="switch"].switch-input').disabled`),
+			textHas(".panel", "Only site admins can show or hide pages."),
+			selectAll(`input[name="title"]`), typeInto(`input[name="title"]`, "About, by an editor"),
+			saved(),
+		)
+		b.step("editor-published",
+			click(`#publish`),
+			textHas(".toasts", "Published"),
+		)
+		if got := str(api(t, env, site, "GET", "/pages/about", nil, 200).JSON, "title"); got != "About, by an editor" {
+			t.Errorf("live title: got %q", got)
+		}
+		b.step("tablet",
+			chromedp.EmulateViewport(820, 1180),
+			chromedp.Reload(),
+			chromedp.WaitVisible(`input[name="title"]`, chromedp.ByQuery),
+			waitJS(`getComputedStyle(document.querySelector('.preview')).display === 'none'`),
+		)
+	})
+}

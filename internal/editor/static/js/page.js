@@ -141,8 +141,9 @@ export class PageEditor {
     const base = `#/site/${encodeURIComponent(this.site.short_id || this.site.id)}/page/${this.pageID}`;
     this.publishBtn = this.drafts ? h('button', { type: 'button', class: 'btn btn-primary', id: 'publish', onclick: () => this.publish() }, 'Publish') : null;
     this.discardBtn = this.drafts ? h('button', { type: 'button', class: 'btn btn-ghost', id: 'discard', onclick: () => this.discard() }, 'Discard draft') : null;
+    this.narrowPreview = h('a', { class: 'btn btn-ghost preview-narrow', target: '_blank', rel: 'noopener', href: this.doc.public_url }, 'Preview ↗');
     const actions = h('div', { class: 'editor-actions' },
-      localeSel,
+      localeSel, this.narrowPreview,
       this.drafts ? h('a', { class: 'btn btn-ghost', href: `${base}/versions${this.locale !== this.defaultLocale ? `?locale=${this.locale}` : ''}` }, 'Versions') : null,
       this.discardBtn, this.publishBtn);
     this.draftNote = h('span', { class: 'draft-note' });
@@ -229,7 +230,7 @@ export class PageEditor {
     this.retryBtn.hidden = !(s.state === 'offline' || s.state === 'error');
     if (this.publishBtn) this.publishBtn.disabled = !this.hasDraft && s.state === 'saved';
     if (this.discardBtn) this.discardBtn.hidden = !this.hasDraft;
-    if (this.draftNote) this.draftNote.textContent = this.drafts ? (this.hasDraft ? 'Draft: not yet on the site' : 'Same as the live page') : '';
+    if (this.draftNote) this.draftNote.textContent = !this.drafts ? '' : this.hasDraft ? 'Draft: not yet on the site' : s.pending ? 'Changes not saved yet' : 'Same as the live page';
   }
 
   saved(res, ops) {
@@ -350,6 +351,8 @@ export class PageEditor {
         url.searchParams.set('_', String(Date.now()));
       }
       this.frame.src = url.toString();
+      this.previewLink.href = this.frame.src;
+      this.narrowPreview.href = this.frame.src;
     } catch (e) {
       toast(`Could not load the preview: ${e.message}`, 'error');
     }

@@ -262,7 +262,7 @@ export class Sync {
     this.failures += 1;
     const wait = Math.min(30000, 1000 * 2 ** (this.failures - 1));
     this.report(e.offline ? 'offline' : 'error',
-      `${e.offline ? 'Offline' : `Not saved: ${e.message}`} Retrying in ${Math.round(wait / 1000)} s.`);
+      `${e.offline ? 'Offline: not saved.' : `Not saved: ${e.message}`} Retrying in ${Math.round(wait / 1000)} s.`);
     clearTimeout(this.timer);
     this.timer = setTimeout(() => { this.run(); }, wait);
     return true;
