@@ -230,6 +230,26 @@ func TestEditorUITree(t *testing.T) {
 			waitJS(`!document.querySelector('[role="treeitem"][data-id="`+id+`"]')`),
 		)
 		api(t, env, site, "GET", "/pages/"+id, nil, 404)
+
+		// A parent with more children than one read brings: a hundred at
+		// first, the rest when asked for.
+		archive := str(api(t, env, site, "POST", "/pages", obj{"title": "Archive", "template": "page"}, 201).JSON, "id")
+		for i := range 130 {
+			api(t, env, site, "POST", "/pages", obj{"title": fmt.Sprintf("Old news %03d", i), "parent": archive, "template": "page"}, 201)
+		}
+		kids := `[role="treeitem"][data-id="` + archive + `"] > [role="group"] > [role="treeitem"]`
+		b.step("paged-children",
+			chromedp.Reload(),
+			chromedp.WaitVisible(row(archive), chromedp.ByQuery),
+			click(row(archive)+" .tree-toggle"),
+			waitJS(`document.querySelectorAll('`+kids+`').length === 100`),
+			textHas(`[role="treeitem"][data-id="`+archive+`"] .tree-more`, "Show 30 more (30 not shown)"),
+		)
+		b.step("all-children",
+			click(`[role="treeitem"][data-id="`+archive+`"] .tree-more`),
+			waitJS(`document.querySelectorAll('`+kids+`').length === 130`),
+			waitJS(`!document.querySelector('[role="treeitem"][data-id="`+archive+`"] .tree-more')`),
+		)
 	})
 }
 
