@@ -302,11 +302,29 @@ func TestEditorUIPage(t *testing.T) {
 			click(item("Intro")+` .rt-tool[data-cmd="bold"]`),
 			saved(),
 		)
+		other := filepath.Join(t.TempDir(), "other.png")
+		if err := os.WriteFile(other, mustBase64(onePixelPNG), 0o644); err != nil {
+			t.Fatal(err)
+		}
 		b.step("file-uploaded",
-			chromedp.SetUploadFiles(item("Hero image")+` input[type="file"]`, []string{png}, chromedp.ByQuery),
+			chromedp.SetUploadFiles(item("Hero image")+` input[type="file"]`, []string{other}, chromedp.ByQuery),
 			textHas(item("Hero image")+" .file-status", "Uploaded."),
 			chromedp.WaitVisible(item("Hero image")+" img.file-thumb", chromedp.ByQuery),
 			textHas(item("Hero image")+" .file-meta", "1 × 1"),
+			saved(),
+		)
+		b.step("file-removed",
+			clickButton("Remove", false),
+			textHas(item("Hero image")+" .file-info", "No file chosen."),
+			saved(),
+		)
+		if got := dig(snapshotItems(dig(api(t, env, site, "GET", "/pages/home/draft", nil, 200).JSON, "content"))["Hero image"], "content"); got != nil {
+			t.Errorf("draft Hero image after Remove: got %v, want null", got)
+		}
+		b.step("file-replaced",
+			chromedp.SetUploadFiles(item("Hero image")+` input[type="file"]`, []string{png}, chromedp.ByQuery),
+			textHas(item("Hero image")+" .file-status", "Uploaded."),
+			textHas(item("Hero image")+" .file-name", "hero.png"),
 			saved(),
 		)
 		// Canvas: add a quote block, move it up, duplicate it, remove the copy;
@@ -508,6 +526,13 @@ func TestEditorUIVersions(t *testing.T) {
 		if got := str(dig(api(t, env, site, "GET", "/pages/about/draft", nil, 200).JSON, "content"), "title"); got != "About v1" {
 			t.Errorf("draft title after restore: got %q", got)
 		}
+		b.step("discarded",
+			click(`#discard`),
+			clickButton("Discard", true),
+			waitJS(`document.querySelector('input[name="title"]').value === "About v2"`),
+			textHas(".status", "No unpublished changes"),
+		)
+		api(t, env, site, "GET", "/pages/about/draft", nil, 404)
 	})
 }
 
