@@ -157,7 +157,7 @@ function buildShell(site) {
   shell = { siteID: site ? site.id : null, main, tree };
 }
 
-/** refreshTree reloads the tree's node of a page (after a rename, say). */
+/** treeChanged reads a page's node of the tree again (after a rename, say). */
 export function treeChanged(pageID) {
   if (shell && shell.tree) shell.tree.refreshNode(pageID);
 }

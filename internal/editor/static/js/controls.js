@@ -345,10 +345,8 @@ function canvasControl(field, item, ctx) {
       const segs = [...canvasSegs, 'repeatables', bl, 'items', slug];
       if (it.type === 'reference' && it.ids.length) ctx.change(segs, it.many ? it.ids.slice() : it.ids[0]);
       if (it.type === 'file' && it.url) ctx.change(segs, { url: it.url });
-      if (it.type === 'canvas') {
-        let prev;
-        for (const child of it.blocks) { insertTree(child, segs, prev === undefined ? undefined : prev); prev = child; }
-      }
+      // Appended one after the other, nested blocks keep their order.
+      if (it.type === 'canvas') for (const child of it.blocks) insertTree(child, segs, undefined);
     }
   };
 

@@ -41,7 +41,6 @@ export class PageEditor {
     this.load();
   }
 
-  get pageIDForTree() { return this.pageID; }
 
   get localeQuery() { return this.locale !== this.defaultLocale ? { content_locale: this.locale } : {}; }
 
@@ -65,8 +64,8 @@ export class PageEditor {
   async load() {
     try {
       const [pageRes, schemaRes] = await Promise.all([
-        api.get(`/pages/${this.pageID}`, { query: this.localeQuery }),
-        api.get(`/pages/${this.pageID}/schema`),
+        api.get(`/pages/${encodeURIComponent(this.pageID)}`, { query: this.localeQuery }),
+        api.get(`/pages/${encodeURIComponent(this.pageID)}/schema`),
       ]);
       this.doc = pageRes.data;
       this.pageID = this.doc.id;
@@ -76,7 +75,7 @@ export class PageEditor {
       this.draft = null;
       if (this.drafts) {
         try {
-          const d = await api.get(`/pages/${this.pageID}/draft`, { query: this.localeQuery });
+          const d = await api.get(`/pages/${encodeURIComponent(this.pageID)}/draft`, { query: this.localeQuery });
           this.draft = d.data;
         } catch (e) {
           if (e.status !== 404) throw e;
@@ -247,7 +246,7 @@ export class PageEditor {
 
   async liveFieldsChanged() {
     try {
-      const res = await api.get(`/pages/${this.pageID}`, { query: { ...this.localeQuery, fields: 'fullpath,public_url,title,slug' } });
+      const res = await api.get(`/pages/${encodeURIComponent(this.pageID)}`, { query: { ...this.localeQuery, fields: 'fullpath,public_url,title,slug' } });
       this.doc.fullpath = res.data.fullpath;
       this.doc.public_url = res.data.public_url;
       this.pathEl.textContent = res.data.fullpath;
@@ -275,10 +274,10 @@ export class PageEditor {
     collect(this.model.items);
     let fresh;
     if (this.drafts) {
-      const d = await api.get(`/pages/${this.pageID}/draft`, { query: this.localeQuery, retries: 0 });
+      const d = await api.get(`/pages/${encodeURIComponent(this.pageID)}/draft`, { query: this.localeQuery, retries: 0 });
       fresh = fromSnapshot(d.data.content, this.defaultLocale);
     } else {
-      const p = await api.get(`/pages/${this.pageID}`, { query: this.localeQuery, retries: 0 });
+      const p = await api.get(`/pages/${encodeURIComponent(this.pageID)}`, { query: this.localeQuery, retries: 0 });
       fresh = fromDocument(p.data, this.defaultLocale);
       this.sync.etag = p.etag;
     }
@@ -345,7 +344,7 @@ export class PageEditor {
     try {
       const url = new URL(this.doc.public_url, location.href);
       if (this.drafts) {
-        const res = await api.post(`/pages/${this.pageID}/draft/preview_token`, {});
+        const res = await api.post(`/pages/${encodeURIComponent(this.pageID)}/draft/preview_token`, {});
         url.searchParams.set('preview', res.data.token);
       } else {
         url.searchParams.set('_', String(Date.now()));
@@ -368,12 +367,12 @@ export class PageEditor {
     const want = input.checked;
     input.disabled = true;
     try {
-      await api.post(`/pages/${this.pageID}/${want ? 'publish' : 'unpublish'}`, {});
+      await api.post(`/pages/${encodeURIComponent(this.pageID)}/${want ? 'publish' : 'unpublish'}`, {});
       this.doc.published = want;
       toast(want ? 'The page is visible on the site.' : 'The page is hidden from visitors.', 'success');
       treeChanged(this.pageID);
       if (!this.drafts) {
-        const p = await api.get(`/pages/${this.pageID}`, { query: { ...this.localeQuery, fields: 'title' } });
+        const p = await api.get(`/pages/${encodeURIComponent(this.pageID)}`, { query: { ...this.localeQuery, fields: 'title' } });
         this.sync.etag = p.etag;
       }
     } catch (e) {
@@ -388,7 +387,7 @@ export class PageEditor {
     this.publishBtn.disabled = true;
     try {
       await this.sync.flush();
-      const res = await api.post(`/pages/${this.pageID}/draft/publish`, confirmed ? { confirm: true } : {});
+      const res = await api.post(`/pages/${encodeURIComponent(this.pageID)}/draft/publish`, confirmed ? { confirm: true } : {});
       this.doc = res.data;
       this.live = fromDocument(this.doc, this.defaultLocale);
       this.hasDraft = false;
@@ -409,7 +408,7 @@ export class PageEditor {
   async baseChanged() {
     let live;
     try {
-      const res = await api.get(`/pages/${this.pageID}`, { query: this.localeQuery });
+      const res = await api.get(`/pages/${encodeURIComponent(this.pageID)}`, { query: this.localeQuery });
       this.doc = res.data;
       live = fromDocument(this.doc, this.defaultLocale);
     } catch (e) {
@@ -433,7 +432,7 @@ export class PageEditor {
     if (!(await confirm('Discard draft', 'Throw away every change of the draft and go back to the live page?', 'Discard', true))) return;
     try {
       await this.sync.flush().catch(() => {});
-      await api.del(`/pages/${this.pageID}/draft`);
+      await api.del(`/pages/${encodeURIComponent(this.pageID)}/draft`);
       toast('Draft discarded.', 'success');
       this.draft = null;
       this.build();
@@ -448,7 +447,7 @@ export class PageEditor {
     let theirs = null;
     let current = null;
     try {
-      const res = await api.get(`/pages/${this.pageID}`, { query: this.localeQuery });
+      const res = await api.get(`/pages/${encodeURIComponent(this.pageID)}`, { query: this.localeQuery });
       current = res.data;
       theirs = fromDocument(current, this.defaultLocale);
     } catch { /* shown without details */ }

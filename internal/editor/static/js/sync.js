@@ -190,9 +190,9 @@ export class Sync {
     };
     const locale = ops[0].locale || undefined;
     if (this.drafts) {
-      return api.post(`/pages/${this.pageID}/draft/batch`, body, { query: { content_locale: locale } });
+      return api.post(`/pages/${encodeURIComponent(this.pageID)}/draft/batch`, body, { query: { content_locale: locale } });
     }
-    const res = await api.post(`/pages/${this.pageID}/batch`, body, {
+    const res = await api.post(`/pages/${encodeURIComponent(this.pageID)}/batch`, body, {
       query: { content_locale: locale, atomic: 'true', include: 'result' }, ifMatch: this.etag,
     });
     return res;

@@ -33,15 +33,14 @@ export class VersionsScreen {
     return this.locale !== this.defaultLocale ? `${base}?locale=${this.locale}` : base;
   }
 
-  get pageIDForTree() { return this.pageID; }
 
   async load() {
     const q = this.locale !== this.defaultLocale ? { content_locale: this.locale } : {};
     try {
       const [page, schema, versions] = await Promise.all([
-        api.get(`/pages/${this.pageID}`, { query: q }),
-        api.get(`/pages/${this.pageID}/schema`),
-        api.get(`/pages/${this.pageID}/versions`, { query: { limit: 100 } }),
+        api.get(`/pages/${encodeURIComponent(this.pageID)}`, { query: q }),
+        api.get(`/pages/${encodeURIComponent(this.pageID)}/schema`),
+        api.get(`/pages/${encodeURIComponent(this.pageID)}/versions`, { query: { limit: 100 } }),
       ]);
       this.doc = page.data;
       this.current = fromDocument(page.data, this.defaultLocale);
@@ -70,7 +69,7 @@ export class VersionsScreen {
     for (const b of this.list.querySelectorAll('.version')) b.setAttribute('aria-pressed', b === btn ? 'true' : 'false');
     clear(this.detail, h('p', { class: 'muted' }, 'Loading…'));
     try {
-      const res = await api.get(`/pages/${this.pageID}/versions/${v.id}`);
+      const res = await api.get(`/pages/${encodeURIComponent(this.pageID)}/versions/${v.id}`);
       const snap = res.data.snapshot || {};
       const localized = localizeSnapshot(snap, this.locale, this.defaultLocale);
       const old = fromSnapshot(localized, this.defaultLocale);
@@ -90,7 +89,7 @@ export class VersionsScreen {
   async restore(v) {
     if (!(await confirm('Restore version', `Put the content of ${when(v.created_at)} into the draft? The live page changes only when you publish.`, 'Restore'))) return;
     try {
-      await api.post(`/pages/${this.pageID}/versions/${v.id}/restore`, {});
+      await api.post(`/pages/${encodeURIComponent(this.pageID)}/versions/${v.id}/restore`, {});
       toast('Restored into the draft. Review it and publish.', 'success');
       go(this.editorHash());
     } catch (e) {
