@@ -135,7 +135,12 @@ func (b *browser) listen(ev any) {
 		// Network errors are judged by the request listener below, which
 		// knows which answers a journey expects.
 		if ev.Entry.Level == log.LevelError && ev.Entry.Source != log.SourceNetwork {
-			b.problems = append(b.problems, "log: "+ev.Entry.Text+" "+ev.Entry.URL)
+			where := ev.Entry.URL
+			if st := ev.Entry.StackTrace; st != nil && len(st.CallFrames) > 0 {
+				f := st.CallFrames[0]
+				where = fmt.Sprintf("%s:%d (%s)", f.URL, f.LineNumber+1, f.FunctionName)
+			}
+			b.problems = append(b.problems, "log: "+ev.Entry.Text+" at "+where)
 		}
 	case *network.EventRequestWillBeSent:
 		b.requests[ev.RequestID] = ev.Request

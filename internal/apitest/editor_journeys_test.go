@@ -341,6 +341,26 @@ func TestEditorUIPage(t *testing.T) {
 			clickButton("Remove", true),
 			saved(),
 		)
+		// Rich text: pasted markup comes out clean; a link and a list from the toolbar.
+		quote := item("Body") + ` > .canvas > .blocks > .block:nth-child(3) ` + item("Quote") + ` .rt-area`
+		b.step("rich-text",
+			click(quote),
+			chromedp.Evaluate(`(() => { const el = document.querySelector(`+strconv.Quote(quote)+`); el.focus();
+				const dt = new DataTransfer();
+				dt.setData('text/html', '<div style="color:red" onclick="alert(1)">Pasted <b>words</b> here<script>alert(2)<\/script><img src=x onerror="alert(3)"></div>');
+				el.dispatchEvent(new ClipboardEvent('paste', {clipboardData: dt, bubbles: true, cancelable: true})); })()`, nil),
+			textHas(quote, "Pasted words here"),
+			typeInto(quote, kb.Enter+"Read more"),
+			chromedp.Evaluate(`(() => { const el = document.querySelector(`+strconv.Quote(quote)+`);
+				const r = document.createRange(); r.selectNodeContents(el.lastChild); const s = getSelection(); s.removeAllRanges(); s.addRange(r); })()`, nil),
+			click(item("Body")+` > .canvas > .blocks > .block:nth-child(3) `+item("Quote")+` .rt-tool[data-cmd="link"]`),
+			chromedp.WaitVisible(`dialog[open] input`, chromedp.ByQuery),
+			selectAll(`dialog[open] input`),
+			typeInto(`dialog[open] input`, "https://example.com/more"),
+			clickButton("Apply", true),
+			click(item("Body")+` > .canvas > .blocks > .block:nth-child(3) `+item("Quote")+` .rt-tool[data-cmd="insertUnorderedList"]`),
+			saved(),
+		)
 		nested := item("Body") + ` > .canvas > .blocks > .block:nth-child(2) ` + item("Columns") + ` > .canvas`
 		b.step("nested-canvas-edited",
 			chromedp.Click(nested+" > .add-block button", chromedp.ByQuery),
@@ -396,6 +416,12 @@ func TestEditorUIPage(t *testing.T) {
 		}
 		if len(body) == 4 && str(snapshotItems(body[2])["Author"], "content") != "A. Writer" {
 			t.Errorf("new quote block's author: got %v", snapshotItems(body[2])["Author"])
+		}
+		if len(body) == 4 {
+			want := `<p>Pasted <strong>words</strong> here</p><ul><li><a href="https://example.com/more">Read more</a></li></ul>`
+			if got := str(snapshotItems(body[2])["Quote"], "content"); got != want {
+				t.Errorf("rich text: got %q, want %q", got, want)
+			}
 		}
 		if len(body) > 1 {
 			cols, _ := dig(snapshotItems(body[1])["Columns"], "repeatables").([]any)

@@ -197,6 +197,7 @@ export function copyBlock(bl) {
 /** plain reads HTML as text (for diffs and summaries). */
 export function plain(html) {
   if (html == null) return '';
-  const doc = new DOMParser().parseFromString(String(html), 'text/html');
-  return (doc.body.textContent || '').replace(/\s+/g, ' ').trim();
+  const tpl = document.createElement('template');
+  tpl.innerHTML = String(html);
+  return (tpl.content.textContent || '').replace(/\s+/g, ' ').trim();
 }

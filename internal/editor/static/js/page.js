@@ -41,7 +41,6 @@ export class PageEditor {
     this.load();
   }
 
-
   get localeQuery() { return this.locale !== this.defaultLocale ? { content_locale: this.locale } : {}; }
 
   dirty() { return this.sync && this.sync.pending > 0; }

@@ -25,7 +25,11 @@ export function safeHref(href) {
  * paragraphs, empty paragraphs dropped.
  */
 export function sanitize(html) {
-  const src = new DOMParser().parseFromString(`<body>${html == null ? '' : html}</body>`, 'text/html');
+  // A document of its own, without a window: nothing in it loads or runs.
+  // Attributes go before it parses them: the page's policy would report
+  // each inline style and handler (blocked, but noisy) even there.
+  const src = document.implementation.createHTMLDocument('');
+  src.body.innerHTML = stripAttributes(html == null ? '' : String(html));
   const out = src.createElement('div');
   cleanInto(src.body, out, src);
   // Wrap runs of inline content at the top level in paragraphs.
@@ -51,6 +55,19 @@ export function sanitize(html) {
   return wrapped.innerHTML;
 }
 
+const TAG = /<([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'=<>`]+))?)*)\s*(\/?)>/g;
+const HREF = /\shref\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'=<>`]+))/i;
+
+/** stripAttributes drops every attribute of every tag but the href of links. */
+function stripAttributes(html) {
+  return html.replace(TAG, (_, tag, attrs, slash) => {
+    let keep = '';
+    const href = tag.toLowerCase() === 'a' && HREF.exec(attrs);
+    if (href) keep = ` href="${(href[1] ?? href[2] ?? href[3]).replace(/"/g, '&quot;')}"`;
+    return `<${tag}${keep}${slash ? ' /' : ''}>`;
+  });
+}
+
 function cleanInto(from, to, doc) {
   for (const n of from.childNodes) {
     if (n.nodeType === 3) { to.append(doc.createTextNode(n.textContent)); continue; }
@@ -58,18 +75,6 @@ function cleanInto(from, to, doc) {
     let tag = n.tagName;
     if (DROP.has(tag)) continue;
     tag = RENAME[tag] || tag;
-    if (tag === 'SPAN' || tag === 'FONT') {
-      const st = (n.getAttribute('style') || '').toLowerCase();
-      const bold = /font-weight:\s*(bold|[6-9]00)/.test(st);
-      const italic = /font-style:\s*italic/.test(st);
-      if (bold || italic) {
-        let wrap = to;
-        if (bold) { const s = doc.createElement('strong'); wrap.append(s); wrap = s; }
-        if (italic) { const e = doc.createElement('em'); wrap.append(e); wrap = e; }
-        cleanInto(n, wrap, doc);
-        continue;
-      }
-    }
     if (!KEEP.has(tag)) { cleanInto(n, to, doc); continue; }
     if (tag === 'LI' && to.tagName !== 'UL' && to.tagName !== 'OL') {
       const list = doc.createElement('ul');
@@ -220,7 +225,7 @@ function textToHTML(text) {
 
 /** setHTML puts clean HTML into el without running anything in it. */
 function setHTML(el, html) {
-  const clean = sanitize(html || '');
-  const doc = new DOMParser().parseFromString(`<body>${clean}</body>`, 'text/html');
-  el.replaceChildren(...[...doc.body.childNodes].map((n) => document.importNode(n, true)));
+  const tpl = document.createElement('template');
+  tpl.innerHTML = sanitize(html || '');
+  el.replaceChildren(document.importNode(tpl.content, true));
 }
