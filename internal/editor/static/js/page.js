@@ -163,6 +163,10 @@ export class PageEditor {
     this.el.removeAttribute('aria-busy');
     this.showStatus({ state: 'saved', pending: 0 });
     this.h1.tabIndex = -1;
+    // Keyboard users land on the page they opened, unless they went on
+    // elsewhere (the tree) while it loaded.
+    const active = document.activeElement;
+    if (!active || active === document.body || this.el.contains(active) || !active.isConnected) this.h1.focus({ preventScroll: true });
   }
 
   pageSection() {
