@@ -62,3 +62,49 @@ Service.Cloud.define('hi', () => { console.log('hi'); return 1 })`
 		}
 	})
 }
+
+// TestAppsClientWrites: what `apps create` and `apps update` send
+// (internal/cmd/apps_create.go, apps_update.go): description is kept and
+// read back; sdk_version may name only the SDK this server runs; install
+// is accepted (an app belongs to its site). `jobs list` reads each job's
+// every: the cron expressions of its recurring schedules.
+func TestAppsClientWrites(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		do := func(method, path string, body any, want int) *apitest.Response {
+			t.Helper()
+			return mustDo(t, env, apitest.Scenario{Method: method, Path: path, Body: body}, want)
+		}
+		env.Run(t, []apitest.Scenario{
+			{Name: "Create", Method: "POST", Path: "/apps", Body: obj{"name": "Shop", "internal": true, "install": true,
+				"description": "Cloud code for the shop", "install_scopes": []string{"read_channels"}, "sdk_version": "1.0.0"},
+				WantStatus: 201, WantBody: obj{"key": "shop", "description": "Cloud code for the shop", "sdk_version": "1.0.0"}},
+			{Name: "UpdateDescription", Method: "PATCH", Path: "/apps/shop", Body: obj{"description": "Shop code", "name": "Shop app"},
+				WantStatus: 200, WantBody: obj{"name": "Shop app", "description": "Shop code"}},
+			{Name: "Read", Path: "/apps/shop", WantStatus: 200, WantBody: obj{"description": "Shop code"}},
+			{Name: "OtherSDKRefused", Method: "PATCH", Path: "/apps/shop", Body: obj{"sdk_version": "2.0.0"},
+				WantStatus: 422, WantBody: obj{"field": "sdk_version"}},
+			{Name: "OtherSDKCreateRefused", Method: "POST", Path: "/apps", Body: obj{"name": "Other", "sdk_version": "0.9"},
+				WantStatus: 422, WantBody: obj{"field": "sdk_version"}},
+			{Name: "NoneMade", Path: "/apps/other", WantStatus: 404},
+			{Name: "ListFormUnchanged", Path: "/apps", WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {
+				if _, ok := dig(r.JSON, 0).(obj)["description"]; ok {
+					t.Errorf("the list form has only the spec's keys: %s", r.Raw)
+				}
+			}},
+		})
+		code := `Service.Cloud.job('nightly', () => {})
+Service.Cloud.job('once', () => {})
+Service.Cloud.schedule('nightly', {}, {every: '0 3 * * *'})
+Service.Cloud.schedule('nightly', {n: 1}, {every: '30 4 * * 1'})
+Service.Cloud.schedule('once', {}, {in: '30m'})`
+		do("POST", "/apps/shop/code", obj{"name": "main.js", "code": code}, 200)
+		app := do("GET", "/apps/shop", nil, 200)
+		jobs := map[string]any{}
+		for _, j := range dig(app.JSON, "jobs").([]any) {
+			jobs[str(j, "name")] = j.(obj)["every"]
+		}
+		if jobs["nightly"] != "0 3 * * *, 30 4 * * 1" || jobs["once"] != nil {
+			t.Errorf("jobs' every: %v\n%s", jobs, app.Raw)
+		}
+	})
+}

@@ -71,6 +71,26 @@ func TestClientCustomerCustomizations(t *testing.T) {
 						t.Errorf("after replace: got %v, want vat,company,tier", got)
 					}
 				}},
+			// PATCH merges as a channel's PATCH does; ?replace=1 replaces.
+			{Name: "PatchMerges", Method: "PATCH", Path: "/customers/customizations", Site: "-", Headers: h,
+				Body:       obj{"customizations": []obj{{"name": "vat", "label": "VAT number"}, {"name": "tier", "_destroy": true}, {"name": "notes", "type": "text"}}},
+				WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {
+					if got := fieldNames(t, r); strings.Join(got, ",") != "vat,company,notes" {
+						t.Errorf("after a PATCH: got %v, want vat,company,notes", got)
+					}
+					if l := r.JSON.([]any)[0].(obj)["label"]; l != "VAT number" {
+						t.Errorf("vat's label: got %v", l)
+					}
+				}},
+			{Name: "PatchReplaces", Method: "PATCH", Path: "/customers/customizations?replace=1", Site: "-", Headers: h,
+				Body: copied, WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {
+					if got := fieldNames(t, r); strings.Join(got, ",") != "company,tier" {
+						t.Errorf("after a PATCH ?replace=1: got %v, want company,tier", got)
+					}
+				}},
+			{Name: "PatchEditorRefused", Method: "PATCH", Path: "/customers/customizations", As: "editor", Body: copied, WantStatus: 403},
+			{Name: "Restore", Method: "POST", Path: "/customers/customizations?replace=1", Site: "-", Headers: h,
+				Body: append([]obj{{"name": "vat", "type": "string", "label": "VAT"}}, copied...), WantStatus: 200},
 			// What `customers config diff` reads back.
 			{Name: "Read", Path: "/customers/customizations", Site: "-", Headers: h, WantStatus: 200,
 				WantBody: []obj{{"name": "vat", "label": "VAT"}, {"name": "company"}, {"name": "tier", "select_options": []obj{{"slug": "gold"}, {"slug": "silver"}}}}},

@@ -67,6 +67,9 @@ func TestCluster(t *testing.T) {
 		{"CustomerLoginRateLimit", TestCustomerLoginRateLimit},
 		{"EntriesConcurrentReferenceAndDelete", TestEntriesConcurrentReferenceAndDelete},
 		{"ThemeTools", TestThemeTools},
+		// A browser session made on one process is used on the others.
+		{"EditorSession", TestEditorSession},
+		{"EditorPageTree", TestEditorPageTree},
 	} {
 		t.Run(tc.name, tc.fn)
 	}

@@ -432,7 +432,7 @@ func TestCustomerCustomFields(t *testing.T) {
 			{Name: "LoginShowsCustom", Method: "PUT", Path: "/customers/" + id, Body: obj{"password": "correct horse"}, WantStatus: 200},
 			{Name: "Login", Method: "POST", Path: "/customers/login", Body: obj{"username": "ann@example.com", "password": "correct horse"},
 				WantStatus: 200, WantBody: obj{"shoe_size": 42, "session_token": apitest.Any}},
-			{Name: "DropField", Method: "PATCH", Path: "/customers/customizations", Body: obj{"customizations": []obj{
+			{Name: "DropField", Method: "PATCH", Path: "/customers/customizations?replace=1", Body: obj{"customizations": []obj{
 				{"name": "shoe_size", "type": "integer"}}}, WantStatus: 200},
 			{Name: "DroppedFieldHidden", Path: "/customers/" + id, WantStatus: 200,
 				WantBody: obj{"shoe_size": 42, "birthday": apitest.Absent, "level": apitest.Absent}},

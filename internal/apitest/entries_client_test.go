@@ -6,10 +6,12 @@ package apitest_test
 // records.go), and what it decodes from the answers.
 
 import (
+	"bytes"
 	"context"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/url"
 	"reflect"
 	"slices"
@@ -485,5 +487,89 @@ func TestEntriesClientWhereOr(t *testing.T) {
 		mustDo(t, env, apitest.Scenario{Path: list(many(1001))}, 400)
 		// Customers take no OR (yet): a clear 400.
 		mustDo(t, env, apitest.Scenario{Path: "/customers?where=" + url.QueryEscape(`email:"a@example.com" OR email:"b@example.com"`)}, 400)
+	})
+}
+
+// TestEntriesClientGalleryCopy: the client reads a gallery as an object
+// ({images: [...]}) and, finding the spec's array, copies it as read
+// (internal/migrate/records_util.go prepareAttachments: "unexpected gallery
+// format, skipping"): the source's image ids and file read objects, whose
+// URLs name the source site's files. Into another site such an image is
+// new: it keeps its id and gets a copy of the file its URL names (with a
+// FileRef's permissions), so the copy compares equal and the same copy
+// sent again changes nothing. A URL of no file of this server is refused,
+// as is an unknown id without a file.
+func TestEntriesClientGalleryCopy(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		dst := copySite(t, env)
+		ch := obj{"name": "Rooms", "slug": "rooms", "customizations": []obj{
+			{"name": "title", "type": "string"}, {"name": "photos", "type": "gallery"}}}
+		chMust(t, env, "POST", "/channels", ch, 201)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels", Site: "copy", Body: ch}, 201)
+		a, b := testPNG(t, 3, 2), testPNG(t, 5, 4)
+		up := func(name string, data []byte) obj {
+			return obj{"__type": "File", "filename": name, "attachment": base64.StdEncoding.EncodeToString(data)}
+		}
+		chMust(t, env, "POST", "/channels/rooms/entries", obj{"title": "Hall", "photos": obj{"__type": "Gallery", "images": []obj{
+			{"__type": "GalleryImage", "file": up("a.png", a), "caption": "first"},
+			{"__type": "GalleryImage", "file": up("b.png", b), "caption": "second"}}}}, 201)
+		read := mustDo(t, env, apitest.Scenario{Path: "/channels/rooms/entries/hall", Headers: clientVersion}, 200).JSON.(obj)
+		payload := obj{}
+		for k, v := range read {
+			if k != "id" && k != "created_at" && k != "updated_at" {
+				payload[k] = v
+			}
+		}
+		// The client's comparison (internal/migrate/validate_entries.go
+		// compareGalleryField): count, then by position caption, filename
+		// and checksum. The ids are kept too.
+		same := func(t *testing.T, r *apitest.Response) {
+			t.Helper()
+			src, got := read["photos"].([]any), dig(r.JSON, "photos").([]any)
+			if len(got) != len(src) {
+				t.Fatalf("copied gallery: %d images, want %d: %s", len(got), len(src), r.Raw)
+			}
+			for i := range src {
+				for _, k := range [][]any{{"id"}, {"position"}, {"caption"}, {"file", "filename"}, {"file", "checksum"}, {"file", "size"}} {
+					if s, g := dig(src[i], k...), dig(got[i], k...); s != g {
+						t.Errorf("image %d %v: got %v, want %v", i, k, g, s)
+					}
+				}
+				if u := str(got[i], "file", "url"); !strings.Contains(u, dst.ID) {
+					t.Errorf("image %d: url %s is not a file of the copy's site", i, u)
+				}
+			}
+		}
+		var copied string
+		env.Run(t, []apitest.Scenario{
+			{Name: "CreateFromRead", Method: "POST", Path: "/channels/rooms/entries", Site: "copy", Headers: clientVersion, Body: payload,
+				WantStatus: 201, Check: func(t *testing.T, r *apitest.Response) { same(t, r); copied = str(r.JSON, "id") }},
+			{Name: "Read", Path: "/channels/rooms/entries/hall", Site: "copy", Headers: clientVersion, WantStatus: 200, Check: same},
+			// The client's upsert of an entry that exists sends the same body.
+			{Name: "SentAgainUnchanged", Method: "PUT", Path: "/channels/rooms/entries/hall", Site: "copy", Headers: clientVersion, Body: payload,
+				WantStatus: 200, Check: same},
+			{Name: "ForeignURLRefused", Method: "PUT", Path: "/channels/rooms/entries/hall", Site: "copy", Body: obj{"photos": []obj{
+				{"id": "6a6c60362e4510dd4a459a01", "file": obj{"url": "https://elsewhere.example/c.png", "filename": "c.png"}}}},
+				WantStatus: 422, WantBody: obj{"code": "invalid_file_format"}},
+			{Name: "UnknownIDWithoutFileRefused", Method: "PUT", Path: "/channels/rooms/entries/hall", Site: "copy", Body: obj{"photos": []obj{
+				{"id": "6a6c60362e4510dd4a459a01", "caption": "x"}}},
+				WantStatus: 422, WantBody: obj{"code": "validation_failed", "field": "photos.images[0].id"}},
+			{Name: "UnknownIDRemoveRefused", Method: "PUT", Path: "/channels/rooms/entries/hall", Site: "copy", Body: obj{"photos": []obj{
+				{"id": "6a6c60362e4510dd4a459a01", "remove": true, "file": obj{"url": str(read, "photos", 0, "file", "url")}}}},
+				WantStatus: 422, WantBody: obj{"code": "validation_failed"}},
+			{Name: "StillTwo", Path: "/channels/rooms/entries/hall", Site: "copy", Headers: clientVersion, WantStatus: 200, Check: same},
+		})
+		if copied == "" {
+			t.Fatal("no copy")
+		}
+		// The copy's bytes are its own: deleting the source keeps them.
+		mustDo(t, env, apitest.Scenario{Method: "DELETE", Path: "/channels/rooms/entries/hall"}, 204)
+		got := mustDo(t, env, apitest.Scenario{Path: "/channels/rooms/entries/" + copied, Site: "copy"}, 200).JSON
+		res := fetch(t, env, str(got, "photos", 1, "file", "url"), nil)
+		data, _ := io.ReadAll(res.Body)
+		res.Body.Close()
+		if res.StatusCode != 200 || !bytes.Equal(data, b) {
+			t.Errorf("copied image after the source's deletion: %d, %d bytes", res.StatusCode, len(data))
+		}
 	})
 }

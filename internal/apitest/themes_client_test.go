@@ -436,3 +436,48 @@ func TestSimulatorClient(t *testing.T) {
 		})
 	})
 }
+
+// TestThemeClientDefaultTheme: the client names a site's theme
+// "default-theme" when a reference gives none (`themes copy --from demo
+// --to copy`, internal/cmd/themes_copy.go splitThemeTarget), the name the
+// original service gives every site's theme. It names the active theme,
+// unless a theme has that name; on a site without themes a write to it
+// makes a theme of that name.
+func TestThemeClientDefaultTheme(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		ctx := context.Background()
+		site, err := env.Sites.Create(ctx, sites.CreateParams{Name: "Bare", ShortID: "bare", Locales: []string{"en"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		env.Tokens["bare"] = mustCreateToken(t, env, auth.TokenRequest{SiteID: site.ID, SiteToken: true})
+		active := str(mustDo(t, env, apitest.Scenario{Path: "/sites/demo"}, 200).JSON, "theme")
+		snippet := obj{"name": "copied.liquid", "code": "<p>copied</p>"}
+		env.Run(t, []apitest.Scenario{
+			{Name: "ReadsActive", Path: "/themes/default-theme", WantStatus: 200, WantBody: obj{"name": active, "theme": obj{"name": active, "active": true}}},
+			{Name: "InfoOfActive", Path: "/themes/default-theme/info", WantStatus: 200, WantBody: obj{"active": true}},
+			{Name: "WritesActive", Method: "POST", Path: "/themes/default-theme/snippets", Body: snippet, WantStatus: 201},
+			{Name: "InActive", Path: "/themes/" + active + "/snippets/copied.liquid", WantStatus: 200, WantBody: obj{"code": "<p>copied</p>"}},
+			{Name: "NoThemeOfThatName", Path: "/themes", WantStatus: 200, Check: func(t *testing.T, r *apitest.Response) {
+				for _, th := range r.JSON.([]any) {
+					if str(th, "name") == "default-theme" {
+						t.Errorf("a theme named default-theme was made: %s", r.Raw)
+					}
+				}
+			}},
+			{Name: "BareSiteHasNone", Path: "/themes/default-theme", As: "bare", WantStatus: 404},
+			{Name: "BareSiteWriteMakesIt", Method: "POST", Path: "/themes/default-theme/snippets", As: "bare", Body: snippet, WantStatus: 201},
+			{Name: "BareSiteNamed", Path: "/themes", As: "bare", WantStatus: 200, WantBody: []obj{{"name": "default-theme", "active": true}}},
+			{Name: "OtherTheme", Method: "POST", Path: "/themes/other/snippets", As: "bare", Body: obj{"name": "elsewhere.liquid", "code": "x"}, WantStatus: 201},
+		})
+		// A theme called default-theme wins over the active one.
+		if err := env.Sites.SetTheme(ctx, site.ID, "other"); err != nil {
+			t.Fatal(err)
+		}
+		env.Run(t, []apitest.Scenario{
+			{Name: "NamedThemeWins", Path: "/themes/default-theme", As: "bare", WantStatus: 200, WantBody: obj{"name": "default-theme", "active": false}},
+			{Name: "NamedThemeWritten", Method: "POST", Path: "/themes/default-theme/snippets", As: "bare", Body: obj{"name": "only-here.liquid", "code": "y"}, WantStatus: 201},
+			{Name: "NotInActive", Path: "/themes/other/snippets/only-here.liquid", As: "bare", WantStatus: 404},
+		})
+	})
+}

@@ -13,6 +13,7 @@ package apps
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/apps/worker"
@@ -25,6 +26,7 @@ const SDKVersion = "1.0.0"
 // app is the stored document of an app.
 type app struct {
 	Name          string            `json:"name"`
+	Description   string            `json:"description,omitempty"`
 	URL           string            `json:"url,omitempty"`
 	Domain        string            `json:"domain,omitempty"`
 	CallbackURL   string            `json:"callback_url,omitempty"`
@@ -93,6 +95,7 @@ type listForm struct {
 // fullFormJSON is an app as GET /apps/{key} shows it.
 type fullFormJSON struct {
 	listForm
+	Description   string   `json:"description"`
 	SDKVersion    string   `json:"sdk_version"`
 	CompiledAt    *string  `json:"compiled_at"`
 	CompileErrors []string `json:"compile_errors"`
@@ -101,13 +104,22 @@ type fullFormJSON struct {
 	Functions []namedJSON `json:"functions"`
 	Routes    []routeJSON `json:"routes"`
 	Callbacks []cbJSON    `json:"callbacks"`
-	Jobs      []namedJSON `json:"jobs"`
+	Jobs      []jobJSON   `json:"jobs"`
 	Schedules []schedJSON `json:"schedules"`
 }
 
 type namedJSON struct {
 	Name      string `json:"name"`
 	UpdatedAt string `json:"updated_at"`
+}
+
+// jobJSON is a job as the app shows it: the spec's {name, updated_at}, and
+// every, the cron expressions of the job's recurring schedules (", "
+// between them), which the original service's clients list beside it.
+type jobJSON struct {
+	Name      string `json:"name"`
+	UpdatedAt string `json:"updated_at"`
+	Every     string `json:"every,omitempty"`
 }
 
 type routeJSON struct {
@@ -161,7 +173,7 @@ func toListForm(key string, a *app, url string, created, updated time.Time) list
 func toFullForm(key string, a *app, url string, created, updated time.Time) fullFormJSON {
 	f := fullFormJSON{listForm: toListForm(key, a, url, created, updated), SDKVersion: SDKVersion,
 		CompileErrors: orNone(a.CompileErrors), Env: []string{}, Functions: []namedJSON{}, Routes: []routeJSON{},
-		Callbacks: []cbJSON{}, Jobs: []namedJSON{}, Schedules: []schedJSON{}}
+		Callbacks: []cbJSON{}, Jobs: []jobJSON{}, Schedules: []schedJSON{}, Description: a.Description}
 	if !a.CompiledAt.IsZero() {
 		at := cms.FormatTime(a.CompiledAt)
 		f.CompiledAt = &at
@@ -175,7 +187,13 @@ func toFullForm(key string, a *app, url string, created, updated time.Time) full
 		f.Functions = append(f.Functions, namedJSON{n.Name, cms.FormatTime(n.UpdatedAt)})
 	}
 	for _, n := range r.Jobs {
-		f.Jobs = append(f.Jobs, namedJSON{n.Name, cms.FormatTime(n.UpdatedAt)})
+		var every []string
+		for _, sc := range r.Schedules {
+			if _, cron := timingText(sc.Timing); sc.Name == n.Name && cron != "" && !slices.Contains(every, cron) {
+				every = append(every, cron)
+			}
+		}
+		f.Jobs = append(f.Jobs, jobJSON{n.Name, cms.FormatTime(n.UpdatedAt), strings.Join(every, ", ")})
 	}
 	for _, rt := range r.Routes {
 		f.Routes = append(f.Routes, routeJSON{rt.Verb, rt.Path, orEmpty(rt.Constraints), cms.FormatTime(rt.UpdatedAt)})

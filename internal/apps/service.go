@@ -138,6 +138,7 @@ func (s *Service) url(site *store.Site, key string) string {
 // appBody is the writable part of an app (POST and PATCH /apps).
 type appBody struct {
 	Name          *string            `json:"name"`
+	Description   *string            `json:"description"`
 	Key           *string            `json:"key"`
 	URL           *string            `json:"url"`
 	Domain        *string            `json:"domain"`
@@ -145,6 +146,13 @@ type appBody struct {
 	Internal      *bool              `json:"internal"`
 	InstallScopes *[]string          `json:"install_scopes"`
 	Env           map[string]*string `json:"env"`
+	// SDKVersion may name the one SDK this server runs (SDKVersion), as
+	// the original service's clients send it.
+	SDKVersion *string `json:"sdk_version"`
+	// Install is accepted and changes nothing: an app always belongs to
+	// the site it is made on (the original service's clients send it to
+	// install an app they create).
+	Install *bool `json:"install"`
 }
 
 func decodeApp(body []byte) (*appBody, error) {
@@ -162,10 +170,13 @@ func (b *appBody) apply(a *app) error {
 			return cms.FieldError("name", "is required")
 		}
 	}
+	if b.SDKVersion != nil && *b.SDKVersion != SDKVersion {
+		return cms.FieldError("sdk_version", "is "+SDKVersion+", the SDK this server runs")
+	}
 	for _, f := range []struct {
 		src *string
 		dst *string
-	}{{b.URL, &a.URL}, {b.Domain, &a.Domain}, {b.CallbackURL, &a.CallbackURL}} {
+	}{{b.Description, &a.Description}, {b.URL, &a.URL}, {b.Domain, &a.Domain}, {b.CallbackURL, &a.CallbackURL}} {
 		if f.src != nil {
 			*f.dst = strings.TrimSpace(*f.src)
 		}
@@ -214,9 +225,10 @@ func mustJSON(v any) []byte {
 	return b
 }
 
-// Create makes an app from {name, key?, url, domain, callback_url,
-// internal, install_scopes, env} and returns its full form. The key
-// defaults to the name, slugified. Errors: validation_failed, conflict.
+// Create makes an app from {name, key?, description, url, domain,
+// callback_url, internal, install_scopes, env, sdk_version, install} and
+// returns its full form. The key defaults to the name, slugified. Errors:
+// validation_failed, conflict.
 func (s *Service) Create(ctx context.Context, site *store.Site, body []byte) ([]byte, error) {
 	b, err := decodeApp(body)
 	if err != nil {

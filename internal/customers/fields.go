@@ -115,13 +115,6 @@ func (s *Service) Customizations(ctx context.Context, site *store.Site) ([]byte,
 	return out, err
 }
 
-// ChangeCustomizations applies a customizations PATCH body to the site's
-// customer field definitions and returns them. Values of fields dropped
-// stay stored, as with channels, and show again if the field comes back.
-func (s *Service) ChangeCustomizations(ctx context.Context, site *store.Site, body []byte) ([]byte, error) {
-	return s.changeCustomizations(ctx, site, body, entries.ChangeFieldSet)
-}
-
 func (s *Service) changeCustomizations(ctx context.Context, site *store.Site, body []byte,
 	change func(store.Tx, *store.Site, *entries.FieldSet, []byte, time.Time) (*entries.FieldSet, []byte, error)) ([]byte, error) {
 	var out []byte
@@ -148,13 +141,14 @@ func (s *Service) changeCustomizations(ctx context.Context, site *store.Site, bo
 	}
 }
 
-// MergeCustomizations applies a customizations POST body (the bare array,
-// or {"customizations": [...]} / {"fields": [...]}) to the site's customer
-// field definitions and returns them, as the original service's clients
-// send it: merged as a channel's fields are (entries.MergeFieldSet: by id,
-// else name; "_destroy": true removes one; the others stay), or with
-// replace the fields sent become the whole list. Errors: as
-// ChangeCustomizations.
+// MergeCustomizations applies a customizations PATCH or POST body (the
+// bare array, or {"customizations": [...]} / {"fields": [...]}) to the
+// site's customer field definitions and returns them: merged as a
+// channel's fields are (entries.MergeFieldSet: by id, else name;
+// "_destroy": true removes one; the others stay), or with replace the
+// fields sent become the whole list. Values of fields dropped stay stored,
+// as with channels, and show again if the field comes back. Errors:
+// validation_failed naming the field, invalid_json.
 func (s *Service) MergeCustomizations(ctx context.Context, site *store.Site, body []byte, replace bool) ([]byte, error) {
 	change := entries.MergeFieldSet
 	if replace {

@@ -57,6 +57,24 @@ func (w *writer) storeFile(f *Field, where string, v any, current *files.File) (
 	return nf, false, nil
 }
 
+// storedFileByURL stores a copy of the file of this server that a read
+// file object ({url, ...}) names by its URL (any host, path /files/<key>),
+// with the permissions of a FileRef (files.KindStored). Tessera does not
+// fetch other URLs: they are invalid_file_format.
+func (w *writer) storedFileByURL(f *Field, where string, v any) (*files.File, error) {
+	m, _ := v.(map[string]any)
+	u, _ := m["url"].(string)
+	key, ok := files.KeyOfURL(u)
+	if !ok {
+		return nil, &cms.Error{Code: files.EInvalidFileFormat, Message: fmt.Sprintf(
+			"%s: %q is not a file of this server (Tessera does not fetch URLs): upload it with {__type: File, filename, attachment} or copy it with {__type: FileRef, source}", where, u)}
+	}
+	if w.files == nil {
+		return nil, errField(where, "cannot store files on this server")
+	}
+	return w.files.Store(files.Value{Kind: files.KindStored, Key: key, URL: u}, f.PrivateStorage)
+}
+
 // gallery applies a gallery write: new images (with a file), updates of
 // existing ones by id (only the keys sent change), removals by id.
 // Images not named stay. Positions are 0-based; an image given an explicit
@@ -106,19 +124,35 @@ func (w *writer) gallery(f *Field, v any, cur json.RawMessage) (json.RawMessage,
 			return nil, errField(where+".__type", "must be GalleryImage")
 		}
 		var p *placed
+		_, hasFile := m["file"]
 		if id, ok := m["id"].(string); ok && id != "" {
-			if p = byID[id]; p == nil {
+			rm, _ := m["remove"].(bool)
+			switch p = byID[id]; {
+			case p == nil && (rm || !hasFile):
 				return nil, errField(where+".id", "names no image of this gallery: "+id)
-			}
-			if rm, _ := m["remove"].(bool); rm {
+			case p == nil:
+				// An image the gallery lacks, sent with its file: a gallery
+				// read elsewhere (another entry, another site) and written
+				// here, as the original client's entries copy sends it. It
+				// is a new image and keeps its id when that is one, so that
+				// the same copy sent again updates it instead of adding it
+				// twice.
+				if !cms.IsID(id) {
+					id = cms.NewID(w.now)
+				}
+				p = &placed{img: &GalleryImage{ID: id}, order: len(images) + i}
+				byID[id] = p
+				all = append(all, p)
+			case rm:
 				delete(byID, id)
 				all = slices.DeleteFunc(all, func(q *placed) bool { return q == p })
 				continue
+			default:
+				c := *p.img
+				p.img = &c
 			}
-			c := *p.img
-			p.img = &c
 		} else {
-			if _, ok := m["file"]; !ok {
+			if !hasFile {
 				return nil, errField(where+".file", "is required for a new image")
 			}
 			p = &placed{img: &GalleryImage{ID: cms.NewID(w.now)}, order: len(images) + i}
@@ -128,6 +162,14 @@ func (w *writer) gallery(f *Field, v any, cur json.RawMessage) (json.RawMessage,
 			nf, keep, err := w.storeFile(f, where+".file", fv, p.img.File)
 			if err != nil {
 				return nil, err
+			}
+			if keep && p.img.File == nil {
+				// A new image sent with a read file object: the file its
+				// URL names is copied.
+				if nf, err = w.storedFileByURL(f, where+".file", fv); err != nil {
+					return nil, err
+				}
+				keep = false
 			}
 			if !keep {
 				if nf == nil {

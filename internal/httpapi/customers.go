@@ -93,22 +93,10 @@ func (s *Server) handleCustomerCustomizations(w http.ResponseWriter, r *http.Req
 	return rawOK(w, out, err)
 }
 
-// handleCustomerCustomizationsUpdate handles
-// "PATCH /api/customers/customizations": the site's customer field
-// definitions, as a channel's customizations.
-func (s *Server) handleCustomerCustomizationsUpdate(w http.ResponseWriter, r *http.Request) error {
-	body, err := readBody(r)
-	if err != nil {
-		return err
-	}
-	out, err := s.Customers.ChangeCustomizations(r.Context(), principal(r).Site, body)
-	return rawOK(w, out, err)
-}
-
 // handleCustomerCustomizationsMerge handles
-// "POST /api/customers/customizations[?replace=1]", as the original
-// service's clients send it: the fields sent are merged into the
-// definitions by id or name ("_destroy": true removes one); with
+// "PATCH|POST /api/customers/customizations[?replace=1]", as a channel's
+// PATCH and the original service's clients: the fields sent are merged
+// into the definitions by id or name ("_destroy": true removes one); with
 // replace=1 they become the whole list.
 func (s *Server) handleCustomerCustomizationsMerge(w http.ResponseWriter, r *http.Request) error {
 	body, err := readBody(r)

@@ -92,7 +92,7 @@ func (s *Server) routes() {
 	s.handle("GET /api/customers/count", needSite, s.handleCustomerCount)
 	s.handleLimit("POST /api/customers", needSite, pageBodyBytes, s.handleCustomerCreate)
 	s.handle("GET /api/customers/customizations", needSite, s.handleCustomerCustomizations)
-	s.handle("PATCH /api/customers/customizations", needAdmin, s.handleCustomerCustomizationsUpdate)
+	s.handle("PATCH /api/customers/customizations", needAdmin, s.handleCustomerCustomizationsMerge)
 	s.handle("POST /api/customers/customizations", needAdmin, s.handleCustomerCustomizationsMerge)
 	s.handle("POST /api/customers/login", needSite, s.handleCustomerLogin)
 	s.handle("POST /api/customers/logout", needSite, s.handleCustomerLogout)

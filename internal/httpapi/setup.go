@@ -2,9 +2,9 @@ package httpapi
 
 import (
 	"crypto/subtle"
-	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/auth"
@@ -43,15 +43,18 @@ func localRequest(r *http.Request) bool {
 
 // loopbackHost reports whether a Host header names this machine.
 func loopbackHost(hostport string) bool {
-	host := hostport
-	if h, _, err := net.SplitHostPort(hostport); err == nil {
-		host = h
+	if strings.ContainsAny(hostport, "/@?#\\") {
+		return false
 	}
-	host = strings.ToLower(strings.TrimSuffix(host, "."))
+	u, err := url.Parse("http://" + hostport)
+	if err != nil {
+		return false
+	}
+	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
 		return true
 	}
-	a, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	a, err := netip.ParseAddr(host)
 	return err == nil && a.IsLoopback()
 }
 

@@ -1,6 +1,8 @@
-// Package mail sends Tessera's outgoing mail (customer password resets
-// today) through one Mailer: a log transport by default, which writes each
-// message to the log instead of sending it, or SMTP when configured.
+// Package mail sends Tessera's outgoing mail (customer and user password
+// resets, customer confirmations, cloud code's Mail.send) through one
+// Mailer: a log transport by default, which writes each message to the log
+// instead of sending it, or SMTP when configured; and queues it (Queue),
+// so that no request waits for a mail server.
 package mail
 
 import (

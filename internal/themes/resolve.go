@@ -23,13 +23,26 @@ func ID(siteID, name string) string {
 // by accident.
 func looksLikeID(ref string) bool { return cms.IsID(ref) }
 
+// DefaultThemeRef is the name the original service gives every site's
+// theme, and its tools' theme when a reference names none (`themes copy
+// --from site`): it names the site's active theme unless a theme has that
+// name.
+const DefaultThemeRef = "default-theme"
+
 // Resolve returns the name of the site's theme that ref names: its name
-// or, as GET /themes lists it, its id. ENotFound when no theme of the site
-// has that name or id.
+// or, as GET /themes lists it, its id; DefaultThemeRef names the active
+// theme. ENotFound when no theme of the site has that name or id.
 func (s *Service) Resolve(ctx context.Context, siteID, ref string) (string, error) {
 	var names []string
+	var active string
 	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		names, err = tx.Themes().ListThemes(siteID)
+		if names, err = tx.Themes().ListThemes(siteID); err != nil || ref != DefaultThemeRef {
+			return err
+		}
+		site, err := tx.Sites().Get(siteID)
+		if err == nil {
+			active = site.Theme
+		}
 		return err
 	})
 	if err != nil {
@@ -41,7 +54,7 @@ func (s *Service) Resolve(ctx context.Context, siteID, ref string) (string, erro
 		}
 	}
 	for _, n := range names {
-		if ID(siteID, n) == ref {
+		if ID(siteID, n) == ref || n == active {
 			return n, nil
 		}
 	}
