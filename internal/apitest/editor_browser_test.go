@@ -327,9 +327,18 @@ func button(text string, dlg bool) string {
 	return fmt.Sprintf(`%sbutton[normalize-space(.)=%q]`, scope, text)
 }
 
-// clickButton clicks a button by its text.
+// clickButton clicks a button by its text. In a dialog, it presses the
+// button once it is shown (a mouse click aimed while a modal dialog is
+// still being laid out can miss it), and waits for that to be seen.
 func clickButton(text string, dlg bool) chromedp.Action {
-	return chromedp.Click(button(text, dlg), chromedp.BySearch)
+	if !dlg {
+		return chromedp.Click(button(text, dlg), chromedp.BySearch)
+	}
+	return chromedp.Tasks{
+		chromedp.WaitVisible(button(text, dlg), chromedp.BySearch),
+		chromedp.Evaluate(fmt.Sprintf(`(() => { const d = document.querySelector('dialog[open]');
+			const b = [...d.querySelectorAll('button')].find(b => b.textContent.trim() === %q); b.focus(); b.click(); })()`, text), nil),
+	}
 }
 
 // signIn opens the editor and signs in as the demo admin.

@@ -339,6 +339,7 @@ func TestEditorUIPage(t *testing.T) {
 			chromedp.WaitVisible(item("Body")+` > .canvas > .blocks > .block:nth-child(5)`, chromedp.ByQuery),
 			click(item("Body")+` > .canvas > .blocks > .block:nth-child(4) .btn-remove`),
 			clickButton("Remove", true),
+			waitJS(`document.querySelectorAll('[data-slug="Body"] > .canvas > .blocks > .block').length === 4`),
 			saved(),
 		)
 		// Rich text: pasted markup comes out clean; a link and a list from the toolbar.
