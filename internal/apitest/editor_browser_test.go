@@ -336,8 +336,12 @@ func clickButton(text string, dlg bool) chromedp.Action {
 	}
 	return chromedp.Tasks{
 		chromedp.WaitVisible(button(text, dlg), chromedp.BySearch),
-		chromedp.Evaluate(fmt.Sprintf(`(() => { const d = document.querySelector('dialog[open]');
+		chromedp.Evaluate(fmt.Sprintf(`(() => { const d = document.querySelector('dialog[open]'); window.pressedDialog = d;
 			const b = [...d.querySelectorAll('button')].find(b => b.textContent.trim() === %q); b.focus(); b.click(); })()`, text), nil),
+		// What the button does runs once the dialog has closed (and focus
+		// went back where it was): wait for that before the next step.
+		waitJS(`!window.pressedDialog.open && !window.pressedDialog.isConnected`),
+		chromedp.Sleep(50 * time.Millisecond),
 	}
 }
 
