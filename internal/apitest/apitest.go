@@ -18,10 +18,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -100,8 +102,16 @@ type Option func(*options)
 type options struct {
 	blobURL      func(testing.TB) string
 	headerPrefix string
+	publicPort   bool
 	bare         bool
 	configure    func(*httpapi.Server)
+}
+
+// WithPublicPort puts the server's port in the sites' public URLs
+// (http://<short_id>.localhost:<port>), as serve does, so that a browser
+// can follow the URLs the API hands out (the editor's preview).
+func WithPublicPort() Option {
+	return func(o *options) { o.publicPort = true }
 }
 
 // Bare leaves the store empty: no site, no user, no token (a first run's
@@ -149,10 +159,19 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	tb.Cleanup(func() { blobs.Close() })
 	// The lowest bcrypt cost keeps customer scenarios fast; the cost is
 	// not what they test.
+	var urls sites.URLs
+	var ln net.Listener
+	if o.publicPort {
+		if ln, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+			tb.Fatalf("listen: %v", err)
+		}
+		urls.Port = strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+	}
 	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs, HashCost: bcrypt.MinCost,
-		Mailer: env.Mail})
+		Mailer: env.Mail, URLs: urls})
 	svc.Auth.Clock = clock
 	env.use(svc, blobs)
+	env.Server.URLs = urls
 	// Mail still queued goes out before the store closes (cleanups run
 	// last registered first).
 	tb.Cleanup(func() {
@@ -164,7 +183,12 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 		o.configure(env.Server)
 	}
 	env.Handler = env.Server.Handler()
-	hs := httptest.NewServer(env.Handler)
+	hs := httptest.NewUnstartedServer(env.Handler)
+	if ln != nil {
+		hs.Listener.Close()
+		hs.Listener = ln
+	}
+	hs.Start()
 	tb.Cleanup(hs.Close)
 	env.URL = hs.URL
 	env.Auth.EditorURL = hs.URL + "/admin/"

@@ -54,7 +54,7 @@ type Server struct {
 	// MaxBodyBytes limits JSON bodies; zero means DefaultMaxBodyBytes.
 	MaxBodyBytes int64
 	// Render renders the public site, served on every path outside /api/
-	// (and /files/, /healthz, /metrics); nil answers 404 there.
+	// (and /admin/, /files/, /healthz, /metrics); nil answers 404 there.
 	Render *render.Service
 	// URLs decide which site a host name shows: the public URL's {site}
 	// pattern and the default site for hosts that name no site.
@@ -115,6 +115,7 @@ type Server struct {
 	site           *public  // the public site, when Render is set
 	openapi        openAPIJSON
 	clientHeaders  *clientHeaders
+	editor         *editorFiles // the editor's files, served at /admin/
 }
 
 // handlerFunc is an API handler: it writes a response, or returns an error
@@ -165,6 +166,13 @@ func (s *Server) Handler() http.Handler {
 		s.mux.Handle("GET /metrics", routed("/metrics", s.metricsHandler))
 	}
 	s.mux.HandleFunc("/api/", s.handleUnmatched)
+	if ef, err := newEditorFiles(); err != nil {
+		s.Logger.Error("editor files", "err", err)
+	} else {
+		s.editor = ef
+		s.mux.Handle("/admin/", routed("/admin/", http.HandlerFunc(s.handleEditor)))
+		s.mux.Handle("/admin", routed("/admin/", http.HandlerFunc(s.handleEditor)))
+	}
 	if s.Files != nil {
 		s.mux.Handle("/files/", routed("/files/", s.Files))
 	}
