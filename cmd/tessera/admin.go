@@ -288,20 +288,25 @@ func printDemo(w io.Writer, asJSON bool, addr string, res *demo.Result) error {
 		port = p
 	}
 	siteURL := sites.BaseURL(res.Site, port) + "/"
+	editor := "http://" + addr + "/admin/"
 	return printResult(w, asJSON,
 		map[string]string{"base_url": base, "site_id": res.Site.ID, "short_id": res.Site.ShortID, "token": res.Token,
-			"site_url": siteURL, "customer_email": demo.CustomerEmail, "customer_password": demo.CustomerPassword},
+			"site_url": siteURL, "editor_url": editor, "admin_email": demo.AdminEmail, "admin_password": res.Password,
+			"customer_email": demo.CustomerEmail, "customer_password": demo.CustomerPassword},
 		fmt.Sprintf(`Demo site ready.
   base URL  %s
   site id   %s
   short id  %s
   token     %s
   website   %s
+  editor    %s
+  admin     %s / %s (shown once; a new one: tessera user passwd %s)
   customer  %s / %s (for the members page)
 
 Try:
   curl -H "Authorization: Bearer %s" %s/sites/%s/settings
-`, base, res.Site.ID, res.Site.ShortID, res.Token, siteURL, demo.CustomerEmail, demo.CustomerPassword, res.Token, base, res.Site.ShortID))
+`, base, res.Site.ID, res.Site.ShortID, res.Token, siteURL, editor, demo.AdminEmail, res.Password, demo.AdminEmail,
+			demo.CustomerEmail, demo.CustomerPassword, res.Token, base, res.Site.ShortID))
 }
 
 // cmdTokenList handles "tessera token list --site S".

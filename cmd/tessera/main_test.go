@@ -14,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/services"
 )
 
 // runJSON runs a command line with --json and decodes its output.
@@ -42,6 +45,18 @@ func TestAdminCommands(t *testing.T) {
 		}
 		if v["short_id"] != "demo" || v["base_url"] != "http://127.0.0.1:8080/api" {
 			t.Errorf("demo --json: got %v", v)
+		}
+		// The printed admin password signs in to the editor.
+		c := config{data: data}
+		st, err := c.openStore(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		svc := services.New(st, services.Options{})
+		password, _ := v["admin_password"].(string)
+		if _, err := svc.Auth.SignIn(t.Context(), auth.SignInRequest{Email: v["admin_email"].(string), Password: password}); err != nil {
+			t.Errorf("demo admin %v with the printed password: %v", v["admin_email"], err)
 		}
 	})
 	t.Run("DemoTwiceConflicts", func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/clientaddr"
 	"github.com/tessera-cms/tessera/internal/customers"
+	"github.com/tessera-cms/tessera/internal/demo"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
@@ -334,7 +335,9 @@ func demoIfEmpty(ctx context.Context, svc *services.Set, addr string, stdout io.
 	if total > 0 {
 		// Tokens are shown once, when made: say how to get a new one.
 		_, err := fmt.Fprintf(stdout, "The store already has sites, so no demo was created. For a new token:\n"+
-			"  tessera token create --site demo --user you@example.com --role admin\n")
+			"  tessera token create --site demo --user you@example.com --role admin\n"+
+			"For a new editor password of the demo admin:\n"+
+			"  tessera user passwd %s\n", demo.AdminEmail)
 		return err
 	}
 	res, err := createDemo(ctx, svc, "demo")

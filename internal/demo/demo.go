@@ -5,6 +5,7 @@ package demo
 
 import (
 	"context"
+	"crypto/rand"
 	"embed"
 	"encoding/json"
 	"fmt"
@@ -57,6 +58,10 @@ const (
 type Result struct {
 	Site  *store.Site
 	Token string
+	// Password is the demo admin's password for the editor, made at random
+	// for this store and shown once, like Token: a demo reachable from a
+	// network must not share a password with every other demo.
+	Password string
 }
 
 // Theme returns the demo theme's files.
@@ -106,7 +111,11 @@ func Create(ctx context.Context, svc Services, shortID string) (*Result, error) 
 	if err != nil {
 		return nil, fmt.Errorf("demo: create token: %w", err)
 	}
-	return &Result{Site: site, Token: token}, nil
+	password := rand.Text()
+	if err := svc.Auth.SetPassword(ctx, AdminEmail, password); err != nil {
+		return nil, fmt.Errorf("demo: set the admin's password: %w", err)
+	}
+	return &Result{Site: site, Token: token, Password: password}, nil
 }
 
 // demoPages is the demo's page tree: each page's body, and its parent's
