@@ -30,7 +30,6 @@ var absent = []struct {
 	{"/api/blogs", "blogs", false},
 	{"/api/notifications", "notification templates", false},
 	{"/api/redirects", "redirects", false},
-	{"/api/translations", "translations", false},
 }
 
 // absentResources registers the absent resources' paths, for every

@@ -115,6 +115,14 @@ func (s *Server) routes() {
 
 	s.handle("POST /api/simulator/render", needSite, s.handleSimulatorRender)
 
+	s.handle("GET /api/translations", needSite, s.handleTranslationList)
+	s.handle("GET /api/translations/count", needSite, s.handleTranslationCount)
+	s.handle("POST /api/translations", needSite, s.handleTranslationPost)
+	s.handle("GET /api/translations/{key...}", needSite, s.handleTranslationGet)
+	s.handle("PUT /api/translations/{key...}", needSite, s.handleTranslationUpdate)
+	s.handle("PATCH /api/translations/{key...}", needSite, s.handleTranslationUpdate)
+	s.handle("DELETE /api/translations/{key...}", needSite, s.handleTranslationDelete)
+
 	s.absentResources()
 }
 

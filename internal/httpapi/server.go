@@ -33,6 +33,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
+	"github.com/tessera-cms/tessera/internal/translations"
 )
 
 // DefaultMaxBodyBytes limits request bodies of routes that take no files.
@@ -64,6 +65,8 @@ type Server struct {
 	Apps *apps.Service
 	// Uploads keeps the uploads resource.
 	Uploads *files.Service
+	// Translations keeps the sites' interface strings.
+	Translations *translations.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 	// CORSOrigins are the origins browsers may call the API from; empty

@@ -33,6 +33,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/translations"
 )
 
 // Service renders sites.
@@ -50,6 +51,9 @@ type Service struct {
 	// Limits bound every render (see Limits); zero fields take the
 	// defaults.
 	Limits Limits
+	// Translations, when set, answer the translate filter; without it
+	// the filter shows its fallback.
+	Translations *translations.Service
 
 	mu     sync.Mutex
 	themes map[string]*theme
@@ -327,6 +331,9 @@ func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (
 				return nil
 			}
 		}
+		if !recordsHold(tx, site.ID, c.deps) {
+			return nil
+		}
 		if c.deps.channelSetRead {
 			// A channel created, renamed, redefined or deleted changes what
 			// `channels` holds, even for a slug the render found missing.
@@ -527,6 +534,7 @@ func (s *Service) renderPage(th *theme, st *state, req *Request, p *pages.Page, 
 func (s *Service) inLayout(th *theme, st *state, tpl lrender.Node, file string, b map[string]any) ([]byte, error) {
 	if st.cfg == nil {
 		st.cfg = th.config(st.b)
+		st.cfg.st = st
 	}
 	content := st.b.buffer()
 	if err := st.check(file, st.render(tpl, content, b, file)); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
+	"github.com/tessera-cms/tessera/internal/translations"
 )
 
 // maxChannelEntries is how many entries `channels.<slug>` holds: the
@@ -52,6 +53,8 @@ type state struct {
 	err error
 	// options caches selectNames by channel reference.
 	options map[string]selectNames
+	// tr is the site's translations, once the render read them.
+	tr *translations.Table
 }
 
 func (st *state) fail(err error) {
@@ -76,11 +79,14 @@ type deps struct {
 	// `channels` variable (channelSetRead).
 	channelSet     string
 	channelSetRead bool
+	// records are the kinds of the site's records the render read (its
+	// translations, menus), with their stamps.
+	records map[string]store.Stamp
 }
 
 func newDeps() *deps {
 	return &deps{pages: map[string]time.Time{}, entries: map[string]time.Time{}, channels: map[string]store.Stamp{},
-		channelDefs: map[string]time.Time{}}
+		channelDefs: map[string]time.Time{}, records: map[string]store.Stamp{}}
 }
 
 func (d *deps) page(id string, ts time.Time) {

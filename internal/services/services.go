@@ -25,6 +25,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
+	"github.com/tessera-cms/tessera/internal/translations"
 )
 
 // Options are what the process decides about its surroundings.
@@ -93,6 +94,8 @@ type Set struct {
 	Render *render.Service
 	// Apps keeps apps and runs their cloud code.
 	Apps *apps.Service
+	// Translations keeps the sites' interface strings.
+	Translations *translations.Service
 }
 
 // ShareRedis makes the caches of this process coherent with those of every
@@ -152,7 +155,8 @@ func New(st store.Store, opt Options) *Set {
 	s.Customers.Entries, s.Customers.Files = s.Entries, s.Files
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries,
 		Fresh: s.Fresh}
-	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src}
+	s.Translations = &translations.Service{Store: st, Fresh: src}
+	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src, Translations: s.Translations}
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL, Fresh: src,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}, Queue: opt.AppsQueue, LogRetention: opt.AppsLogRetention}
 	s.Apps.Attach(s.Events)

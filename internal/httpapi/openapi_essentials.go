@@ -1,0 +1,44 @@
+package httpapi
+
+// The OpenAPI operations and schemas of the site essentials: translations,
+// menus, redirects, notification templates and customer roles. They join
+// the document's tables at start-up, kept here so that each table stays
+// readable.
+
+var essentialOperations = map[string]operation{
+	"GET /api/translations":             {"Translations by key (key, key.start and updated_at.gte filter; locale adds one locale's value)", "translations", "", ok(200, "[]Translation"), append([]string{"key", "key.start", "updated_at.gte", "locale", "content_locale"}, pageQuery...), false},
+	"GET /api/translations/count":       {"The number of translations (filtered as the list)", "translations", "", ok(200, "Count"), []string{"key", "key.start", "updated_at.gte"}, false},
+	"POST /api/translations":            {"Create a translation or change the one with its key; an array imports many at once, all or none", "translations", "TranslationWrite", map[int]string{200: "TranslationOrList", 201: "Translation"}, []string{"locale", "content_locale"}, false},
+	"GET /api/translations/{key...}":    {"One translation, by key or id", "translations", "", ok(200, "Translation"), []string{"locale", "content_locale"}, false},
+	"PUT /api/translations/{key...}":    {"Change a translation's values (and key); the locales not sent stay", "translations", "TranslationWrite", ok(200, "Translation"), []string{"locale", "content_locale"}, true},
+	"PATCH /api/translations/{key...}":  {"Change a translation (as PUT)", "translations", "TranslationWrite", ok(200, "Translation"), []string{"locale", "content_locale"}, true},
+	"DELETE /api/translations/{key...}": {"Delete a translation", "translations", "", ok(204, ""), nil, true},
+}
+
+func essentialSchemas() map[string]any {
+	str := map[string]any{"type": "string"}
+	strMap := map[string]any{"type": "object", "additionalProperties": str}
+	object := func(required []string, props map[string]any) map[string]any {
+		o := map[string]any{"type": "object", "properties": props}
+		if len(required) > 0 {
+			o["required"] = required
+		}
+		return o
+	}
+	translation := object([]string{"id", "key", "values", "created_at", "updated_at"}, map[string]any{
+		"id": str, "key": str, "values": strMap, "locale": str, "value": str, "created_at": str, "updated_at": str})
+	return map[string]any{
+		"Translation": translation,
+		"TranslationWrite": map[string]any{"description": "A translation {key, values} (or {key, value, locale}); POST also takes an array of them.",
+			"type": []string{"object", "array"}},
+		"TranslationOrList": map[string]any{"anyOf": []any{map[string]any{"$ref": "#/components/schemas/Translation"},
+			map[string]any{"type": "array", "items": map[string]any{"$ref": "#/components/schemas/Translation"}}},
+			"description": "The translation changed, or the translations an import wrote."},
+	}
+}
+
+func init() {
+	for k, v := range essentialOperations {
+		operations[k] = v
+	}
+}
