@@ -305,4 +305,3 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref, ifMatch str
 		return tx.Records().Delete(site.ID, store.RecordTranslation, r.ID)
 	})
 }
-
