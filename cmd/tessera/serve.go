@@ -201,7 +201,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != "", URLs: urls,
 		Proxies: proxies, ProxiedConns: connsPerClient, ClientHeaderPrefix: headerPrefix}
 	srv.CORSOrigins = splitList(corsOrigins)
-	srv.Translations = svc.Translations
+	srv.Translations, srv.Menus = svc.Translations, svc.Menus
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),

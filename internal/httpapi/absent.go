@@ -26,7 +26,6 @@ var absent = []struct {
 	{"/api/products/customizations", "product custom fields", true},
 	{"/api/collections", "collections", false},
 	{"/api/roles", "customer roles", false},
-	{"/api/menus", "menus", false},
 	{"/api/blogs", "blogs", false},
 	{"/api/notifications", "notification templates", false},
 	{"/api/redirects", "redirects", false},

@@ -12,6 +12,13 @@ var essentialOperations = map[string]operation{
 	"GET /api/translations/{key...}":    {"One translation, by key or id", "translations", "", ok(200, "Translation"), []string{"locale", "content_locale"}, false},
 	"PUT /api/translations/{key...}":    {"Change a translation's values (and key); the locales not sent stay", "translations", "TranslationWrite", ok(200, "Translation"), []string{"locale", "content_locale"}, true},
 	"PATCH /api/translations/{key...}":  {"Change a translation (as PUT)", "translations", "TranslationWrite", ok(200, "Translation"), []string{"locale", "content_locale"}, true},
+	"GET /api/menus":                    {"Menus by handle, their items nested (handle or slug keeps one)", "menus", "", ok(200, "[]Menu"), append([]string{"handle", "slug", "nested", "locale", "content_locale"}, pageQuery...), false},
+	"GET /api/menus/count":              {"The number of menus", "menus", "", ok(200, "Count"), nil, false},
+	"POST /api/menus":                   {"Create a menu {name, handle, items}", "menus", "MenuWrite", ok(201, "Menu"), []string{"locale", "content_locale"}, false},
+	"GET /api/menus/{menu}":             {"One menu, by handle or id", "menus", "", ok(200, "Menu"), []string{"locale", "content_locale"}, false},
+	"PATCH /api/menus/{menu}":           {"Change a menu: the keys sent replace its own, items the whole tree", "menus", "MenuWrite", ok(200, "Menu"), []string{"locale", "content_locale", "replace"}, true},
+	"PUT /api/menus/{menu}":             {"Change a menu (as PATCH)", "menus", "MenuWrite", ok(200, "Menu"), []string{"locale", "content_locale", "replace"}, true},
+	"DELETE /api/menus/{menu}":          {"Delete a menu", "menus", "", ok(204, ""), nil, true},
 	"DELETE /api/translations/{key...}": {"Delete a translation", "translations", "", ok(204, ""), nil, true},
 }
 
@@ -27,7 +34,16 @@ func essentialSchemas() map[string]any {
 	}
 	translation := object([]string{"id", "key", "values", "created_at", "updated_at"}, map[string]any{
 		"id": str, "key": str, "values": strMap, "locale": str, "value": str, "created_at": str, "updated_at": str})
+	item := object([]string{"id", "title", "url", "target", "position", "children"}, map[string]any{
+		"id": str, "title": str, "url": str, "target": str, "position": map[string]any{"type": "integer"},
+		"page": str, "entry": str, "target_page": map[string]any{"type": "object"}, "target_entry": map[string]any{"type": "object"},
+		"translations": map[string]any{"type": "object"}, "children": map[string]any{"type": "array", "description": "Items of the same shape"}})
 	return map[string]any{
+		"MenuItem": item,
+		"Menu": object([]string{"id", "name", "handle", "slug", "items", "created_at", "updated_at"}, map[string]any{
+			"id": str, "name": str, "handle": str, "slug": str, "items_count": map[string]any{"type": "integer"},
+			"items": map[string]any{"type": "array", "items": map[string]any{"$ref": "#/components/schemas/MenuItem"}}, "created_at": str, "updated_at": str}),
+		"MenuWrite":   map[string]any{"type": "object", "description": "A menu {name, handle (or slug), items}; each item {title, url or page or entry, target, position, translations, children}."},
 		"Translation": translation,
 		"TranslationWrite": map[string]any{"description": "A translation {key, values} (or {key, value, locale}); POST also takes an array of them.",
 			"type": []string{"object", "array"}},

@@ -123,6 +123,14 @@ func (s *Server) routes() {
 	s.handle("PATCH /api/translations/{key...}", needSite, s.handleTranslationUpdate)
 	s.handle("DELETE /api/translations/{key...}", needSite, s.handleTranslationDelete)
 
+	s.handle("GET /api/menus", needSite, s.handleMenuList)
+	s.handle("GET /api/menus/count", needSite, s.handleMenuCount)
+	s.handle("POST /api/menus", needSite, s.handleMenuCreate)
+	s.handle("GET /api/menus/{menu}", needSite, s.handleMenuGet)
+	s.handle("PATCH /api/menus/{menu}", needSite, s.handleMenuUpdate)
+	s.handle("PUT /api/menus/{menu}", needSite, s.handleMenuUpdate)
+	s.handle("DELETE /api/menus/{menu}", needSite, s.handleMenuDelete)
+
 	s.absentResources()
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/netlimit"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
@@ -67,6 +68,8 @@ type Server struct {
 	Uploads *files.Service
 	// Translations keeps the sites' interface strings.
 	Translations *translations.Service
+	// Menus keeps the sites' navigation menus.
+	Menus *menus.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 	// CORSOrigins are the origins browsers may call the API from; empty

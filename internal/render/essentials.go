@@ -78,3 +78,33 @@ func recordsHold(tx store.Tx, siteID string, d *deps) bool {
 	}
 	return true
 }
+
+// menusDrop is the `menus` variable: the site's menus by handle, read when
+// a template first uses it, with the trail of the page being shown.
+type menusDrop struct{ st *state }
+
+func (d menusDrop) ToLiquid() any {
+	st := d.st
+	if st.menus != nil {
+		return st.menus
+	}
+	if st.svc.Menus == nil {
+		return map[string]any{}
+	}
+	out, deps, err := st.svc.Menus.Liquid(st.ctx, st.site, st.locale, st.req.Path)
+	if err != nil {
+		st.fail(err)
+		return map[string]any{}
+	}
+	st.menus = out
+	st.deps.record(store.RecordMenu, deps.Stamp)
+	for id, at := range deps.Pages {
+		st.deps.page(id, at)
+	}
+	st.deps.mu.Lock()
+	for id, at := range deps.Entries {
+		st.deps.entries[id] = at
+	}
+	st.deps.mu.Unlock()
+	return out
+}

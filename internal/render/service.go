@@ -31,6 +31,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/fresh"
+	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/translations"
@@ -54,6 +55,9 @@ type Service struct {
 	// Translations, when set, answer the translate filter; without it
 	// the filter shows its fallback.
 	Translations *translations.Service
+	// Menus, when set, fill the `menus` variable; without it the
+	// variable is empty.
+	Menus *menus.Service
 
 	mu     sync.Mutex
 	themes map[string]*theme
@@ -495,6 +499,7 @@ func (st *state) bindings(req *Request, p *pages.Page, mode string) map[string]a
 		"locales":      locales,
 		"request":      map[string]any{"path": req.Path, "host": req.Host, "params": params},
 		"channels":     channelsDrop{st},
+		"menus":        menusDrop{st},
 		"login_url":    LoginPath,
 		"logout_url":   LogoutPath,
 		"customer":     nil,

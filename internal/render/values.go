@@ -53,8 +53,10 @@ type state struct {
 	err error
 	// options caches selectNames by channel reference.
 	options map[string]selectNames
-	// tr is the site's translations, once the render read them.
-	tr *translations.Table
+	// tr is the site's translations, and menus the `menus` variable, once
+	// the render read them.
+	tr    *translations.Table
+	menus map[string]any
 }
 
 func (st *state) fail(err error) {

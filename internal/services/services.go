@@ -19,6 +19,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/mail"
+	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/render"
@@ -96,6 +97,8 @@ type Set struct {
 	Apps *apps.Service
 	// Translations keeps the sites' interface strings.
 	Translations *translations.Service
+	// Menus keeps the sites' navigation menus.
+	Menus *menus.Service
 }
 
 // ShareRedis makes the caches of this process coherent with those of every
@@ -156,7 +159,8 @@ func New(st store.Store, opt Options) *Set {
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries,
 		Fresh: s.Fresh}
 	s.Translations = &translations.Service{Store: st, Fresh: src}
-	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src, Translations: s.Translations}
+	s.Menus = &menus.Service{Store: st, Entries: s.Entries, Fresh: src}
+	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src, Translations: s.Translations, Menus: s.Menus}
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL, Fresh: src,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}, Queue: opt.AppsQueue, LogRetention: opt.AppsLogRetention}
 	s.Apps.Attach(s.Events)
