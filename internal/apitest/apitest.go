@@ -219,7 +219,7 @@ func (env *Env) use(svc *services.Set, blobs *files.Store) {
 	env.Server = &httpapi.Server{Store: env.Store, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Translations: svc.Translations, Menus: svc.Menus,
-		Logger:       slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
 // setup makes the demo site, the other site and a token of every kind.

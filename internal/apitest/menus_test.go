@@ -87,7 +87,7 @@ func TestMenus(t *testing.T) {
 			{Name: "NoName", Method: "POST", Path: "/menus", As: "www", Site: site.ID, Body: obj{"handle": "x"}, WantStatus: 422, WantBody: obj{"field": "name"}},
 			{Name: "BadHandle", Method: "POST", Path: "/menus", As: "www", Site: site.ID, Body: obj{"name": "x", "handle": "a b"}, WantStatus: 422, WantBody: obj{"field": "handle"}},
 			{Name: "MissingPage", Method: "POST", Path: "/menus", As: "www", Site: site.ID,
-				Body: obj{"name": "x", "items": []any{obj{"title": "A", "url": "/a"}, obj{"title": "B", "children": []any{obj{"page": "nowhere"}}}}},
+				Body:       obj{"name": "x", "items": []any{obj{"title": "A", "url": "/a"}, obj{"title": "B", "children": []any{obj{"page": "nowhere"}}}}},
 				WantStatus: 422, WantBody: obj{"code": "reference_not_found", "field": "items[1].children[0].page"}},
 			{Name: "JavascriptURL", Method: "POST", Path: "/menus", As: "www", Site: site.ID,
 				Body: obj{"name": "x", "items": []any{obj{"title": "A", "url": "javascript:alert(1)"}}}, WantStatus: 422, WantBody: obj{"field": "items[0].url"}},
