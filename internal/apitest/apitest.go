@@ -218,7 +218,7 @@ func (env *Env) use(svc *services.Set, blobs *files.Store) {
 	env.Fresh, env.AuthCache = svc.Fresh, svc.AuthCache
 	env.Server = &httpapi.Server{Store: env.Store, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
-		Translations: svc.Translations, Menus: svc.Menus,
+		Translations: svc.Translations, Menus: svc.Menus, Redirects: svc.Redirects,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 

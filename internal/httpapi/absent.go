@@ -28,7 +28,6 @@ var absent = []struct {
 	{"/api/roles", "customer roles", false},
 	{"/api/blogs", "blogs", false},
 	{"/api/notifications", "notification templates", false},
-	{"/api/redirects", "redirects", false},
 }
 
 // absentResources registers the absent resources' paths, for every

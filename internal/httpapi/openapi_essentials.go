@@ -19,6 +19,13 @@ var essentialOperations = map[string]operation{
 	"PATCH /api/menus/{menu}":           {"Change a menu: the keys sent replace its own, items the whole tree", "menus", "MenuWrite", ok(200, "Menu"), []string{"locale", "content_locale", "replace"}, true},
 	"PUT /api/menus/{menu}":             {"Change a menu (as PATCH)", "menus", "MenuWrite", ok(200, "Menu"), []string{"locale", "content_locale", "replace"}, true},
 	"DELETE /api/menus/{menu}":          {"Delete a menu", "menus", "", ok(204, ""), nil, true},
+	"GET /api/redirects":                {"Redirects by source (source keeps one)", "redirects", "", ok(200, "[]Redirect"), append([]string{"source"}, pageQuery...), false},
+	"GET /api/redirects/count":          {"The number of redirects", "redirects", "", ok(200, "Count"), nil, false},
+	"POST /api/redirects":               {"Create a redirect {source, target, status}", "redirects", "RedirectWrite", ok(201, "Redirect"), nil, false},
+	"GET /api/redirects/{redirect}":     {"One redirect, by id", "redirects", "", ok(200, "Redirect"), nil, false},
+	"PUT /api/redirects/{redirect}":     {"Change a redirect: the keys sent", "redirects", "RedirectWrite", ok(200, "Redirect"), nil, true},
+	"PATCH /api/redirects/{redirect}":   {"Change a redirect (as PUT)", "redirects", "RedirectWrite", ok(200, "Redirect"), nil, true},
+	"DELETE /api/redirects/{redirect}":  {"Delete a redirect", "redirects", "", ok(204, ""), nil, true},
 	"DELETE /api/translations/{key...}": {"Delete a translation", "translations", "", ok(204, ""), nil, true},
 }
 
@@ -43,8 +50,11 @@ func essentialSchemas() map[string]any {
 		"Menu": object([]string{"id", "name", "handle", "slug", "items", "created_at", "updated_at"}, map[string]any{
 			"id": str, "name": str, "handle": str, "slug": str, "items_count": map[string]any{"type": "integer"},
 			"items": map[string]any{"type": "array", "items": map[string]any{"$ref": "#/components/schemas/MenuItem"}}, "created_at": str, "updated_at": str}),
-		"MenuWrite":   map[string]any{"type": "object", "description": "A menu {name, handle (or slug), items}; each item {title, url or page or entry, target, position, translations, children}."},
-		"Translation": translation,
+		"MenuWrite": map[string]any{"type": "object", "description": "A menu {name, handle (or slug), items}; each item {title, url or page or entry, target, position, translations, children}."},
+		"Redirect": object([]string{"id", "source", "target", "status", "created_at", "updated_at"}, map[string]any{
+			"id": str, "source": str, "target": str, "status": map[string]any{"type": "integer", "enum": []int{301, 302}}, "created_at": str, "updated_at": str}),
+		"RedirectWrite": object(nil, map[string]any{"source": str, "target": str, "status": map[string]any{"type": "integer", "enum": []int{301, 302}}}),
+		"Translation":   translation,
 		"TranslationWrite": map[string]any{"description": "A translation {key, values} (or {key, value, locale}); POST also takes an array of them.",
 			"type": []string{"object", "array"}},
 		"TranslationOrList": map[string]any{"anyOf": []any{map[string]any{"$ref": "#/components/schemas/Translation"},

@@ -233,6 +233,9 @@ func (p *public) customer(w http.ResponseWriter, r *http.Request) (*customers.Cu
 }
 
 func (p *public) page(w http.ResponseWriter, r *http.Request) {
+	if p.redirect(w, r) {
+		return
+	}
 	c, err := p.customer(w, r)
 	if err != nil {
 		p.fail(w, r, err)

@@ -131,6 +131,14 @@ func (s *Server) routes() {
 	s.handle("PUT /api/menus/{menu}", needSite, s.handleMenuUpdate)
 	s.handle("DELETE /api/menus/{menu}", needSite, s.handleMenuDelete)
 
+	s.handle("GET /api/redirects", needSite, s.handleRedirectList)
+	s.handle("GET /api/redirects/count", needSite, s.handleRedirectCount)
+	s.handle("POST /api/redirects", needSite, s.handleRedirectCreate)
+	s.handle("GET /api/redirects/{redirect}", needSite, s.handleRedirectGet)
+	s.handle("PUT /api/redirects/{redirect}", needSite, s.handleRedirectUpdate)
+	s.handle("PATCH /api/redirects/{redirect}", needSite, s.handleRedirectUpdate)
+	s.handle("DELETE /api/redirects/{redirect}", needSite, s.handleRedirectDelete)
+
 	s.absentResources()
 }
 

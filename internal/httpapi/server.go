@@ -30,6 +30,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/netlimit"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/redirects"
 	"github.com/tessera-cms/tessera/internal/render"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -70,6 +71,9 @@ type Server struct {
 	Translations *translations.Service
 	// Menus keeps the sites' navigation menus.
 	Menus *menus.Service
+	// Redirects keeps the sites' redirects, which the public site answers
+	// before it looks for a page.
+	Redirects *redirects.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 	// CORSOrigins are the origins browsers may call the API from; empty

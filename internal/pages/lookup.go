@@ -41,6 +41,19 @@ func FindTx(tx store.Tx, site *store.Site, ref string) (*Page, error) {
 	return decodePage(rec)
 }
 
+// publicPaths are a page's public paths by locale, from its fullpaths.
+func publicPaths(site *store.Site, full Text) map[string]string {
+	out := make(map[string]string, len(site.Locales))
+	for _, l := range site.Locales {
+		prefix := ""
+		if l != site.DefaultLocale {
+			prefix = "/" + l
+		}
+		out[l] = prefix + readFullpath(full.Get(l, site.DefaultLocale))
+	}
+	return out
+}
+
 // GetTx returns the site's page with the given id, within tx. ENotFound.
 func GetTx(tx store.Tx, siteID, id string) (*Page, error) {
 	rec, err := tx.Pages().Get(siteID, id)

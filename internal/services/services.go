@@ -22,6 +22,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/redirects"
 	"github.com/tessera-cms/tessera/internal/render"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -99,6 +100,8 @@ type Set struct {
 	Translations *translations.Service
 	// Menus keeps the sites' navigation menus.
 	Menus *menus.Service
+	// Redirects keeps the sites' redirects.
+	Redirects *redirects.Service
 }
 
 // ShareRedis makes the caches of this process coherent with those of every
@@ -160,6 +163,8 @@ func New(st store.Store, opt Options) *Set {
 		Fresh: s.Fresh}
 	s.Translations = &translations.Service{Store: st, Fresh: src}
 	s.Menus = &menus.Service{Store: st, Entries: s.Entries, Fresh: src}
+	s.Redirects = &redirects.Service{Store: st, Fresh: src}
+	s.Pages.Moved = s.Redirects.PageMoved
 	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src, Translations: s.Translations, Menus: s.Menus}
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL, Fresh: src,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}, Queue: opt.AppsQueue, LogRetention: opt.AppsLogRetention}
