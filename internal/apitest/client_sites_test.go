@@ -198,7 +198,7 @@ func TestClientSites(t *testing.T) {
 			{Name: "SchemaWrite", Method: "POST", Path: "/products/customizations?replace=1", Site: "-", Headers: h,
 				Body: []obj{{"name": "sku", "type": "string"}}, WantStatus: 404, WantBody: obj{"code": 101, "message": "This server keeps no product custom fields."}},
 			{Name: "Create", Method: "POST", Path: "/products", Site: "-", Headers: h, Body: obj{"name": "Shoe"}, WantStatus: 404},
-			{Name: "Update", Method: "PUT", Path: "/roles", Site: "-", Headers: h, Body: obj{}, WantStatus: 404},
+			{Name: "Update", Method: "PUT", Path: "/collections", Site: "-", Headers: h, Body: obj{}, WantStatus: 404},
 			{Name: "One", Path: "/menus/main", Site: "-", Headers: h, WantStatus: 404},
 			{Name: "Count", Path: "/products/count", Site: "-", Headers: h, WantStatus: 404},
 			{Name: "NeedsAToken", Path: "/products", As: "none", WantStatus: 401},

@@ -25,7 +25,6 @@ var absent = []struct {
 	{"/api/products", "products", false},
 	{"/api/products/customizations", "product custom fields", true},
 	{"/api/collections", "collections", false},
-	{"/api/roles", "customer roles", false},
 	{"/api/blogs", "blogs", false},
 	{"/api/notifications", "notification templates", false},
 }

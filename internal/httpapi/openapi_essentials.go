@@ -26,12 +26,20 @@ var essentialOperations = map[string]operation{
 	"PUT /api/redirects/{redirect}":     {"Change a redirect: the keys sent", "redirects", "RedirectWrite", ok(200, "Redirect"), nil, true},
 	"PATCH /api/redirects/{redirect}":   {"Change a redirect (as PUT)", "redirects", "RedirectWrite", ok(200, "Redirect"), nil, true},
 	"DELETE /api/redirects/{redirect}":  {"Delete a redirect", "redirects", "", ok(204, ""), nil, true},
+	"GET /api/roles":                    {"Customer roles by name, with the ids of their customers", "roles", "", ok(200, "[]Role"), pageQuery, false},
+	"GET /api/roles/count":              {"The number of roles", "roles", "", ok(200, "Count"), nil, false},
+	"POST /api/roles":                   {"Create a role {name, description, customers} (admins)", "roles", "RoleWrite", ok(201, "Role"), nil, false},
+	"GET /api/roles/{role}":             {"One role, by id or name", "roles", "", ok(200, "Role"), nil, false},
+	"PUT /api/roles/{role}":             {"Change a role: a new name moves its customers, customers sets them (admins)", "roles", "RoleWrite", ok(200, "Role"), nil, true},
+	"PATCH /api/roles/{role}":           {"Change a role (as PUT; admins)", "roles", "RoleWrite", ok(200, "Role"), nil, true},
+	"DELETE /api/roles/{role}":          {"Delete a role, taking it from its customers (admins)", "roles", "", ok(204, ""), nil, true},
 	"DELETE /api/translations/{key...}": {"Delete a translation", "translations", "", ok(204, ""), nil, true},
 }
 
 func essentialSchemas() map[string]any {
 	str := map[string]any{"type": "string"}
 	strMap := map[string]any{"type": "object", "additionalProperties": str}
+	strs := map[string]any{"type": "array", "items": str}
 	object := func(required []string, props map[string]any) map[string]any {
 		o := map[string]any{"type": "object", "properties": props}
 		if len(required) > 0 {
@@ -54,7 +62,10 @@ func essentialSchemas() map[string]any {
 		"Redirect": object([]string{"id", "source", "target", "status", "created_at", "updated_at"}, map[string]any{
 			"id": str, "source": str, "target": str, "status": map[string]any{"type": "integer", "enum": []int{301, 302}}, "created_at": str, "updated_at": str}),
 		"RedirectWrite": object(nil, map[string]any{"source": str, "target": str, "status": map[string]any{"type": "integer", "enum": []int{301, 302}}}),
-		"Translation":   translation,
+		"Role": object([]string{"id", "name", "description", "customers", "children", "parents", "created_at", "updated_at"}, map[string]any{
+			"id": str, "name": str, "description": str, "customers": strs, "children": strs, "parents": strs, "created_at": str, "updated_at": str}),
+		"RoleWrite":   object(nil, map[string]any{"name": str, "description": str, "customers": strs}),
+		"Translation": translation,
 		"TranslationWrite": map[string]any{"description": "A translation {key, values} (or {key, value, locale}); POST also takes an array of them.",
 			"type": []string{"object", "array"}},
 		"TranslationOrList": map[string]any{"anyOf": []any{map[string]any{"$ref": "#/components/schemas/Translation"},

@@ -139,6 +139,15 @@ func (s *Server) routes() {
 	s.handle("PATCH /api/redirects/{redirect}", needSite, s.handleRedirectUpdate)
 	s.handle("DELETE /api/redirects/{redirect}", needSite, s.handleRedirectDelete)
 
+	// Roles decide who sees what: changing them needs an admin.
+	s.handle("GET /api/roles", needSite, s.handleRoleList)
+	s.handle("GET /api/roles/count", needSite, s.handleRoleCount)
+	s.handle("POST /api/roles", needAdmin, s.handleRoleCreate)
+	s.handle("GET /api/roles/{role}", needSite, s.handleRoleGet)
+	s.handle("PUT /api/roles/{role}", needAdmin, s.handleRoleUpdate)
+	s.handle("PATCH /api/roles/{role}", needAdmin, s.handleRoleUpdate)
+	s.handle("DELETE /api/roles/{role}", needAdmin, s.handleRoleDelete)
+
 	s.absentResources()
 }
 

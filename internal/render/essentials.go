@@ -1,10 +1,13 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"html"
 	"reflect"
+	"strings"
 
+	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/translations"
 )
@@ -107,4 +110,38 @@ func (d menusDrop) ToLiquid() any {
 	}
 	st.deps.mu.Unlock()
 	return out
+}
+
+// RoleRequired is the answer to a logged-in customer without any of the
+// roles a page (or what it shows) requires.
+type RoleRequired struct{ Roles []string }
+
+func (e *RoleRequired) Error() string {
+	return "This page is for customers with the role " + strings.Join(e.Roles, " or ") + "."
+}
+
+// checkRoles lets a visit see what requires roles (none: everyone) when
+// its customer holds one of them; an anonymous visitor is asked to log in.
+func checkRoles(roles []string, req *Request) error {
+	if len(roles) == 0 {
+		return nil
+	}
+	if req.Customer == nil {
+		return &LoginRequired{ReturnTo: req.Path}
+	}
+	if cms.HasRole(req.Customer.Roles, roles) {
+		return nil
+	}
+	return &RoleRequired{Roles: roles}
+}
+
+// channelRoles reads the roles a channel's document requires.
+func channelRoles(ch *store.Channel) []string {
+	var d struct {
+		Roles []string `json:"roles"`
+	}
+	if json.Unmarshal(ch.Doc, &d) != nil {
+		return nil
+	}
+	return d.Roles
 }

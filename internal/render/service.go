@@ -217,6 +217,9 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 		if p.SecurityMechanism == pages.SecurityCustomers && req.Customer == nil {
 			return nil, &LoginRequired{ReturnTo: req.Path}
 		}
+		if err := checkRoles(p.Roles, req); err != nil {
+			return nil, err
+		}
 	}
 	th, stamp, err := s.theme(ctx, req.Site, locale, req.Templates)
 	if err != nil {

@@ -396,7 +396,7 @@ func (d channelsDrop) ToLiquid() any {
 	st.deps.mu.Unlock()
 	out := make(map[string]any, len(list))
 	for _, ch := range list {
-		out[ch.Slug] = &channelDrop{st: st, id: ch.ID, slug: ch.Slug}
+		out[ch.Slug] = &channelDrop{st: st, id: ch.ID, slug: ch.Slug, roles: channelRoles(ch)}
 	}
 	return out
 }
@@ -423,10 +423,16 @@ func channelSetOf(list []*store.Channel) string {
 type channelDrop struct {
 	st       *state
 	id, slug string
+	// roles are the customer roles one of which the visitor needs to see
+	// the channel's entries; a visitor without one sees none.
+	roles []string
 }
 
 func (d *channelDrop) ToLiquid() any {
 	st := d.st
+	if checkRoles(d.roles, st.req) != nil {
+		return []any{}
+	}
 	var stamp store.Stamp
 	err := st.svc.Store.View(st.ctx, func(tx store.Tx) (err error) {
 		stamp, err = tx.Entries().ChannelStamp(st.site.ID, d.id)
