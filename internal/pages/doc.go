@@ -88,15 +88,15 @@ type Page struct {
 	SEODescription Text `json:"seo_description,omitempty"`
 	SEOKeywords    Text `json:"seo_keywords,omitempty"`
 
-	Channel           string   `json:"channel,omitempty"` // channel slug; "" for none
-	Filter            string   `json:"filter,omitempty"`
-	SecurityMechanism string   `json:"security_mechanism,omitempty"` // "" reads as none
+	Channel           string `json:"channel,omitempty"` // channel slug; "" for none
+	Filter            string `json:"filter,omitempty"`
+	SecurityMechanism string `json:"security_mechanism,omitempty"` // "" reads as none
 	// Roles, when set, are the customer roles one of which a visitor
 	// needs to see the page (a logged-in customer, whatever the
 	// security_mechanism).
-	Roles []string `json:"roles,omitempty"`
-	Locales           []string `json:"locales,omitempty"`
-	FixedLocale       string   `json:"fixed_locale,omitempty"`
+	Roles       []string `json:"roles,omitempty"`
+	Locales     []string `json:"locales,omitempty"`
+	FixedLocale string   `json:"fixed_locale,omitempty"`
 	// CachingStrategy is writable but never serialized in reads.
 	CachingStrategy string      `json:"caching_strategy,omitempty"`
 	OGImage         *files.File `json:"og_image,omitempty"`
