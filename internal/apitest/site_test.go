@@ -413,7 +413,12 @@ func TestSiteCache(t *testing.T) {
 			wantStatus(t, visit(t, env, "/about/team"), 200)
 			wantStatus(t, visit(t, env, "/about/team"), 200) // cached
 			api(t, env, site, "PUT", "/pages/about", obj{"slug": "company"}, 200)
-			wantStatus(t, visit(t, env, "/about/team"), 404)
+			// Not the cached render: the old path now redirects (redirects).
+			old := visit(t, env, "/about/team")
+			wantStatus(t, old, 301)
+			if got := old.Header.Get("Location"); got != "/company/team" {
+				t.Errorf("Location: %q", got)
+			}
 			wantContains(t, visit(t, env, "/company/team"), "<h1>Team</h1>")
 		})
 		t.Run("homepage moved", func(t *testing.T) {
