@@ -325,13 +325,39 @@ func (inv *invocation) mail(ctx context.Context, args json.RawMessage) (any, err
 		Subject string `json:"subject"`
 		HTML    string `json:"html"`
 		Text    string `json:"text"`
+		// Template names a notification template to render the message
+		// from, with Data bound, in Locale (the default locale when
+		// none); subject, html and text, when sent, replace its own.
+		Template string         `json:"template"`
+		Data     map[string]any `json:"data"`
+		Locale   string         `json:"locale"`
 	}
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, fmt.Errorf("Mail.send: %v", err)
 	}
 	to, cc := addresses(in.To), addresses(in.Cc)
+	if in.Template != "" {
+		if inv.svc.Templates == nil {
+			return nil, errors.New("Mail.send: notification templates are not available")
+		}
+		msg, err := inv.svc.Templates.Mail(ctx, inv.site, in.Template, in.Locale, in.Data)
+		if cms.IsCode(err, cms.ENotFound) {
+			return nil, fmt.Errorf("Mail.send: the site has no notification %q", in.Template)
+		} else if err != nil {
+			return nil, fmt.Errorf("Mail.send: the notification %s: %v", in.Template, err)
+		}
+		if in.Subject == "" {
+			in.Subject = msg.Subject
+		}
+		if in.Text == "" {
+			in.Text = msg.Text
+		}
+		if in.HTML == "" {
+			in.HTML = msg.HTML
+		}
+	}
 	if len(to) == 0 || in.Subject == "" || (in.HTML == "" && in.Text == "") {
-		return nil, errors.New("Mail.send needs to, subject, and html or text")
+		return nil, errors.New("Mail.send needs to, and a template or subject and html or text")
 	}
 	if inv.mails >= inv.limits.Mails {
 		return nil, fmt.Errorf("Mail.send: at most %d messages per invocation", inv.limits.Mails)

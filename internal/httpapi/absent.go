@@ -26,7 +26,6 @@ var absent = []struct {
 	{"/api/products/customizations", "product custom fields", true},
 	{"/api/collections", "collections", false},
 	{"/api/blogs", "blogs", false},
-	{"/api/notifications", "notification templates", false},
 }
 
 // absentResources registers the absent resources' paths, for every

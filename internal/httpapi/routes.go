@@ -148,6 +148,16 @@ func (s *Server) routes() {
 	s.handle("PATCH /api/roles/{role}", needAdmin, s.handleRoleUpdate)
 	s.handle("DELETE /api/roles/{role}", needAdmin, s.handleRoleDelete)
 
+	// Notification templates are what the site mails in its name:
+	// changing them needs an admin.
+	s.handle("GET /api/notifications", needSite, s.handleNotificationList)
+	s.handle("GET /api/notifications/count", needSite, s.handleNotificationCount)
+	s.handle("POST /api/notifications", needAdmin, s.handleNotificationCreate)
+	s.handle("GET /api/notifications/{notification}", needSite, s.handleNotificationGet)
+	s.handle("PUT /api/notifications/{notification}", needAdmin, s.handleNotificationUpdate)
+	s.handle("PATCH /api/notifications/{notification}", needAdmin, s.handleNotificationUpdate)
+	s.handle("DELETE /api/notifications/{notification}", needAdmin, s.handleNotificationDelete)
+
 	s.absentResources()
 }
 

@@ -28,6 +28,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/netlimit"
+	"github.com/tessera-cms/tessera/internal/notifications"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/redirects"
@@ -74,6 +75,8 @@ type Server struct {
 	// Redirects keeps the sites' redirects, which the public site answers
 	// before it looks for a page.
 	Redirects *redirects.Service
+	// Notifications keeps the sites' notification templates.
+	Notifications *notifications.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 	// CORSOrigins are the origins browsers may call the API from; empty

@@ -20,6 +20,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/menus"
+	"github.com/tessera-cms/tessera/internal/notifications"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/redirects"
@@ -102,6 +103,9 @@ type Set struct {
 	Menus *menus.Service
 	// Redirects keeps the sites' redirects.
 	Redirects *redirects.Service
+	// Notifications keeps the sites' notification templates, which the
+	// customer mails and cloud code's Mail.send render from.
+	Notifications *notifications.Service
 }
 
 // ShareRedis makes the caches of this process coherent with those of every
@@ -168,6 +172,8 @@ func New(st store.Store, opt Options) *Set {
 	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src, Translations: s.Translations, Menus: s.Menus}
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL, Fresh: src,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}, Queue: opt.AppsQueue, LogRetention: opt.AppsLogRetention}
+	s.Notifications = &notifications.Service{Store: st, Render: s.Render}
+	s.Customers.Templates, s.Apps.Templates = s.Notifications, s.Notifications
 	s.Apps.Attach(s.Events)
 	s.Files.Register("pages", s.Pages)
 	s.Files.Register("entries", s.Entries)
