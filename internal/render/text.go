@@ -61,4 +61,3 @@ func (s *Service) Text(ctx context.Context, site *store.Site, locale, name, sour
 	}
 	return w.String(), nil
 }
-
