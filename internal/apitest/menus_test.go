@@ -18,6 +18,7 @@ func TestMenus(t *testing.T) {
 			sc.As, sc.Site = "www", site.ID
 			return mustDo(t, env, sc, want)
 		}
+		do(apitest.Scenario{Method: "DELETE", Path: "/menus/main"}, 204) // the demo's
 		menu := obj{"name": "Main", "handle": "main", "items": []any{
 			obj{"title": "Home", "page": "/"},
 			obj{"title": "About", "page": "about", "translations": obj{"nl": obj{"title": "Over ons"}}, "children": []any{
@@ -129,6 +130,7 @@ func nest(depth int) []any {
 // page it leads to, shows at once.
 func TestMenusOnSite(t *testing.T) {
 	onEveryStore(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		api(t, env, site, "DELETE", "/menus/main", nil, 204) // the demo's
 		api(t, env, site, "POST", "/menus", obj{"name": "Main", "items": []any{
 			obj{"title": "Home", "page": "/"},
 			obj{"title": "About", "page": "about", "translations": obj{"nl": obj{"title": "Over ons"}}, "children": []any{

@@ -57,6 +57,7 @@ func TestRedirects(t *testing.T) {
 // page whose path changes answers its old URLs with a 301 to the new ones.
 func TestRedirectsOnSite(t *testing.T) {
 	onEveryStore(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		api(t, env, site, "DELETE", "/redirects/%2Fabout-us", nil, 204) // the demo's, by its source
 		api(t, env, site, "POST", "/redirects", obj{"source": "/about-us", "target": "/about"}, 201)
 		api(t, env, site, "POST", "/redirects", obj{"source": "/news/*", "target": "/blog?from=*", "status": 302}, 201)
 		api(t, env, site, "POST", "/redirects", obj{"source": "/press", "target": "https://example.com/press"}, 201)
