@@ -249,7 +249,7 @@ func TestServe(t *testing.T) {
 	for _, p := range list {
 		paths = append(paths, fmt.Sprint(p["fullpath"]))
 	}
-	if got, want := strings.Join(paths, " "), "/home /about /about/team /blog /members /press"; got != want {
+	if got, want := strings.Join(paths, " "), "/home /about /about/team /blog /members /press /vip"; got != want {
 		t.Errorf("demo pages in tree order: got %q, want %q", got, want)
 	}
 	// The demo articles, newest first (the channel's order), referenced

@@ -214,6 +214,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != "", URLs: urls,
 		Proxies: proxies, ProxiedConns: connsPerClient, ClientHeaderPrefix: headerPrefix}
 	srv.CORSOrigins = splitList(corsOrigins)
+	srv.Translations, srv.Menus, srv.Redirects, srv.Notifications = svc.Translations, svc.Menus, svc.Redirects, svc.Notifications
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),

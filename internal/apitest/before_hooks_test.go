@@ -328,6 +328,7 @@ func TestBeforeHookCustomerCreate(t *testing.T) {
 		if len(seen) != 2 || str(seen[1], "confirmation_token") != token || str(seen[1], "number") != "1" || str(c, "number") != "1" {
 			t.Errorf("the hook saw %v, the create answered %v: want the same token and number 1", seen, c)
 		}
+		drainMail(t, env) // mail goes out from a queue in the background
 		if sent := env.Mail.Sent(); len(sent) != 1 || !strings.Contains(sent[0].Text, token) {
 			t.Fatalf("confirmation mail: %+v", sent)
 		}

@@ -135,7 +135,7 @@ func TestThemes(t *testing.T) {
 				"templates": []obj{{"name": "404.liquid", "folder": ""}, {"name": "blog.liquid", "folder": ""}, {"name": "home.liquid", "folder": ""}, {"name": "login.liquid", "folder": ""}, {"name": "page.liquid", "folder": ""}},
 				"snippets":  []obj{{"name": "cta.liquid", "folder": ""}, {"name": "nav.liquid", "folder": ""}},
 				"assets": []obj{{"path": "favicon.svg", "public_url": apitest.Any},
-					{"path": "site.css", "public_url": "http://demo.localhost/_assets/b453bd5dcf65/site.css"}}}},
+					{"path": "site.css", "public_url": "http://demo.localhost/_assets/363368d363c6/site.css"}}}},
 			{Name: "GetUnknown", Path: "/themes/nosuch", WantStatus: 404, WantBody: obj{"message": "Not Found", "code": 101}},
 			{Name: "GetFile", Path: "/themes/demo/templates/home", WantStatus: 200, WantBody: obj{
 				"id": apitest.Any, "name": "home.liquid", "path": "templates/home.liquid", "folder": "", "kind": "templates", "theme": "demo",

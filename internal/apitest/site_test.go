@@ -46,7 +46,8 @@ func siteEnv(t *testing.T, b storetest.Backend) (*apitest.Env, *store.Site) {
 	t.Helper()
 	env := apitest.New(t, b)
 	res, err := demo.Create(context.Background(), demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth,
-		Pages: env.Pages, Entries: env.Entries, Customers: env.Customers}, "www")
+		Pages: env.Pages, Entries: env.Entries, Customers: env.Customers, Menus: env.Server.Menus, Translations: env.Server.Translations,
+		Redirects: env.Server.Redirects}, "www")
 	if err != nil {
 		t.Fatalf("create demo site: %v", err)
 	}
@@ -413,7 +414,12 @@ func TestSiteCache(t *testing.T) {
 			wantStatus(t, visit(t, env, "/about/team"), 200)
 			wantStatus(t, visit(t, env, "/about/team"), 200) // cached
 			api(t, env, site, "PUT", "/pages/about", obj{"slug": "company"}, 200)
-			wantStatus(t, visit(t, env, "/about/team"), 404)
+			// Not the cached render: the old path now redirects (redirects).
+			old := visit(t, env, "/about/team")
+			wantStatus(t, old, 301)
+			if got := old.Header.Get("Location"); got != "/company/team" {
+				t.Errorf("Location: %q", got)
+			}
 			wantContains(t, visit(t, env, "/company/team"), "<h1>Team</h1>")
 		})
 		t.Run("homepage moved", func(t *testing.T) {

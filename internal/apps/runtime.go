@@ -236,7 +236,10 @@ type run struct {
 // stores what it logged; a crash is logged with its cause.
 func (s *Service) invoke(ctx context.Context, site *store.Site, l *loaded, r run) outcome {
 	lim := s.limits()
-	inv := &invocation{svc: s, ctx: ctx, site: site, app: l, inWrite: r.inWrite, limits: lim}
+	inv := &invocation{svc: s, ctx: ctx, site: site, app: l, inWrite: r.inWrite, limits: lim, customer: r.customer != nil}
+	if inv.customer {
+		inv.roles = customerRoles(r.customer)
+	}
 	fields := map[string]json.RawMessage{"params": mustJSON(orEmpty(r.params)), "customer": mustJSON(r.customer)}
 	for k, v := range r.request {
 		raw, err := json.Marshal(v)

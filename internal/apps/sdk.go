@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/tessera-cms/tessera/internal/apps/worker"
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -28,6 +29,11 @@ type invocation struct {
 	// inWrite reports whether the invocation decides on a write (a before
 	// callback): it may read, but not write (see runBefore).
 	inWrite bool
+	// customer reports that the code runs for a logged-in customer (a
+	// function called with a session, a route visited by one), whose
+	// roles are roles: it reads only the channels they may read.
+	customer bool
+	roles    []string
 
 	logs      []logLine
 	logBytes  int
@@ -187,6 +193,9 @@ func (inv *invocation) query(ctx context.Context, q worker.QueryArgs) (*worker.Q
 		}
 		bodies, total, err = inv.svc.Customers.List(ctx, inv.site, customers.Query{Search: eq.Search, Where: eq.Where, Sort: eq.Sort}, lo)
 	} else {
+		if err := inv.mayRead(ctx, q.Slug); err != nil {
+			return nil, err
+		}
 		bodies, total, err = inv.svc.Entries.List(ctx, inv.site, q.Slug, eq, entries.ReadOptions{}, lo)
 	}
 	if err != nil {
@@ -213,12 +222,28 @@ func (inv *invocation) get(ctx context.Context, q worker.QueryArgs) (json.RawMes
 		}
 		body, err = inv.svc.Customers.Get(ctx, inv.site, q.ID)
 	} else {
+		if err := inv.mayRead(ctx, q.Slug); err != nil {
+			return nil, err
+		}
 		body, err = inv.svc.Entries.Entry(ctx, inv.site, q.Slug, q.ID, entries.ReadOptions{})
 	}
 	if err != nil {
 		return nil, err
 	}
 	return only(body, q.Only)
+}
+
+// mayRead refuses code run for a customer the entries of a channel that
+// requires a role the customer does not hold.
+func (inv *invocation) mayRead(ctx context.Context, channel string) error {
+	if !inv.customer {
+		return nil
+	}
+	roles, err := inv.svc.Entries.ChannelRoles(ctx, inv.site, channel)
+	if err != nil || cms.HasRole(inv.roles, roles) {
+		return err
+	}
+	return cms.Errorf(cms.EForbidden, "The channel %s is for customers with the role %s.", channel, strings.Join(roles, " or "))
 }
 
 func entryQuery(q worker.QueryArgs) entries.Query {
@@ -300,13 +325,39 @@ func (inv *invocation) mail(ctx context.Context, args json.RawMessage) (any, err
 		Subject string `json:"subject"`
 		HTML    string `json:"html"`
 		Text    string `json:"text"`
+		// Template names a notification template to render the message
+		// from, with Data bound, in Locale (the default locale when
+		// none); subject, html and text, when sent, replace its own.
+		Template string         `json:"template"`
+		Data     map[string]any `json:"data"`
+		Locale   string         `json:"locale"`
 	}
 	if err := json.Unmarshal(args, &in); err != nil {
 		return nil, fmt.Errorf("Mail.send: %v", err)
 	}
 	to, cc := addresses(in.To), addresses(in.Cc)
+	if in.Template != "" {
+		if inv.svc.Templates == nil {
+			return nil, errors.New("Mail.send: notification templates are not available")
+		}
+		msg, err := inv.svc.Templates.Mail(ctx, inv.site, in.Template, in.Locale, in.Data)
+		if cms.IsCode(err, cms.ENotFound) {
+			return nil, fmt.Errorf("Mail.send: the site has no notification %q", in.Template)
+		} else if err != nil {
+			return nil, fmt.Errorf("Mail.send: the notification %s: %v", in.Template, err)
+		}
+		if in.Subject == "" {
+			in.Subject = msg.Subject
+		}
+		if in.Text == "" {
+			in.Text = msg.Text
+		}
+		if in.HTML == "" {
+			in.HTML = msg.HTML
+		}
+	}
 	if len(to) == 0 || in.Subject == "" || (in.HTML == "" && in.Text == "") {
-		return nil, errors.New("Mail.send needs to, subject, and html or text")
+		return nil, errors.New("Mail.send needs to, and a template or subject and html or text")
 	}
 	if inv.mails >= inv.limits.Mails {
 		return nil, fmt.Errorf("Mail.send: at most %d messages per invocation", inv.limits.Mails)
@@ -340,6 +391,24 @@ func addresses(v any) []string {
 		var out []string
 		for _, a := range v {
 			if s, ok := a.(string); ok && s != "" {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// customerRoles reads the roles of a run's customer, as the HTTP front
+// hands it over ([]string) or as it comes back from JSON ([]any).
+func customerRoles(c map[string]any) []string {
+	switch v := c["roles"].(type) {
+	case []string:
+		return v
+	case []any:
+		out := make([]string, 0, len(v))
+		for _, e := range v {
+			if s, ok := e.(string); ok {
 				out = append(out, s)
 			}
 		}

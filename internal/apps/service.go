@@ -23,6 +23,9 @@ type Service struct {
 	Store     store.Store
 	Entries   *entries.Service
 	Customers *customers.Service
+	// Templates renders Mail.send's notification templates; nil refuses
+	// a Mail.send by template.
+	Templates customers.MailTemplates
 	// Mailer sends cloud code's Mail.send; nil logs the mail.
 	Mailer mail.Mailer
 	// HTTP is what cloud code's outbound calls may reach.

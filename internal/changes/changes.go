@@ -85,13 +85,16 @@ const (
 	AppJob
 	// AppSchedule is an app's schedule; the id is the app's.
 	AppSchedule
+	// Record is one of a site's small named resources (a menu, a
+	// translation, a redirect, a notification template, a customer role).
+	Record
 
 	numKinds = iota
 )
 
 var kindNames = [numKinds + 1]string{"", "site", "user", "token", "theme", "page", "draft", "version", "upload",
 	"channel", "entry", "customer", "customer_session", "customer_token", "customer_fields", "app", "app_log",
-	"app_job", "app_schedule"}
+	"app_job", "app_schedule", "record"}
 
 // String returns the kind's name as messages carry it: "page", "entry".
 func (k Kind) String() string {

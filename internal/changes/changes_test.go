@@ -43,6 +43,7 @@ var reads = map[string][]string{
 	"Sites":            {"Get", "GetByShortID", "GetByDomain", "Stamp", "List", "ListForUser"},
 	"Users":            {"Get", "GetByEmail", "Membership", "Memberships", "ListMembers", "PasswordHash", "Count"},
 	"UserTokens":       {},
+	"Records":          {"Get", "GetByKey", "List", "Stamp"},
 	"Tokens":           {"GetByHash", "List"},
 	"Themes":           {"ListThemes", "ListFiles", "GetFile", "GetFileByID", "Stamp"},
 	"Pages":            {"Get", "Stamp", "Homepage", "Children", "ChildCounts", "MaxChildPosition", "Descendants", "List", "Seek", "Count", "IDByPath"},

@@ -102,6 +102,7 @@ func (t noteTx) CustomerTokens() store.CustomerTokens {
 func (t noteTx) CustomerFields() store.CustomerFields {
 	return noteCustomerFields{t.Tx.CustomerFields(), t.n}
 }
+func (t noteTx) Records() store.Records   { return noteRecords{t.Tx.Records(), t.n} }
 func (t noteTx) Apps() store.Apps         { return noteApps{t.Tx.Apps(), t.n} }
 func (t noteTx) AppQueue() store.AppQueue { return noteQueue{t.Tx.AppQueue(), t.n} }
 
@@ -215,6 +216,26 @@ func (t noteUserTokens) Consume(purpose, tokenHash string, now time.Time) (*stor
 func (t noteUserTokens) DeleteForUser(userID, purpose string) error {
 	t.n.note("", User, userID)
 	return t.UserTokens.DeleteForUser(userID, purpose)
+}
+
+type noteRecords struct {
+	store.Records
+	n *noter
+}
+
+func (r noteRecords) Create(rec *store.Record) error {
+	r.n.note(rec.SiteID, Record, rec.ID)
+	return r.Records.Create(rec)
+}
+
+func (r noteRecords) Update(rec *store.Record, prev time.Time) error {
+	r.n.note(rec.SiteID, Record, rec.ID)
+	return r.Records.Update(rec, prev)
+}
+
+func (r noteRecords) Delete(siteID, kind, id string) error {
+	r.n.note(siteID, Record, id)
+	return r.Records.Delete(siteID, kind, id)
 }
 
 type noteThemes struct {

@@ -70,6 +70,8 @@ func (c *customer) encode() error {
 	c.rec.Doc = doc
 	c.rec.Name, c.rec.Firstname, c.rec.Lastname = c.Name, c.Firstname, c.Lastname
 	c.rec.Language, c.rec.Status = c.Language, c.Status
+	// Never nil: an update indexes the roles anew (store.Customer.Roles).
+	c.rec.Roles = append([]string{}, c.Roles...)
 	c.rec.Search = strings.ToLower(strings.Join([]string{c.Name, c.Firstname, c.Lastname, c.rec.Email}, "\n"))
 	return nil
 }

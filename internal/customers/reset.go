@@ -78,6 +78,7 @@ func (s *Service) RequestReset(ctx context.Context, site *store.Site, body []byt
 func (s *Service) sendReset(ctx context.Context, site *store.Site, key string) error {
 	token := rand.Text() + rand.Text()
 	var to string
+	var cust *customer
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		rec, err := tx.Customers().GetByEmail(site.ID, key)
 		if err != nil {
@@ -87,6 +88,7 @@ func (s *Service) sendReset(ctx context.Context, site *store.Site, key string) e
 		if err != nil || c.Status != StatusActive {
 			return err
 		}
+		cust = c
 		if err := tx.CustomerTokens().DeleteForCustomer(site.ID, rec.ID, purposeReset); err != nil {
 			return err
 		}
@@ -99,12 +101,14 @@ func (s *Service) sendReset(ctx context.Context, site *store.Site, key string) e
 	} else if err != nil {
 		return err
 	}
-	msg := mail.Message{To: to, Subject: "Reset your password for " + site.Name,
+	link := s.siteBase(site) + ResetPath + "#token=" + url.QueryEscape(token)
+	msg := outMail{Message: mail.Message{To: to, Subject: "Reset your password for " + site.Name,
 		Text: "Someone asked to reset the password of your account on " + site.Name + ".\n\n" +
-			"To choose a new password, open\n" + s.siteBase(site) + ResetPath + "#token=" + url.QueryEscape(token) + "\n\n" +
+			"To choose a new password, open\n" + link + "\n\n" +
 			"or send this token with your new password: " + token + "\n\n" +
-			"The link works once, for an hour. If you did not ask for it, ignore this mail."}
-	if err := s.mailer().Send(ctx, msg); err != nil {
+			"The link works once, for an hour. If you did not ask for it, ignore this mail."},
+		template: templatePasswordReset, locale: cust.Language, vars: s.mailVars(site, cust, token, map[string]any{"reset_url": link})}
+	if err := s.send(ctx, site, msg); err != nil {
 		// The token is stored; the customer can ask again.
 		return fmt.Errorf("sending the mail: %w", err)
 	}
@@ -195,16 +199,17 @@ func (s *Service) mailer() mail.Mailer {
 // startConfirmation stores the hash of c's new confirmation token and
 // returns the mail that carries the token, to send once the create
 // commits.
-func (s *Service) startConfirmation(tx store.Tx, site *store.Site, c *customer) (*mail.Message, error) {
+func (s *Service) startConfirmation(tx store.Tx, site *store.Site, c *customer) (*outMail, error) {
 	err := tx.CustomerTokens().Create(&store.CustomerToken{TokenHash: tokenHash(c.confirmationToken), Purpose: purposeConfirm,
 		SiteID: site.ID, CustomerID: c.rec.ID, ExpiresAt: tx.Now().Add(confirmTTL)})
 	if err != nil {
 		return nil, err
 	}
-	return &mail.Message{To: c.rec.Email, Subject: "Confirm your email for " + site.Name,
-		Text: "Welcome to " + site.Name + ". To confirm your email, open\n" + s.siteBase(site) +
-			ConfirmPath + "#token=" + url.QueryEscape(c.confirmationToken) + "\n\nor send this token: " +
-			c.confirmationToken + "\n\nThe link works once, for seven days."}, nil
+	link := s.siteBase(site) + ConfirmPath + "#token=" + url.QueryEscape(c.confirmationToken)
+	return &outMail{Message: mail.Message{To: c.rec.Email, Subject: "Confirm your email for " + site.Name,
+		Text: "Welcome to " + site.Name + ". To confirm your email, open\n" + link + "\n\nor send this token: " +
+			c.confirmationToken + "\n\nThe link works once, for seven days."},
+		template: templateConfirmation, locale: c.Language, vars: s.mailVars(site, c, c.confirmationToken, map[string]any{"confirm_url": link})}, nil
 }
 
 // Confirm confirms a customer's email with the mailed token {token}: a
@@ -312,7 +317,7 @@ func (s *Service) ResendConfirmation(ctx context.Context, site *store.Site, ref 
 	if err := s.hitMail(ctx, "confirm:"+site.ID+":"+c.rec.EmailKey, "confirmation"); err != nil {
 		return "", err
 	}
-	var msg *mail.Message
+	var msg *outMail
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
 		// Read again: the email may have been confirmed meanwhile.
 		cur, err := find(tx, site, c.rec.ID)
@@ -336,7 +341,7 @@ func (s *Service) ResendConfirmation(ctx context.Context, site *store.Site, ref 
 	}
 	m := *msg
 	s.mail.AddOrLog(ctx, "a confirmation mail", func(ctx context.Context) {
-		if err := s.mailer().Send(ctx, m); err != nil {
+		if err := s.send(ctx, site, m); err != nil {
 			slog.ErrorContext(ctx, "sending a confirmation mail failed", slog.String("site", site.ID), slog.Any("err", err))
 		}
 	})

@@ -49,6 +49,9 @@ type Service struct {
 	Entries *entries.Service
 	// Files stores the files of custom fields; nil refuses file values.
 	Files *files.Service
+	// Templates renders the customer mails from the site's notification
+	// templates; nil sends the built-in texts.
+	Templates MailTemplates
 
 	fields decodedFields
 
@@ -284,7 +287,7 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, cal
 func (s *Service) createOnce(ctx context.Context, site *store.Site, w *write, hash string, caller files.Caller) ([]byte, error) {
 	var out []byte
 	var ev events.Event
-	var confirm *mail.Message
+	var confirm *outMail
 	cw := &customerWrite{site: site, caller: caller, create: true, slugSent: w.slug != nil}
 	committed := false
 	defer func() { cw.finish(committed) }()
@@ -344,7 +347,7 @@ func (s *Service) createOnce(ctx context.Context, site *store.Site, w *write, ha
 		if confirm != nil {
 			msg := *confirm
 			s.mail.AddOrLog(ctx, "a confirmation mail", func(ctx context.Context) {
-				if err := s.mailer().Send(ctx, msg); err != nil {
+				if err := s.send(ctx, site, msg); err != nil {
 					slog.ErrorContext(ctx, "sending a confirmation mail failed", slog.String("site", site.ID), slog.Any("err", err))
 				}
 			})
@@ -414,7 +417,7 @@ func (cw *customerWrite) finish(committed bool) {
 // it again. A create takes its number and times in that transaction; keep
 // is the session a new password does not end. It returns the committed
 // read shape, and for a create that asks for it, the confirmation mail.
-func (s *Service) proposed(ctx context.Context, cw *customerWrite, ev *events.Event, keep string) ([]byte, *mail.Message, error) {
+func (s *Service) proposed(ctx context.Context, cw *customerWrite, ev *events.Event, keep string) ([]byte, *outMail, error) {
 	ev.Change = s.changer(ctx, cw)
 	if err := s.Events.RunBefore(ctx, *ev); err != nil {
 		return nil, nil, err
@@ -422,7 +425,7 @@ func (s *Service) proposed(ctx context.Context, cw *customerWrite, ev *events.Ev
 	ev.Change = nil
 	site, c := cw.site, cw.c
 	var out []byte
-	var confirm *mail.Message
+	var confirm *outMail
 	err := s.Store.Update(ctx, func(tx store.Tx) error {
 		confirm = nil
 		now := tx.Now()

@@ -16,10 +16,13 @@ import (
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/redirects"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
+	"github.com/tessera-cms/tessera/internal/translations"
 )
 
 //go:embed theme
@@ -43,8 +46,15 @@ type Services struct {
 	// page's Related references them); nil leaves the site without channels.
 	Entries *entries.Service
 	// Customers creates the demo customer, who can log in to the site's
-	// members page; nil leaves the site without customers.
+	// members page, and the vip role the customer holds; nil leaves the
+	// site without customers.
 	Customers *customers.Service
+	// Menus, Translations and Redirects create the main menu, the
+	// theme's interface strings and an old link kept alive; nil leaves the
+	// site without each.
+	Menus        *menus.Service
+	Translations *translations.Service
+	Redirects    *redirects.Service
 }
 
 // Demo customer credentials, printed with the demo so a new user can log
@@ -100,10 +110,17 @@ func Create(ctx context.Context, svc Services, shortID string) (*Result, error) 
 		}
 	}
 	if svc.Customers != nil {
-		body := `{"email": "` + CustomerEmail + `", "name": "Demo member", "password": "` + CustomerPassword + `"}`
+		body := `{"email": "` + CustomerEmail + `", "name": "Demo member", "password": "` + CustomerPassword + `", "roles": ["` + VIPRole + `"]}`
 		if _, err := svc.Customers.Create(ctx, site, []byte(body), files.Caller{Admin: true}); err != nil {
 			return nil, fmt.Errorf("demo: create customer: %w", err)
 		}
+		role := `{"name": "` + VIPRole + `", "description": "Customers who may enter the VIP lounge."}`
+		if _, _, err := svc.Customers.CreateRole(ctx, site, []byte(role)); err != nil {
+			return nil, fmt.Errorf("demo: create role: %w", err)
+		}
+	}
+	if err := createEssentials(ctx, svc, site); err != nil {
+		return nil, err
 	}
 	token, err := svc.Auth.CreateToken(ctx, auth.TokenRequest{
 		SiteID: site.ID, Email: AdminEmail, Name: "Demo admin", Role: store.RoleAdmin, Label: "demo",
@@ -142,6 +159,8 @@ var demoPages = []struct {
 	  "items": {"Body": "<p>Only logged-in customers see this page.</p>"}}`, `{"title": "Leden", "slug": "leden"}`},
 	{"", `{"title": "Press kit", "slug": "press", "template": "page", "security_mechanism": "humans",
 	  "items": {"Body": "<p>Open to every visitor, hidden from search engines.</p>"}}`, ""},
+	{"", `{"title": "VIP lounge", "slug": "vip", "template": "page", "roles": ["vip"],
+	  "items": {"Body": "<p>Only customers with the vip role see this page.</p>"}}`, `{"title": "VIP-lounge"}`},
 }
 
 func createPages(ctx context.Context, svc *pages.Service, site *store.Site) error {
@@ -201,4 +220,45 @@ func createArticles(ctx context.Context, svc Services, site *store.Site) error {
 	related := `{"items": {"Related": [` + strings.Join(ids, ",") + `]}}`
 	_, err := svc.Pages.Update(ctx, site, "home", []byte(related), pages.WriteOptions{})
 	return err
+}
+
+// VIPRole is the customer role the demo's VIP lounge requires; the demo
+// customer holds it.
+const VIPRole = "vip"
+
+// demoMenu is the site's main menu: its items follow their pages (and
+// their titles, in each locale), Blog has a Dutch title of its own.
+const demoMenu = `{"name": "Main menu", "handle": "main", "items": [
+  {"page": "about", "children": [{"page": "about/team"}]},
+  {"title": "Blog", "page": "blog", "translations": {"nl": {"title": "Nieuws"}}},
+  {"page": "members"},
+  {"page": "vip"}]}`
+
+// demoTranslations are the theme's interface strings.
+const demoTranslations = `[
+  {"key": "Log in", "values": {"nl": "Inloggen"}},
+  {"key": "footer.note", "values": {"en": "%{name}, served by Tessera.", "nl": "%{name}, geserveerd door Tessera."}}]`
+
+// createEssentials makes the demo's menu, translations and redirect, each
+// when its service is given.
+func createEssentials(ctx context.Context, svc Services, site *store.Site) error {
+	if svc.Translations != nil {
+		if _, err := svc.Translations.Import(ctx, site, []byte(demoTranslations)); err != nil {
+			return fmt.Errorf("demo: create translations: %w", err)
+		}
+	}
+	if svc.Pages == nil {
+		return nil // the menu and the redirect lead to pages
+	}
+	if svc.Menus != nil {
+		if _, _, err := svc.Menus.Create(ctx, site, []byte(demoMenu), ""); err != nil {
+			return fmt.Errorf("demo: create menu: %w", err)
+		}
+	}
+	if svc.Redirects != nil {
+		if _, _, err := svc.Redirects.Create(ctx, site, []byte(`{"source": "/about-us", "target": "/about"}`)); err != nil {
+			return fmt.Errorf("demo: create redirect: %w", err)
+		}
+	}
+	return nil
 }

@@ -66,6 +66,10 @@ type Channel struct {
 	TitleField     string   `json:"title_field,omitempty"`
 	OrderBy        string   `json:"order_by,omitempty"`
 	OrderDirection string   `json:"order_direction,omitempty"`
+	// Roles, when set, are the customer roles one of which a visitor of
+	// the public site (or cloud code run for a customer) needs to read
+	// the channel's entries.
+	Roles []string `json:"roles,omitempty"`
 	// Removed are the fields a PATCH dropped, by id, as they were: their
 	// values stay stored, and re-adding one by id converts them.
 	Removed   map[string]*Field `json:"removed_fields,omitempty"`
@@ -206,7 +210,7 @@ func applyChannel(c *Channel, body map[string]any, create, replace bool, now tim
 	for k := range body {
 		switch k {
 		case "name", "slug", "description", "customizations", "fields", "label_field", "title_field",
-			"order_by", "order_direction", "id", "created_at", "updated_at", "url", "entries_url":
+			"order_by", "order_direction", "roles", "id", "created_at", "updated_at", "url", "entries_url":
 		default:
 			return errField(k, "is not a channel attribute")
 		}
@@ -283,6 +287,27 @@ func applyChannel(c *Channel, body map[string]any, create, replace bool, now tim
 			return errField("order_by", "must be a field name, created_at, updated_at or slug")
 		}
 		c.OrderBy = s
+	}
+	if v, ok := body["roles"]; ok {
+		var list []string
+		if v != nil {
+			raw, ok := v.([]any)
+			if !ok {
+				return errField("roles", "must be an array of customer role names")
+			}
+			for _, e := range raw {
+				s, ok := e.(string)
+				if !ok {
+					return errField("roles", "must be an array of customer role names")
+				}
+				list = append(list, s)
+			}
+		}
+		roles, err := cms.RoleNames(list)
+		if err != nil {
+			return errField("roles", err.Error())
+		}
+		c.Roles = roles
 	}
 	if v, ok := body["order_direction"]; ok {
 		s, _ := v.(string)

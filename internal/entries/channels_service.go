@@ -57,11 +57,15 @@ func (s *Service) channelView(site *store.Site, c *Channel) object {
 		}
 		return s
 	}
-	return object{{"id", c.ID}, {"slug", c.Slug}, {"name", c.Name}, {"description", c.Description},
+	o := object{{"id", c.ID}, {"slug", c.Slug}, {"name", c.Name}, {"description", c.Description},
 		{"customizations", fields}, {"label_field", null(c.LabelField)}, {"title_field", null(c.TitleField)},
-		{"order_by", null(c.OrderBy)}, {"order_direction", null(c.OrderDirection)},
-		{"url", base + "/" + c.Slug}, {"entries_url", base + "/api/channels/" + c.Slug + "/entries"},
-		{"created_at", cms.FormatTime(c.CreatedAt)}, {"updated_at", cms.FormatTime(c.UpdatedAt)}}
+		{"order_by", null(c.OrderBy)}, {"order_direction", null(c.OrderDirection)}}
+	if len(c.Roles) > 0 {
+		// Only a channel that requires roles says so.
+		o = append(o, member{"roles", c.Roles})
+	}
+	return append(o, member{"url", base + "/" + c.Slug}, member{"entries_url", base + "/api/channels/" + c.Slug + "/entries"},
+		member{"created_at", cms.FormatTime(c.CreatedAt)}, member{"updated_at", cms.FormatTime(c.UpdatedAt)})
 }
 
 func fieldView(f *Field) object {
@@ -90,6 +94,20 @@ func (s *Service) Channel(ctx context.Context, site *store.Site, ref string) ([]
 		return nil
 	})
 	return out, err
+}
+
+// ChannelRoles returns the customer roles one of which reading the
+// channel's entries needs for a customer (none: anyone). ENotFound.
+func (s *Service) ChannelRoles(ctx context.Context, site *store.Site, ref string) ([]string, error) {
+	var roles []string
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		c, err := findChannel(tx, site, ref, &s.channels)
+		if err == nil {
+			roles = c.Roles
+		}
+		return err
+	})
+	return roles, err
 }
 
 // Customizations returns a channel's custom fields in their read shape.

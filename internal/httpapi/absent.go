@@ -25,12 +25,7 @@ var absent = []struct {
 	{"/api/products", "products", false},
 	{"/api/products/customizations", "product custom fields", true},
 	{"/api/collections", "collections", false},
-	{"/api/roles", "customer roles", false},
-	{"/api/menus", "menus", false},
 	{"/api/blogs", "blogs", false},
-	{"/api/notifications", "notification templates", false},
-	{"/api/redirects", "redirects", false},
-	{"/api/translations", "translations", false},
 }
 
 // absentResources registers the absent resources' paths, for every

@@ -160,7 +160,7 @@ func schemas() map[string]any {
 	// An upload's source is its file object, as page reads show files.
 	uploadFile := object([]string{"filename", "url", "content_type", "size"}, map[string]any{"__type": str, "filename": str, "url": str,
 		"content_type": str, "version": integer, "checksum": str, "size": integer, "width": integer, "height": integer})
-	return map[string]any{
+	m := map[string]any{
 		"Object": map[string]any{"type": "object"},
 		"Error": object([]string{"message"}, map[string]any{
 			"message": str, "code": map[string]any{"type": []string{"string", "integer"}},
@@ -264,6 +264,10 @@ func schemas() map[string]any {
 			"encoding": map[string]any{"type": "string", "enum": []string{"base64"}},
 		}),
 	}
+	for k, v := range essentialSchemas() {
+		m[k] = v
+	}
+	return m
 }
 
 func liquidList() map[string]any {

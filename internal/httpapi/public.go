@@ -233,6 +233,9 @@ func (p *public) customer(w http.ResponseWriter, r *http.Request) (*customers.Cu
 }
 
 func (p *public) page(w http.ResponseWriter, r *http.Request) {
+	if p.redirect(w, r) {
+		return
+	}
 	c, err := p.customer(w, r)
 	if err != nil {
 		p.fail(w, r, err)
@@ -289,6 +292,7 @@ func etagMatches(r *http.Request, etag string) bool {
 // theme's page for it.
 func (p *public) renderError(w http.ResponseWriter, r *http.Request, req *render.Request, err error) {
 	var login *render.LoginRequired
+	var roles *render.RoleRequired
 	var te *render.TemplateError
 	var limit *render.LimitError
 	switch {
@@ -311,6 +315,8 @@ func (p *public) renderError(w http.ResponseWriter, r *http.Request, req *render
 			details = limit.Error()
 		}
 		p.special(w, r, req, http.StatusInternalServerError, render.TemplateError500, "This page could not be shown", details)
+	case errors.As(err, &roles):
+		p.special(w, r, req, http.StatusForbidden, render.TemplateForbidden, roles.Error(), "")
 	case errors.As(err, &login):
 		w.Header().Set("Cache-Control", "private, no-store")
 		http.Redirect(w, r, render.LoginPath+"?return_to="+url.QueryEscape(login.ReturnTo), http.StatusSeeOther)

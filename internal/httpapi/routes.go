@@ -123,6 +123,49 @@ func (s *Server) routes() {
 
 	s.handle("POST /api/simulator/render", needSite, s.handleSimulatorRender)
 
+	s.handle("GET /api/translations", needSite, s.handleTranslationList)
+	s.handle("GET /api/translations/count", needSite, s.handleTranslationCount)
+	s.handle("POST /api/translations", needSite, s.handleTranslationPost)
+	s.handle("GET /api/translations/{key...}", needSite, s.handleTranslationGet)
+	s.handle("PUT /api/translations/{key...}", needSite, s.handleTranslationUpdate)
+	s.handle("PATCH /api/translations/{key...}", needSite, s.handleTranslationUpdate)
+	s.handle("DELETE /api/translations/{key...}", needSite, s.handleTranslationDelete)
+
+	s.handle("GET /api/menus", needSite, s.handleMenuList)
+	s.handle("GET /api/menus/count", needSite, s.handleMenuCount)
+	s.handle("POST /api/menus", needSite, s.handleMenuCreate)
+	s.handle("GET /api/menus/{menu}", needSite, s.handleMenuGet)
+	s.handle("PATCH /api/menus/{menu}", needSite, s.handleMenuUpdate)
+	s.handle("PUT /api/menus/{menu}", needSite, s.handleMenuUpdate)
+	s.handle("DELETE /api/menus/{menu}", needSite, s.handleMenuDelete)
+
+	s.handle("GET /api/redirects", needSite, s.handleRedirectList)
+	s.handle("GET /api/redirects/count", needSite, s.handleRedirectCount)
+	s.handle("POST /api/redirects", needSite, s.handleRedirectCreate)
+	s.handle("GET /api/redirects/{redirect}", needSite, s.handleRedirectGet)
+	s.handle("PUT /api/redirects/{redirect}", needSite, s.handleRedirectUpdate)
+	s.handle("PATCH /api/redirects/{redirect}", needSite, s.handleRedirectUpdate)
+	s.handle("DELETE /api/redirects/{redirect}", needSite, s.handleRedirectDelete)
+
+	// Roles decide who sees what: changing them needs an admin.
+	s.handle("GET /api/roles", needSite, s.handleRoleList)
+	s.handle("GET /api/roles/count", needSite, s.handleRoleCount)
+	s.handle("POST /api/roles", needAdmin, s.handleRoleCreate)
+	s.handle("GET /api/roles/{role}", needSite, s.handleRoleGet)
+	s.handle("PUT /api/roles/{role}", needAdmin, s.handleRoleUpdate)
+	s.handle("PATCH /api/roles/{role}", needAdmin, s.handleRoleUpdate)
+	s.handle("DELETE /api/roles/{role}", needAdmin, s.handleRoleDelete)
+
+	// Notification templates are what the site mails in its name:
+	// changing them needs an admin.
+	s.handle("GET /api/notifications", needSite, s.handleNotificationList)
+	s.handle("GET /api/notifications/count", needSite, s.handleNotificationCount)
+	s.handle("POST /api/notifications", needAdmin, s.handleNotificationCreate)
+	s.handle("GET /api/notifications/{notification}", needSite, s.handleNotificationGet)
+	s.handle("PUT /api/notifications/{notification}", needAdmin, s.handleNotificationUpdate)
+	s.handle("PATCH /api/notifications/{notification}", needAdmin, s.handleNotificationUpdate)
+	s.handle("DELETE /api/notifications/{notification}", needAdmin, s.handleNotificationDelete)
+
 	s.absentResources()
 }
 

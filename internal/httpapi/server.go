@@ -26,14 +26,18 @@ import (
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/netlimit"
+	"github.com/tessera-cms/tessera/internal/notifications"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/redirects"
 	"github.com/tessera-cms/tessera/internal/render"
 	"github.com/tessera-cms/tessera/internal/setup"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
+	"github.com/tessera-cms/tessera/internal/translations"
 )
 
 // DefaultMaxBodyBytes limits request bodies of routes that take no files.
@@ -70,6 +74,15 @@ type Server struct {
 	SetupToken string
 	// Uploads keeps the uploads resource.
 	Uploads *files.Service
+	// Translations keeps the sites' interface strings.
+	Translations *translations.Service
+	// Menus keeps the sites' navigation menus.
+	Menus *menus.Service
+	// Redirects keeps the sites' redirects, which the public site answers
+	// before it looks for a page.
+	Redirects *redirects.Service
+	// Notifications keeps the sites' notification templates.
+	Notifications *notifications.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 	// CORSOrigins are the origins browsers may call the API from; empty

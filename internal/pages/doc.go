@@ -88,11 +88,15 @@ type Page struct {
 	SEODescription Text `json:"seo_description,omitempty"`
 	SEOKeywords    Text `json:"seo_keywords,omitempty"`
 
-	Channel           string   `json:"channel,omitempty"` // channel slug; "" for none
-	Filter            string   `json:"filter,omitempty"`
-	SecurityMechanism string   `json:"security_mechanism,omitempty"` // "" reads as none
-	Locales           []string `json:"locales,omitempty"`
-	FixedLocale       string   `json:"fixed_locale,omitempty"`
+	Channel           string `json:"channel,omitempty"` // channel slug; "" for none
+	Filter            string `json:"filter,omitempty"`
+	SecurityMechanism string `json:"security_mechanism,omitempty"` // "" reads as none
+	// Roles, when set, are the customer roles one of which a visitor
+	// needs to see the page (a logged-in customer, whatever the
+	// security_mechanism).
+	Roles       []string `json:"roles,omitempty"`
+	Locales     []string `json:"locales,omitempty"`
+	FixedLocale string   `json:"fixed_locale,omitempty"`
 	// CachingStrategy is writable but never serialized in reads.
 	CachingStrategy string      `json:"caching_strategy,omitempty"`
 	OGImage         *files.File `json:"og_image,omitempty"`
@@ -266,6 +270,7 @@ func (p *Page) Clone() *Page {
 	c.SEODescription = cloneText(p.SEODescription)
 	c.SEOKeywords = cloneText(p.SEOKeywords)
 	c.Locales = slices.Clone(p.Locales)
+	c.Roles = slices.Clone(p.Roles)
 	c.OGImage = p.OGImage.Clone()
 	c.Items = cloneItems(p.Items)
 	return &c

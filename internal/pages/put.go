@@ -222,6 +222,15 @@ func (a *applier) apply(body map[string]any) error {
 			}
 		}
 	}
+	if v, ok := body["roles"]; ok {
+		roles, err := ParseRoles(v)
+		if err != nil {
+			return err
+		}
+		if !slices.Equal(roles, np.Roles) {
+			np.Roles = roles
+		}
+	}
 	if v, ok := body["locales"]; ok {
 		list, ok := asStrings(v)
 		if !ok {

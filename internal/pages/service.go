@@ -37,6 +37,12 @@ type Service struct {
 	// since the last write anywhere be answered from memory, with no
 	// transaction at all (see package fresh); nil checks every read.
 	Fresh *fresh.Source
+	// Moved, when set, hears of each published page whose public paths a
+	// write changes (a new slug, a move, a parent's), inside the write's
+	// transaction: its paths before and after, by locale ("/about",
+	// "/nl/over-ons"). An error refuses the write. The redirects service
+	// keeps old links alive with it.
+	Moved func(tx store.Tx, site *store.Site, from, to map[string]string) error
 
 	cache renderCache
 	// reads answers repeated reads while Fresh's mark holds, by what the

@@ -262,6 +262,12 @@ func (s *Service) place(tx store.Tx, site *store.Site, prev *store.PageRecord, p
 			}
 			return err
 		}
+		if prev != nil && s.Moved != nil && p.Published && prev.Published && !p.Homepage {
+			from, to := publicPaths(site, oldPaths), publicPaths(site, full)
+			if err := s.Moved(tx, site, from, to); err != nil {
+				return err
+			}
+		}
 	}
 	if prev == nil || (!pathsChanged && sortKey == prev.SortKey) {
 		return nil

@@ -73,6 +73,7 @@ const (
 	keyChannel
 	keyFilter
 	keySecurityMechanism
+	keyRoles
 	keyLocales
 	keyFixedLocale
 	keyPosition
@@ -89,7 +90,7 @@ const (
 
 var pageKeyNames = [numKeys]string{
 	"id", "url", "public_url", "fullpath", "parent_path", "parent", "depth", "created_at", "updated_at",
-	"published", "homepage", "template", "channel", "filter", "security_mechanism", "locales",
+	"published", "homepage", "template", "channel", "filter", "security_mechanism", "roles", "locales",
 	"fixed_locale", "position", "og_image", "slug", "title", "seo_title", "seo_description",
 	"seo_keywords", "items", "translations",
 }
@@ -220,6 +221,11 @@ func (r *renderer) page(p *Page, mask uint32) {
 		} else {
 			w.Str(p.SecurityMechanism)
 		}
+	}
+	// Only a page that requires roles says so: reads of others keep the
+	// spec's keys.
+	if len(p.Roles) > 0 && has(keyRoles) {
+		w.Strings(p.Roles)
 	}
 	if has(keyLocales) {
 		w.Strings(p.Locales)

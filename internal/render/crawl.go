@@ -16,7 +16,7 @@ import (
 // listed reports whether crawlers are shown p (sitemap.xml, llms.txt):
 // published pages with security mechanism none, the homepage excepted.
 func listed(p *pages.Page) bool {
-	return p.Published && security(p) == pages.SecurityNone && !p.Homepage
+	return p.Published && security(p) == pages.SecurityNone && !p.Homepage && len(p.Roles) == 0
 }
 
 // pageLocales are the locales a page is shown in.

@@ -153,6 +153,7 @@ type renderConfig struct {
 	cfg lrender.Config
 	th  *theme
 	b   *budget // of the render holding it; nil while in the pool
+	st  *state  // the render holding it, for the filters that read the site's records
 }
 
 // config returns a configuration for the render of b; give it back with
@@ -165,13 +166,16 @@ func (t *theme) config(b *budget) *renderConfig {
 		for _, f := range t.filters {
 			rc.cfg.AddFilter(f.name, rc.bound(f))
 		}
+		for _, f := range rc.stateFilters() {
+			rc.cfg.AddFilter(f.name, rc.bound(f))
+		}
 	}
 	rc.b = b
 	return rc
 }
 
 func (rc *renderConfig) release() {
-	rc.b = nil
+	rc.b, rc.st = nil, nil
 	rc.th.configs.Put(rc)
 }
 

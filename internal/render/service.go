@@ -33,8 +33,10 @@ import (
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lru"
+	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/translations"
 )
 
 // Service renders sites.
@@ -52,6 +54,12 @@ type Service struct {
 	// Limits bound every render (see Limits); zero fields take the
 	// defaults.
 	Limits Limits
+	// Translations, when set, answer the translate filter; without it
+	// the filter shows its fallback.
+	Translations *translations.Service
+	// Menus, when set, fill the `menus` variable; without it the
+	// variable is empty.
+	Menus *menus.Service
 
 	// The in-memory caches, bounded (maxThemes, maxCached, maxHosts) once,
 	// on first use (caches).
@@ -160,7 +168,7 @@ func SplitLocale(site *store.Site, path string) (locale, rest string) {
 
 // renderDeps are what a render depends on (package changes): the site,
 // its theme, its pages and the channels and entries templates read.
-var renderDeps = changes.Of(changes.Site, changes.Theme, changes.Page, changes.Channel, changes.Entry)
+var renderDeps = changes.Of(changes.Site, changes.Theme, changes.Page, changes.Channel, changes.Entry, changes.Record)
 
 // cached is a rendered page with what it was rendered from.
 type cached struct {
@@ -217,6 +225,9 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 		}
 		if p.SecurityMechanism == pages.SecurityCustomers && req.Customer == nil {
 			return nil, &LoginRequired{ReturnTo: req.Path}
+		}
+		if err := checkRoles(p.Roles, req); err != nil {
+			return nil, err
 		}
 	}
 	th, stamp, err := s.theme(ctx, req.Site, locale, req.Templates)
@@ -334,6 +345,9 @@ func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (
 			if err != nil || !ch.UpdatedAt.Equal(want) {
 				return nil
 			}
+		}
+		if !recordsHold(tx, site.ID, c.deps) {
+			return nil
 		}
 		if c.deps.channelSetRead {
 			// A channel created, renamed, redefined or deleted changes what
@@ -492,6 +506,7 @@ func (st *state) bindings(req *Request, p *pages.Page, mode string) map[string]a
 		"locales":      locales,
 		"request":      map[string]any{"path": req.Path, "host": req.Host, "params": params},
 		"channels":     channelsDrop{st},
+		"menus":        menusDrop{st},
 		"login_url":    LoginPath,
 		"logout_url":   LogoutPath,
 		"customer":     nil,
@@ -531,6 +546,7 @@ func (s *Service) renderPage(th *theme, st *state, req *Request, p *pages.Page, 
 func (s *Service) inLayout(th *theme, st *state, tpl lrender.Node, file string, b map[string]any) ([]byte, error) {
 	if st.cfg == nil {
 		st.cfg = th.config(st.b)
+		st.cfg.st = st
 	}
 	content := st.b.buffer()
 	if err := st.check(file, st.render(tpl, content, b, file)); err != nil {

@@ -26,6 +26,7 @@ import (
 // taken for them.
 const (
 	TemplateNotFound      = "404"
+	TemplateForbidden     = "403"
 	TemplateError500      = "500"
 	TemplateLogin         = "login"
 	TemplateResetPassword = "customers/reset_password"

@@ -18,6 +18,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
+	"github.com/tessera-cms/tessera/internal/translations"
 )
 
 // maxChannelEntries is how many entries `channels.<slug>` holds: the
@@ -52,6 +53,10 @@ type state struct {
 	err error
 	// options caches selectNames by channel reference.
 	options map[string]selectNames
+	// tr is the site's translations, and menus the `menus` variable, once
+	// the render read them.
+	tr    *translations.Table
+	menus map[string]any
 }
 
 func (st *state) fail(err error) {
@@ -76,11 +81,14 @@ type deps struct {
 	// `channels` variable (channelSetRead).
 	channelSet     string
 	channelSetRead bool
+	// records are the kinds of the site's records the render read (its
+	// translations, menus), with their stamps.
+	records map[string]store.Stamp
 }
 
 func newDeps() *deps {
 	return &deps{pages: map[string]time.Time{}, entries: map[string]time.Time{}, channels: map[string]store.Stamp{},
-		channelDefs: map[string]time.Time{}}
+		channelDefs: map[string]time.Time{}, records: map[string]store.Stamp{}}
 }
 
 func (d *deps) page(id string, ts time.Time) {
@@ -388,7 +396,7 @@ func (d channelsDrop) ToLiquid() any {
 	st.deps.mu.Unlock()
 	out := make(map[string]any, len(list))
 	for _, ch := range list {
-		out[ch.Slug] = &channelDrop{st: st, id: ch.ID, slug: ch.Slug}
+		out[ch.Slug] = &channelDrop{st: st, id: ch.ID, slug: ch.Slug, roles: channelRoles(ch)}
 	}
 	return out
 }
@@ -415,10 +423,16 @@ func channelSetOf(list []*store.Channel) string {
 type channelDrop struct {
 	st       *state
 	id, slug string
+	// roles are the customer roles one of which the visitor needs to see
+	// the channel's entries; a visitor without one sees none.
+	roles []string
 }
 
 func (d *channelDrop) ToLiquid() any {
 	st := d.st
+	if checkRoles(d.roles, st.req) != nil {
+		return []any{}
+	}
 	var stamp store.Stamp
 	err := st.svc.Store.View(st.ctx, func(tx store.Tx) (err error) {
 		stamp, err = tx.Entries().ChannelStamp(st.site.ID, d.id)

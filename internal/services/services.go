@@ -20,13 +20,17 @@ import (
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/mail"
+	"github.com/tessera-cms/tessera/internal/menus"
+	"github.com/tessera-cms/tessera/internal/notifications"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/redirects"
 	"github.com/tessera-cms/tessera/internal/render"
 	"github.com/tessera-cms/tessera/internal/setup"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
+	"github.com/tessera-cms/tessera/internal/translations"
 )
 
 // Options are what the process decides about its surroundings.
@@ -103,6 +107,15 @@ type Set struct {
 	Apps *apps.Service
 	// Setup makes the first admin of a store without users.
 	Setup *setup.Service
+	// Translations keeps the sites' interface strings.
+	Translations *translations.Service
+	// Menus keeps the sites' navigation menus.
+	Menus *menus.Service
+	// Redirects keeps the sites' redirects.
+	Redirects *redirects.Service
+	// Notifications keeps the sites' notification templates, which the
+	// customer mails and cloud code's Mail.send render from.
+	Notifications *notifications.Service
 }
 
 // ShareRedis makes the caches of this process coherent with those of every
@@ -151,10 +164,16 @@ func New(st store.Store, opt Options) *Set {
 	s.Customers.Entries, s.Customers.Files = s.Entries, s.Files
 	s.Pages = &pages.Service{Store: st, Themes: s.Themes, Locker: locker, SiteURL: siteURL, Files: s.Files, Entries: s.Entries,
 		Fresh: s.Fresh}
-	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src}
+	s.Translations = &translations.Service{Store: st, Fresh: src}
+	s.Menus = &menus.Service{Store: st, Entries: s.Entries, Fresh: src}
+	s.Redirects = &redirects.Service{Store: st, Fresh: src}
+	s.Pages.Moved = s.Redirects.PageMoved
+	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src, Translations: s.Translations, Menus: s.Menus}
 	s.Render.Follow(feed)
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL, Fresh: src,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}, Queue: opt.AppsQueue, LogRetention: opt.AppsLogRetention}
+	s.Notifications = &notifications.Service{Store: st, Render: s.Render}
+	s.Customers.Templates, s.Apps.Templates = s.Notifications, s.Notifications
 	s.Apps.Attach(s.Events)
 	s.Setup = &setup.Service{Auth: s.Auth, Sites: s.Sites, Themes: s.Themes}
 	s.Files.Register("pages", s.Pages)

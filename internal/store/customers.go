@@ -23,9 +23,13 @@ type Customer struct {
 	Search           string
 	PasswordHash     string
 	ConfirmationHash string // "" once confirmed
-	LastActivityAt   time.Time
-	CreatedAt        time.Time
-	UpdatedAt        time.Time
+	// Roles are the customer's role names, which Create and Update index
+	// for CustomerQuery.Role; Update leaves the index as it is when Roles
+	// is nil. Doc holds them for reads: reads leave Roles nil.
+	Roles          []string
+	LastActivityAt time.Time
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
 }
 
 // CustomerQuery narrows and orders a customer list: Search matches a
@@ -33,8 +37,10 @@ type Customer struct {
 // hold; Sort orders (by number when empty, and number breaks ties).
 type CustomerQuery struct {
 	Search string
-	Where  []CustomerCond
-	Sort   []CustomerSort
+	// Role, when not "", keeps the customers holding that role.
+	Role  string
+	Where []CustomerCond
+	Sort  []CustomerSort
 }
 
 // Customer columns a query may name.

@@ -117,6 +117,7 @@ type Tx interface {
 	CustomerFields() CustomerFields
 	Apps() Apps
 	AppQueue() AppQueue
+	Records() Records
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.

@@ -68,6 +68,27 @@ func (x customers) Create(c *store.Customer) error {
 	if err != nil {
 		return x.fail(err, "create customer "+c.ID+" of site "+c.SiteID, customerTaken)
 	}
+	return x.setRoles(c, false)
+}
+
+// setRoles replaces the customer's rows in customer_roles with its Roles.
+func (x customers) setRoles(c *store.Customer, replace bool) error {
+	op := "index roles of customer " + c.ID + " of site " + c.SiteID
+	if replace {
+		if _, err := x.exec(`DELETE FROM customer_roles WHERE site_id = ? AND customer_id = ?`, c.SiteID, c.ID); err != nil {
+			return x.fail(err, op, "")
+		}
+	}
+	seen := map[string]bool{}
+	for _, role := range c.Roles {
+		if seen[role] {
+			continue
+		}
+		seen[role] = true
+		if _, err := x.exec(`INSERT INTO customer_roles (site_id, customer_id, role) VALUES (?, ?, ?)`, c.SiteID, c.ID, role); err != nil {
+			return x.fail(err, op, "")
+		}
+	}
 	return nil
 }
 
@@ -106,7 +127,10 @@ func (x customers) Update(c *store.Customer, prev time.Time) error {
 	if err != nil {
 		return x.fail(err, op, customerTaken)
 	}
-	return x.swappedIn(res, "customers", c.SiteID, c.ID, op)
+	if err := x.swappedIn(res, "customers", c.SiteID, c.ID, op); err != nil || c.Roles == nil {
+		return err
+	}
+	return x.setRoles(c, true)
 }
 
 func (x customers) Touch(siteID, id string, at time.Time) error {
@@ -142,6 +166,10 @@ func (x customers) List(siteID string, q store.CustomerQuery, opt store.ListOpti
 	if q.Search != "" {
 		where += ` AND search LIKE ? ESCAPE '\'`
 		args = append(args, "%"+likeEscape(q.Search)+"%")
+	}
+	if q.Role != "" {
+		where += ` AND id IN (SELECT customer_id FROM customer_roles WHERE site_id = ? AND role = ?)`
+		args = append(args, siteID, q.Role)
 	}
 	for _, c := range q.Where {
 		col, ok := customerQueryColumns[c.Column]

@@ -287,3 +287,63 @@ func TestSearchBackfill(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestRolesBackfill runs migration 0020 on a database whose customers
+// hold roles in their documents: the customers holding each role are
+// found by role at once.
+func TestRolesBackfill(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tessera.db")
+	db := MustOpen(t, path)
+	var siteID string
+	err := db.Update(ctx, func(tx store.Tx) error {
+		now := tx.Now()
+		siteID = cms.NewID(now)
+		if err := tx.Sites().Create(&store.Site{ID: siteID, ShortID: "acme", Name: "Acme", DefaultLocale: "en",
+			Locales: []string{"en"}, Timezone: "UTC", CreatedAt: now, UpdatedAt: now}); err != nil {
+			return err
+		}
+		for i, doc := range []string{`{"name":"a","roles":["vip","press"]}`, `{"name":"b","roles":["press"]}`, `{"name":"c"}`, `{"name":"d","roles":"vip"}`} {
+			n, err := tx.Customers().NextNumber(siteID)
+			if err != nil {
+				return err
+			}
+			c := &store.Customer{ID: cms.NewID(now), SiteID: siteID, Email: fmt.Sprint(i, "@example.com"), EmailKey: fmt.Sprint(i, "@example.com"),
+				Number: n, Slug: fmt.Sprint("c", i), Doc: []byte(doc), CreatedAt: now, UpdatedAt: now}
+			if err := tx.Customers().Create(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("Update: %v", err)
+	}
+	db.Close()
+
+	// Back to before 0020: the roles are in the documents only.
+	conn, err := sql.Open("sqlite", sqlite.DSN(path, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TABLE customer_roles`, `DROP TABLE records`, `DELETE FROM schema_migrations WHERE version = 20`} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	conn.Close()
+
+	db = MustOpen(t, path)
+	err = db.View(ctx, func(tx store.Tx) error {
+		for role, want := range map[string]int{"vip": 1, "press": 2, "none": 0} {
+			_, n, err := tx.Customers().List(siteID, store.CustomerQuery{Role: role}, store.ListOptions{})
+			if err != nil || n != want {
+				t.Errorf("holders of %s after the backfill: got %d, %v; want %d", role, n, err, want)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
