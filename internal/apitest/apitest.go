@@ -271,7 +271,7 @@ func (env *Env) use(svc *services.Set, blobs *files.Store) {
 	env.Fresh, env.AuthCache, env.Changes, env.svc = svc.Fresh, svc.AuthCache, svc.Changes, svc
 	env.Server = &httpapi.Server{Store: env.Store, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
-		Setup: svc.Setup,
+		Setup:        svc.Setup,
 		Translations: svc.Translations, Menus: svc.Menus, Redirects: svc.Redirects,
 		Notifications: svc.Notifications,
 		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil))}
