@@ -186,13 +186,7 @@ func (s *Service) ListRoles(ctx context.Context, site *store.Site, opt store.Lis
 
 // CountRoles returns the number of the site's roles.
 func (s *Service) CountRoles(ctx context.Context, site *store.Site) (int, error) {
-	var n int
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		st, err := tx.Records().Stamp(site.ID, store.RecordRole)
-		n = st.Count
-		return err
-	})
-	return n, err
+	return records.Count(ctx, s.Store, site.ID, store.RecordRole)
 }
 
 // GetRole returns the role ref names (id or name) and its ETag.

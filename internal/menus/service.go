@@ -114,13 +114,7 @@ func (s *Service) List(ctx context.Context, site *store.Site, handle, locale str
 
 // Count returns the number of the site's menus.
 func (s *Service) Count(ctx context.Context, site *store.Site) (int, error) {
-	var n int
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		st, err := tx.Records().Stamp(site.ID, store.RecordMenu)
-		n = st.Count
-		return err
-	})
-	return n, err
+	return records.Count(ctx, s.Store, site.ID, store.RecordMenu)
 }
 
 // storeResolver resolves item references through the pages and entries of
@@ -266,11 +260,8 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 	var out any
 	var tag string
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
-		r, err := records.Find(tx, site.ID, store.RecordMenu, ref)
+		r, err := records.FindCurrent(tx, site.ID, store.RecordMenu, ref, ifMatch)
 		if err != nil {
-			return err
-		}
-		if err := records.CheckIfMatch(ifMatch, r); err != nil {
 			return err
 		}
 		m, err := decode(r)
@@ -315,11 +306,8 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 // Delete removes the menu ref names.
 func (s *Service) Delete(ctx context.Context, site *store.Site, ref, ifMatch string) error {
 	return s.Store.Update(ctx, func(tx store.Tx) error {
-		r, err := records.Find(tx, site.ID, store.RecordMenu, ref)
+		r, err := records.FindCurrent(tx, site.ID, store.RecordMenu, ref, ifMatch)
 		if err != nil {
-			return err
-		}
-		if err := records.CheckIfMatch(ifMatch, r); err != nil {
 			return err
 		}
 		return tx.Records().Delete(site.ID, store.RecordMenu, r.ID)

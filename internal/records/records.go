@@ -30,6 +30,30 @@ func Find(tx store.Tx, siteID, kind, ref string) (*store.Record, error) {
 	return r, err
 }
 
+// FindCurrent is Find for a write guarded by If-Match: the record, once
+// the header (see CheckIfMatch) matches it. ENotFound, EPreconditionFailed.
+func FindCurrent(tx store.Tx, siteID, kind, ref, ifMatch string) (*store.Record, error) {
+	r, err := Find(tx, siteID, kind, ref)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckIfMatch(ifMatch, r); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// Count returns the number of the site's records of kind.
+func Count(ctx context.Context, st store.Store, siteID, kind string) (int, error) {
+	var n int
+	err := st.View(ctx, func(tx store.Tx) error {
+		stamp, err := tx.Records().Stamp(siteID, kind)
+		n = stamp.Count
+		return err
+	})
+	return n, err
+}
+
 // ETag is a record's entity tag, computed as a page's (cms.ETag).
 func ETag(r *store.Record) string { return cms.ETag(r.ID, r.UpdatedAt) }
 

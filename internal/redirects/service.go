@@ -134,13 +134,7 @@ func (s *Service) List(ctx context.Context, site *store.Site, source string, opt
 
 // Count returns the number of the site's redirects.
 func (s *Service) Count(ctx context.Context, site *store.Site) (int, error) {
-	var n int
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		st, err := tx.Records().Stamp(site.ID, store.RecordRedirect)
-		n = st.Count
-		return err
-	})
-	return n, err
+	return records.Count(ctx, s.Store, site.ID, store.RecordRedirect)
 }
 
 func decodeBody(body []byte) (map[string]json.RawMessage, error) {

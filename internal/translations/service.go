@@ -272,11 +272,8 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 	var out any
 	var tag string
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
-		r, err := records.Find(tx, site.ID, store.RecordTranslation, ref)
+		r, err := records.FindCurrent(tx, site.ID, store.RecordTranslation, ref, ifMatch)
 		if err != nil {
-			return err
-		}
-		if err := records.CheckIfMatch(ifMatch, r); err != nil {
 			return err
 		}
 		t, err := decode(r)
@@ -295,11 +292,8 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 // Delete removes the translation ref names (key or id).
 func (s *Service) Delete(ctx context.Context, site *store.Site, ref, ifMatch string) error {
 	return s.Store.Update(ctx, func(tx store.Tx) error {
-		r, err := records.Find(tx, site.ID, store.RecordTranslation, ref)
+		r, err := records.FindCurrent(tx, site.ID, store.RecordTranslation, ref, ifMatch)
 		if err != nil {
-			return err
-		}
-		if err := records.CheckIfMatch(ifMatch, r); err != nil {
 			return err
 		}
 		return tx.Records().Delete(site.ID, store.RecordTranslation, r.ID)
