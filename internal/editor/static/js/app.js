@@ -7,6 +7,10 @@ import * as auth from './auth.js';
 import { Tree } from './tree.js';
 import { PageEditor } from './page.js';
 import { VersionsScreen } from './versions.js';
+import { CustomersScreen, CustomerScreen } from './customers.js';
+import { AppsScreen, AppScreen } from './apps.js';
+import { ThemesScreen } from './themes.js';
+import { SettingsScreen } from './settings.js';
 
 /** session is what the editor knows of the signed-in user and the site. */
 export const session = {
@@ -74,6 +78,17 @@ async function routeNow() {
     // Screens start reading as they are made: name the site first.
     session.site = site;
     api.setSite(site.id);
+    if (parts[2] === 'customers') {
+      return showInShell(site, parts[3] ? new CustomerScreen(site, parts[3]) : new CustomersScreen(site, query), 'customers');
+    }
+    if (parts[2] === 'apps') {
+      return showInShell(site, parts[3] ? new AppScreen(site, parts[3], parts[4] || 'code', parts.slice(5).join('/'), query) : new AppsScreen(site), 'apps');
+    }
+    if (parts[2] === 'themes') return showInShell(site, new ThemesScreen(site, parts[3], parts[4], parts.slice(5).join('/')), 'themes');
+    if (parts[2] === 'settings') {
+      if (!isAdmin()) return showInShell(site, notFound('Site settings, people and tokens are for the site\'s admins. Ask an admin if something needs to change.'), 'settings');
+      return showInShell(site, new SettingsScreen(site, parts[3] || 'general'), 'settings');
+    }
     if (parts[2] === 'page' && parts[3]) {
       if (parts[4] === 'versions') return showInShell(site, new VersionsScreen(site, parts[3], query));
       return showInShell(site, new PageEditor(site, parts[3], query));
@@ -103,9 +118,10 @@ function showBare(s) {
   focusMain(s.el);
 }
 
-function showInShell(site, s) {
+function showInShell(site, s, section = 'pages') {
   leaveScreen();
   if (!shell || shell.siteID !== (site ? site.id : null)) buildShell(site);
+  showSection(section);
   screen = s;
   clear(shell.main, s.el);
   document.title = (s.title || 'Tessera') + ' · Tessera';
@@ -147,14 +163,45 @@ function buildShell(site) {
   const main = h('main', { id: 'main', class: 'main' });
   let tree = null;
   let body;
+  let nav = null;
+  let sidebar = null;
   if (site) {
     tree = new Tree(site);
-    body = h('div', { class: 'workspace' }, h('aside', { class: 'sidebar', 'aria-label': 'Pages' }, tree.el), main);
+    sidebar = h('aside', { class: 'sidebar', 'aria-label': 'Pages' }, tree.el);
+    body = h('div', { class: 'workspace' }, sidebar, main);
+    nav = sectionNav(site);
   } else {
     body = h('div', { class: 'workspace workspace-single' }, main);
   }
-  clear(app(), header, body);
-  shell = { siteID: site ? site.id : null, main, tree };
+  clear(app(), header, nav, body);
+  shell = { siteID: site ? site.id : null, main, tree, nav, sidebar, body };
+}
+
+/** sections are the parts of a site's editor, in the section navigation. */
+const sections = [
+  { key: 'pages', label: 'Pages', tail: '' },
+  { key: 'customers', label: 'Customers', tail: '/customers' },
+  { key: 'apps', label: 'Apps', tail: '/apps' },
+  { key: 'themes', label: 'Themes', tail: '/themes' },
+  { key: 'settings', label: 'Settings', tail: '/settings', admin: true },
+];
+
+function sectionNav(site) {
+  const base = `#/site/${encodeURIComponent(site.short_id || site.id)}`;
+  return h('nav', { class: 'sections', 'aria-label': 'Sections' },
+    sections.filter((s) => !s.admin || site.role === 'admin').map((s) =>
+      h('a', { href: base + s.tail, class: 'section-link', 'data-section': s.key }, s.label)));
+}
+
+/** showSection marks the current section; the page tree shows on Pages only. */
+function showSection(key) {
+  if (!shell || !shell.nav) return;
+  for (const a of shell.nav.querySelectorAll('.section-link')) {
+    if (a.dataset.section === key) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  shell.sidebar.hidden = key !== 'pages';
+  shell.body.classList.toggle('workspace-single', key !== 'pages');
 }
 
 /** treeChanged reads a page's node of the tree again (after a rename, say). */
