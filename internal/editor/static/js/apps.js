@@ -140,8 +140,9 @@ export class AppScreen {
   changed() {
     if (!this.saveBtn) return;
     const dirty = this.dirty();
-    this.saveBtn.disabled = !dirty;
-    this.state.textContent = dirty ? 'Not saved' : '';
+    this.saveBtn.disabled = !dirty || !!this.saving;
+    if (dirty) this.state.textContent = 'Not saved';
+    else if (this.state.textContent === 'Not saved') this.state.textContent = '';
   }
 
   dirty() { return !!(this.editor && this.saveBtn && this.editor.value() !== this.saved); }
@@ -202,7 +203,6 @@ export class AppScreen {
     }
     this.saving = false;
     this.changed();
-    if (!this.dirty() && this.state.textContent === 'Not saved') this.state.textContent = '';
   }
 
   refreshHead(ok) {
