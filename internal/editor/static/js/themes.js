@@ -8,7 +8,6 @@ import { codeEditor, langOf } from './code.js';
 
 const sitePath = (site) => `#/site/${encodeURIComponent(site.short_id || site.id)}`;
 const kinds = ['layouts', 'templates', 'snippets', 'assets'];
-const textAsset = /\.(css|js|mjs|json|svg|txt|xml|html?|liquid|map|md)$/i;
 // The template usage reads at most this many pages (tree order).
 const maxPages = 1000;
 
@@ -64,14 +63,6 @@ export class ThemesScreen {
       f.public_url ? h('a', { href: f.public_url, target: '_blank', rel: 'noopener' }, 'Open') : null);
     if (typeof f.code === 'string') {
       const ed = codeEditor({ value: f.code, lang: langOf(this.name), readOnly: true, label: `Code of ${this.name}` });
-      clear(this.view, head, ed.el);
-      return;
-    }
-    if (this.kind === 'assets' && f.public_url && textAsset.test(this.name)) {
-      // A text asset is shown as its code; its bytes come from its public URL.
-      let text = '';
-      try { const res = await fetch(f.public_url, { credentials: 'omit' }); text = await res.text(); } catch { text = ''; }
-      const ed = codeEditor({ value: text, lang: langOf(this.name), readOnly: true, label: `Code of ${this.name}` });
       clear(this.view, head, ed.el);
       return;
     }
