@@ -8,6 +8,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/demo"
+	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
 // A site's people and tokens, which its admins alone manage: an editor is
@@ -198,4 +199,26 @@ func TestAdminTokens(t *testing.T) {
 			{Name: "EditorTokenLives", Path: "/pages", As: "editor", WantStatus: 200},
 		})
 	})
+}
+
+// TestSiteLocaleRemoval holds what the settings screen warns of when a
+// language is removed: its translations are hidden, not deleted, and
+// come back with the language.
+func TestSiteLocaleRemoval(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			env, site := editorEnv(t, b)
+			as := "token:" + env.Tokens["www"]
+			page := apitest.Scenario{Path: "/pages/about?content_locale=nl&fields=title", As: as, Site: site.ID}
+			before := mustDo(t, env, page, 200).JSON.(obj)["title"]
+			mustDo(t, env, apitest.Scenario{Method: "PATCH", Path: "/sites/www", As: as, Site: "-", Body: obj{"locales": []string{"en"}}}, 200)
+			if res := env.Do(t, page); res.Status < 400 || res.Status >= 500 {
+				t.Errorf("a removed language's content: got %d %s, want a 4xx", res.Status, res.Raw)
+			}
+			mustDo(t, env, apitest.Scenario{Method: "PATCH", Path: "/sites/www", As: as, Site: "-", Body: obj{"locales": []string{"en", "nl"}}}, 200)
+			if after := mustDo(t, env, page, 200).JSON.(obj)["title"]; after != before || before == nil {
+				t.Errorf("the nl title after the language came back: got %v, want %v", after, before)
+			}
+		})
+	}
 }
