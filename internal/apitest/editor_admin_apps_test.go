@@ -118,6 +118,29 @@ func TestEditorAdminApps(t *testing.T) {
 			setSelect(`select[name="level"]`, "error"),
 			textHas(`.logs`, "No log line matches."),
 		)
+
+		// An editor reads the code and runs it, but changes nothing.
+		if _, err := env.Auth.Grant(t.Context(), site.ID, "ed@example.com", "Ed", store.RoleEditor); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Auth.SetPassword(t.Context(), "ed@example.com", "ed's password"); err != nil {
+			t.Fatal(err)
+		}
+		b.run("sign out", click(`#sign-out`), chromedp.WaitVisible(`input[name="email"]`, chromedp.ByQuery))
+		b.step("editor-reads-code",
+			typeInto(`input[name="email"]`, "ed@example.com"),
+			typeInto(`input[name="password"]`, "ed's password"),
+			click(`form button[type="submit"]`),
+			chromedp.WaitVisible(`.sections`, chromedp.ByQuery),
+			chromedp.Navigate(editorURL(b, site, "/apps/shop-tools/code/main.js")),
+			chromedp.WaitVisible(`textarea.code-input[readonly]`, chromedp.ByQuery),
+			textHas(`.app`, "Read only."),
+		)
+		var writable int
+		b.run("no write controls", chromedp.Evaluate(`document.querySelectorAll('#save-code, #new-file, #new-app').length`, &writable))
+		if writable != 0 {
+			t.Errorf("an editor sees %d controls that change code", writable)
+		}
 	})
 }
 
