@@ -22,6 +22,7 @@ func TestAdminRoutesRefuseEditors(t *testing.T) {
 			{"POST", "/sites/demo/members"},
 			{"PATCH", "/sites/demo/members/admin@example.com"},
 			{"DELETE", "/sites/demo/members/editor@example.com"},
+			{"POST", "/sites/demo/members/editor@example.com/invitation"},
 			{"GET", "/sites/demo/tokens"},
 			{"POST", "/sites/demo/tokens"},
 			{"DELETE", "/sites/demo/tokens/000000000000000000000000"},
@@ -85,9 +86,17 @@ func TestAdminMembers(t *testing.T) {
 
 		// The invitation's link sets the password; the new editor signs
 		// in with the role invited with.
+		first := mailedToken(t, env, "new@example.com")
+		// A new invitation ends the one before.
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/sites/demo/members/new@example.com/invitation",
+			WantBody: obj{"status": "queued", "message": apitest.Any}}, 202)
 		token := mailedToken(t, env, "new@example.com")
 		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/auth/password_reset/confirm", As: "none", Site: "-",
+			Body: obj{"token": first, "password": "battery staple"}, WantBody: obj{"field": "token"}}, 422)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/auth/password_reset/confirm", As: "none", Site: "-",
 			Body: obj{"token": token, "password": "battery staple"}}, 204)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/sites/demo/members/new@example.com/invitation"}, 409)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/sites/demo/members/nobody@example.com/invitation"}, 404)
 		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/auth/password_reset/confirm", As: "none", Site: "-",
 			Body: obj{"token": token, "password": "battery staple"}, WantBody: obj{"field": "token"}}, 422)
 		s := signIn(t, env, "new@example.com", "battery staple")

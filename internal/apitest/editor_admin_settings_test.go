@@ -94,6 +94,12 @@ func TestEditorAdminSettings(t *testing.T) {
 			textHas(`tr[data-email="nia@example.com"]`, "invited"),
 			textHas(`tr[data-email="nia@example.com"] select`, "editor"),
 		)
+		// A new invitation replaces the first (the link read below is
+		// the second's).
+		b.step("invitation-resent",
+			click(`button[aria-label="Resend the invitation to nia@example.com"]`),
+			textHas(`.toasts`, "A new invitation is on its way to nia@example.com."),
+		)
 		// The last admin's role and removal are locked.
 		var locked bool
 		b.run("last admin locked", chromedp.Evaluate(`document.querySelector('tr[data-email="`+demo.AdminEmail+`"] select').disabled`, &locked))

@@ -107,6 +107,46 @@ func (s *Service) Invite(ctx context.Context, siteID, email, name, role, inviter
 	return &out, nil
 }
 
+// ResendInvitation mails a member who has not set a password yet a new
+// invitation link; the earlier links stop working. Errors: cms.ENotFound,
+// cms.EConflict (the member has a password: they sign in, or reset it).
+func (s *Service) ResendInvitation(ctx context.Context, siteID, userID, inviter string) (*store.Member, error) {
+	token := rand.Text() + rand.Text()
+	var m *store.Member
+	var site *store.Site
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		var err error
+		if site, err = tx.Sites().Get(siteID); err != nil {
+			return err
+		}
+		members, err := tx.Users().ListMembers(siteID)
+		if err != nil {
+			return err
+		}
+		if m = findMember(members, userID); m == nil {
+			return cms.Errorf(cms.ENotFound, "No member %s on this site.", userID)
+		}
+		if m.HasPassword {
+			return cms.Errorf(cms.EConflict, "%s has set a password already: they sign in, or ask for a password reset.", m.Email)
+		}
+		if err := tx.UserTokens().DeleteForUser(m.ID, purposeInvite); err != nil {
+			return err
+		}
+		return tx.UserTokens().Create(&store.UserToken{TokenHash: HashToken(token), Purpose: purposeInvite, UserID: m.ID,
+			ExpiresAt: tx.Now().Add(InviteTTL)})
+	})
+	if err != nil {
+		return nil, err
+	}
+	msg := inviteMessage(s.EditorURL, site.Name, m.Email, m.Role, inviter, token, false)
+	s.mail.AddOrLog(ctx, "an invitation", func(ctx context.Context) {
+		if err := s.mailer().Send(ctx, msg); err != nil {
+			slog.ErrorContext(ctx, "an invitation's mail failed", slog.Any("err", err))
+		}
+	})
+	return m, nil
+}
+
 // inviteMessage is the mail of an invitation.
 func inviteMessage(editorURL, siteName, email, role, inviter, token string, hasPassword bool) mail.Message {
 	by := "You were"

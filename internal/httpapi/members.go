@@ -75,14 +75,7 @@ func (s *Server) handleMemberInvite(w http.ResponseWriter, r *http.Request) erro
 	if err := decodeJSON(r, &b); err != nil {
 		return err
 	}
-	inviter := ""
-	if p := principal(r); p.User != nil {
-		inviter = p.User.Name
-		if inviter == "" {
-			inviter = p.User.Email
-		}
-	}
-	inv, err := s.Auth.Invite(r.Context(), site.ID, b.Email, b.Name, b.Role, inviter)
+	inv, err := s.Auth.Invite(r.Context(), site.ID, b.Email, b.Name, b.Role, inviter(r))
 	if err != nil {
 		return err
 	}
@@ -125,5 +118,34 @@ func (s *Server) handleMemberDelete(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// inviter names the caller in an invitation's mail ("" for a site token).
+func inviter(r *http.Request) string {
+	p := principal(r)
+	if p.User == nil {
+		return ""
+	}
+	if p.User.Name != "" {
+		return p.User.Name
+	}
+	return p.User.Email
+}
+
+// handleMemberInvitation handles
+// "POST /api/sites/{site}/members/{user}/invitation": a member who has not
+// set a password yet is mailed a new invitation (202 {status, message}).
+func (s *Server) handleMemberInvitation(w http.ResponseWriter, r *http.Request) error {
+	site, err := s.adminSite(r, "invite people")
+	if err != nil {
+		return err
+	}
+	m, err := s.Auth.ResendInvitation(r.Context(), site.ID, r.PathValue("user"), inviter(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"status": "queued",
+		"message": "A new invitation is on its way to " + m.Email + "."})
 	return nil
 }

@@ -5,14 +5,15 @@ package httpapi
 // the document's tables at start-up, as the essentials' do.
 
 var adminOperations = map[string]operation{
-	"GET /api/sites/{site}/members":             {"The site's people with their roles, by email (admins)", "sites", "", ok(200, "Members"), nil, false},
-	"POST /api/sites/{site}/members":            {"Invite a user by email with a role: created when new, mailed a link that sets a password (admins)", "sites", "MemberInvite", ok(201, "Member"), nil, false},
-	"PATCH /api/sites/{site}/members/{user}":    {"Change a member's role; the site keeps an admin (admins)", "sites", "MemberUpdate", ok(200, "Member"), nil, false},
-	"DELETE /api/sites/{site}/members/{user}":   {"Remove a member from the site; the site keeps an admin (admins)", "sites", "", ok(204, ""), nil, false},
-	"GET /api/sites/{site}/tokens":              {"The tokens that reach the site, without their secrets (admins)", "sites", "", ok(200, "Tokens"), nil, false},
-	"POST /api/sites/{site}/tokens":             {"Make a site token, or one of the caller's own user; its secret is shown once (admins)", "sites", "TokenCreate", ok(201, "NewToken"), nil, false},
-	"DELETE /api/sites/{site}/tokens/{token}":   {"Revoke a site token or one of the caller's own (admins)", "sites", "", ok(204, ""), nil, false},
-	"DELETE /api/customers/{customer}/sessions": {"Sign a customer out everywhere", "customers", "", ok(200, "SessionsRevoked"), nil, false},
+	"GET /api/sites/{site}/members":                    {"The site's people with their roles, by email (admins)", "sites", "", ok(200, "Members"), nil, false},
+	"POST /api/sites/{site}/members":                   {"Invite a user by email with a role: created when new, mailed a link that sets a password (admins)", "sites", "MemberInvite", ok(201, "Member"), nil, false},
+	"PATCH /api/sites/{site}/members/{user}":           {"Change a member's role; the site keeps an admin (admins)", "sites", "MemberUpdate", ok(200, "Member"), nil, false},
+	"DELETE /api/sites/{site}/members/{user}":          {"Remove a member from the site; the site keeps an admin (admins)", "sites", "", ok(204, ""), nil, false},
+	"POST /api/sites/{site}/members/{user}/invitation": {"Mail a member who has no password yet a new invitation (admins)", "sites", "", ok(202, "Message"), nil, false},
+	"GET /api/sites/{site}/tokens":                     {"The tokens that reach the site, without their secrets (admins)", "sites", "", ok(200, "Tokens"), nil, false},
+	"POST /api/sites/{site}/tokens":                    {"Make a site token, or one of the caller's own user; its secret is shown once (admins)", "sites", "TokenCreate", ok(201, "NewToken"), nil, false},
+	"DELETE /api/sites/{site}/tokens/{token}":          {"Revoke a site token or one of the caller's own (admins)", "sites", "", ok(204, ""), nil, false},
+	"DELETE /api/customers/{customer}/sessions":        {"Sign a customer out everywhere", "customers", "", ok(200, "SessionsRevoked"), nil, false},
 }
 
 func adminSchemas() map[string]any {

@@ -33,6 +33,7 @@ func (s *Server) routes() {
 	s.handle("POST /api/sites/{site}/members", needToken, s.handleMemberInvite)
 	s.handle("PATCH /api/sites/{site}/members/{user}", needToken, s.handleMemberUpdate)
 	s.handle("DELETE /api/sites/{site}/members/{user}", needToken, s.handleMemberDelete)
+	s.handle("POST /api/sites/{site}/members/{user}/invitation", needToken, s.handleMemberInvitation)
 	s.handle("GET /api/sites/{site}/tokens", needToken, s.handleTokenList)
 	s.handle("POST /api/sites/{site}/tokens", needToken, s.handleTokenCreate)
 	s.handle("DELETE /api/sites/{site}/tokens/{token}", needToken, s.handleTokenDelete)

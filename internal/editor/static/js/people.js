@@ -50,7 +50,10 @@ export class PeoplePanel {
         h('td', null, sel),
         h('td', null, m.invited ? h('span', { class: 'badge badge-warn' }, 'invited') : h('span', { class: 'muted' }, 'active')),
         h('td', { class: 'muted' }, when(m.created_at)),
-        h('td', { class: 'cell-actions' }, h('button', { type: 'button', class: 'btn btn-small btn-ghost', disabled: last,
+        h('td', { class: 'cell-actions' },
+          m.invited ? h('button', { type: 'button', class: 'btn btn-small btn-ghost', 'aria-label': `Resend the invitation to ${m.email}`,
+            onclick: () => this.resend(m) }, 'Resend invitation') : null,
+          h('button', { type: 'button', class: 'btn btn-small btn-ghost', disabled: last,
           'aria-label': `Remove ${m.email}`, onclick: () => this.remove(m) }, 'Remove')));
     });
     clear(this.list, h('table', { class: 'table' },
@@ -101,6 +104,15 @@ export class PeoplePanel {
       toast(`Could not change the role: ${e.message}`, 'error');
     }
     this.load();
+  }
+
+  async resend(m) {
+    try {
+      const res = await api.post(`${this.path}/${encodeURIComponent(m.id)}/invitation`, {}, { noSite: true });
+      toast(res.data.message, 'success');
+    } catch (e) {
+      toast(`Could not send the invitation: ${e.message}`, 'error');
+    }
   }
 
   async remove(m) {
