@@ -123,6 +123,11 @@ export class PeoplePanel {
     try {
       await api.del(`${this.path}/${encodeURIComponent(m.id)}`, { noSite: true });
       toast(`${m.email} was removed.`, 'success');
+      if (session.user && m.id === session.user.id) {
+        // Leaving the site: it is no longer this user's to open.
+        location.reload();
+        return;
+      }
     } catch (e) {
       toast(`Could not remove: ${e.message}`, 'error');
     }
