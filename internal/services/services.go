@@ -148,7 +148,7 @@ func New(st store.Store, opt Options) *Set {
 		Changes:   feed,
 		AuthCache: cache,
 		Fresh:     src,
-		Sites:     &sites.Service{Store: st},
+		Sites:     &sites.Service{Store: st, Fresh: src},
 		Auth:      &auth.Service{Store: st, Cache: cache},
 		Themes:    &themes.Service{Store: st},
 		Files:     &files.Service{Store: st, Blobs: opt.Blobs, SiteURL: siteURL},
