@@ -68,6 +68,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -149,7 +150,7 @@ type FileValues interface {
 type BatchOptions struct {
 	// Template is the page's template as the theme defines it now; nil when
 	// the page has none or the theme lacks it (no item path resolves then).
-	Template *TemplateInfo
+	Template *doc.TemplateInfo
 	// DefaultLocale and Locales are the site's default and enabled locales.
 	DefaultLocale string
 	Locales       []string
@@ -186,7 +187,7 @@ type OpResult struct {
 type BatchResult struct {
 	// Page is the page after every successful operation. The page given to
 	// ApplyBatch is untouched.
-	Page *Page
+	Page *doc.Page
 	// Results holds one result per operation, in order.
 	Results []OpResult
 	// Changed reports whether a successful operation changed the document;
@@ -218,15 +219,15 @@ func (r *BatchResult) Failed() int {
 // translated fields); the rest is shared. A 10-operation batch on a large
 // page therefore does not copy the whole page ten times. A path that does
 // not parse gets a full copy.
-func workingCopy(cur *Page, path string) *Page {
-	pp, err := ParsePath(path)
+func workingCopy(cur *doc.Page, path string) *doc.Page {
+	pp, err := doc.ParsePath(path)
 	if err != nil {
 		return cur.Clone()
 	}
 	w := *cur
-	if pp.Kind == PathField {
-		w.Title, w.Slug, w.Fullpath = cloneText(cur.Title), cloneText(cur.Slug), cloneText(cur.Fullpath)
-		w.SEOTitle, w.SEODescription, w.SEOKeywords = cloneText(cur.SEOTitle), cloneText(cur.SEODescription), cloneText(cur.SEOKeywords)
+	if pp.Kind == doc.PathField {
+		w.Title, w.Slug, w.Fullpath = doc.CloneText(cur.Title), doc.CloneText(cur.Slug), doc.CloneText(cur.Fullpath)
+		w.SEOTitle, w.SEODescription, w.SEOKeywords = doc.CloneText(cur.SEOTitle), doc.CloneText(cur.SEODescription), doc.CloneText(cur.SEOKeywords)
 		return &w
 	}
 	top := pp.Slug
@@ -236,7 +237,7 @@ func workingCopy(cur *Page, path string) *Page {
 	w.Items = slices.Clone(cur.Items)
 	for i, it := range w.Items {
 		if it.Slug == top {
-			w.Items[i] = it.clone()
+			w.Items[i] = it.Clone()
 		}
 	}
 	return &w
@@ -251,7 +252,7 @@ func workingCopy(cur *Page, path string) *Page {
 // message-only content_locale 422, or an error of opt.Refs or opt.Files
 // that is not a *cms.Error (wrapped). Per-operation errors are in the
 // results, with the codes the spec lists for the operation.
-func ApplyBatch(p *Page, ops []Operation, opt BatchOptions) (*BatchResult, error) {
+func ApplyBatch(p *doc.Page, ops []Operation, opt BatchOptions) (*BatchResult, error) {
 	if err := checkCount(len(ops)); err != nil {
 		return nil, err
 	}
@@ -265,9 +266,7 @@ func ApplyBatch(p *Page, ops []Operation, opt BatchOptions) (*BatchResult, error
 	if b.locale == "" {
 		b.locale = b.def
 	}
-	if s := opt.Template.schema(); s != nil {
-		b.eds = s.Editables
-	}
+	b.eds = opt.Template.Editables()
 	cur := p.Clone()
 	res := &BatchResult{Results: make([]OpResult, 0, len(ops))}
 	if NeedsSync(cur, opt.Template) {
@@ -308,7 +307,7 @@ func ApplyBatch(p *Page, ops []Operation, opt BatchOptions) (*BatchResult, error
 
 // opCodes are the per-operation codes the spec lists, by op ("" for any).
 var opCodes = map[string][]string{
-	"": {EPathNotFound, EUnknownOperation},
+	"": {doc.EPathNotFound, EUnknownOperation},
 	OpSet: {EMissingValue, EInvalidTarget, EInvalidField, EInvalidPosition, EInvalidContainerValue,
 		EInvalidContainerParent, cms.ERepeatableNotInTheme, EInvalidBoolean, EInvalidOperation,
 		EInvalidSwitchValue, EInvalidSelectValue, EInvalidReferenceFormat, EInvalidReferenceID,
@@ -359,7 +358,7 @@ type opState struct {
 	warnings []string
 }
 
-func (b *batch) apply(w *Page, op *Operation, st *opState) error {
+func (b *batch) apply(w *doc.Page, op *Operation, st *opState) error {
 	switch op.Op {
 	case OpSet, OpInsert, OpDelete, OpMove:
 	case "":
@@ -368,9 +367,9 @@ func (b *batch) apply(w *Page, op *Operation, st *opState) error {
 		return err422(EUnknownOperation, "Unknown operation '%s': use set, insert, delete or move", op.Op)
 	}
 	if op.Path == "" {
-		return errPath("The operation has no path")
+		return doc.PathError("The operation has no path")
 	}
-	path, err := ParsePath(op.Path)
+	path, err := doc.ParsePath(op.Path)
 	if err != nil {
 		return err
 	}
@@ -399,16 +398,16 @@ func decodeRaw(raw json.RawMessage) (any, error) {
 // located is what an item path resolves to, with the template definitions.
 type located struct {
 	// canvases and reps enclose the target, outermost first.
-	canvases []*Item
-	reps     []*Repeatable
+	canvases []*doc.Item
+	reps     []*doc.Repeatable
 	// item and ed are a PathItem's target and its editable.
-	item *Item
+	item *doc.Item
 	ed   *themes.Editable
 	// canvas and canvasEd are the canvas of a PathRepeatable(s).
-	canvas   *Item
+	canvas   *doc.Item
 	canvasEd *themes.Editable
 	// rep is a PathRepeatable's block.
-	rep *Repeatable
+	rep *doc.Repeatable
 }
 
 // touch bumps the updated_at of every block and canvas enclosing the
@@ -428,7 +427,7 @@ func (l *located) touch(now time.Time) {
 // locate resolves an item path against the page and the template. Errors
 // are path_not_found; notCanvas reports that the last container of a
 // repeatable path is an item but not a canvas.
-func (b *batch) locate(p *Page, pt Path) (l *located, notCanvas bool, err error) {
+func (b *batch) locate(p *doc.Page, pt doc.Path) (l *located, notCanvas bool, err error) {
 	l = &located{}
 	items, eds := p.Items, b.eds
 	for _, br := range pt.Blocks {
@@ -437,11 +436,11 @@ func (b *batch) locate(p *Page, pt Path) (l *located, notCanvas bool, err error)
 			return nil, false, err
 		}
 		if it.Type != themes.TypeCanvas {
-			return nil, false, errPath("Item '%s' is not a canvas", br.Canvas)
+			return nil, false, doc.PathError("Item '%s' is not a canvas", br.Canvas)
 		}
 		rep := it.Repeatable(br.ID)
 		if rep == nil || rep.Disabled || ed.Block(rep.Slug) == nil {
-			return nil, false, errPath("Repeatable %s not found in canvas '%s'", br.ID, br.Canvas)
+			return nil, false, doc.PathError("Repeatable %s not found in canvas '%s'", br.ID, br.Canvas)
 		}
 		l.canvases = append(l.canvases, it)
 		l.reps = append(l.reps, rep)
@@ -451,18 +450,18 @@ func (b *batch) locate(p *Page, pt Path) (l *located, notCanvas bool, err error)
 	if err != nil {
 		return nil, false, err
 	}
-	if pt.Kind == PathItem {
+	if pt.Kind == doc.PathItem {
 		l.item, l.ed = it, ed
 		return l, false, nil
 	}
 	if it.Type != themes.TypeCanvas {
-		return nil, true, errPath("Item '%s' is not a canvas", pt.Slug)
+		return nil, true, doc.PathError("Item '%s' is not a canvas", pt.Slug)
 	}
 	l.canvas, l.canvasEd = it, ed
-	if pt.Kind == PathRepeatable {
+	if pt.Kind == doc.PathRepeatable {
 		rep := it.Repeatable(pt.ID)
 		if rep == nil || rep.Disabled {
-			return nil, false, errPath("Repeatable %s not found in canvas '%s'", pt.ID, pt.Slug)
+			return nil, false, doc.PathError("Repeatable %s not found in canvas '%s'", pt.ID, pt.Slug)
 		}
 		l.rep = rep
 	}
@@ -470,14 +469,14 @@ func (b *batch) locate(p *Page, pt Path) (l *located, notCanvas bool, err error)
 }
 
 // lookupItem finds the enabled item slug that the template defines.
-func lookupItem(items []*Item, eds []*themes.Editable, slug string) (*Item, *themes.Editable, error) {
+func lookupItem(items []*doc.Item, eds []*themes.Editable, slug string) (*doc.Item, *themes.Editable, error) {
 	ed := findEd(eds, slug)
 	if ed == nil {
-		return nil, nil, errPath("Item '%s' is not defined by the template", slug)
+		return nil, nil, doc.PathError("Item '%s' is not defined by the template", slug)
 	}
-	it := findItem(items, slug)
+	it := doc.FindItem(items, slug)
 	if it == nil || it.Disabled || it.Type != ed.Type {
-		return nil, nil, errPath("Item '%s' not found", slug)
+		return nil, nil, doc.PathError("Item '%s' not found", slug)
 	}
 	return it, ed, nil
 }

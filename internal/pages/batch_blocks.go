@@ -12,14 +12,15 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/jsonw"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 // The block operations: insert, delete and move, and the canvas layout they
 // keep in order.
 
-func (b *batch) insert(w *Page, op *Operation, pt Path, st *opState) error {
-	if pt.Kind != PathRepeatables {
+func (b *batch) insert(w *doc.Page, op *Operation, pt doc.Path, st *opState) error {
+	if pt.Kind != doc.PathRepeatables {
 		return err422(EInvalidInsertPath, "insert needs a path ending in /repeatables of a canvas")
 	}
 	if !op.HasValue() {
@@ -99,7 +100,7 @@ func insertSlug(v any) (string, error) {
 }
 
 // insertItems writes value.items of an insert into the new block rep.
-func (b *batch) insertItems(rep *Repeatable, blk *themes.Block, canvas string, v any, st *opState) error {
+func (b *batch) insertItems(rep *doc.Repeatable, blk *themes.Block, canvas string, v any, st *opState) error {
 	if v == nil {
 		return nil
 	}
@@ -119,7 +120,7 @@ func (b *batch) insertItems(rep *Repeatable, blk *themes.Block, canvas string, v
 	}
 	// Files are stored last, once every value checked out.
 	type pending struct {
-		it *Item
+		it *doc.Item
 		fv files.Value
 	}
 	var uploads []pending
@@ -150,7 +151,7 @@ func (b *batch) insertItems(rep *Repeatable, blk *themes.Block, canvas string, v
 			if err != nil {
 				return err
 			}
-			it.Content.set(b.locale, b.def, s)
+			it.Content.Set(b.locale, b.def, s)
 		}
 	}
 	for _, p := range uploads {
@@ -208,7 +209,7 @@ func emptyValue(v any) bool {
 // findAnchor reads an after value against a canvas's enabled blocks: found
 // with the anchor's index, first for null, or neither with the anchor as
 // text for the warning.
-func findAnchor(enabled []*Repeatable, raw json.RawMessage) (i int, found, first bool, anchor string) {
+func findAnchor(enabled []*doc.Repeatable, raw json.RawMessage) (i int, found, first bool, anchor string) {
 	switch jsonw.Kind(raw) {
 	case 'n':
 		return 0, false, true, ""
@@ -234,9 +235,9 @@ func anchorWarning(anchor string) string {
 
 // splitBlocks returns a canvas's enabled blocks in position order, and its
 // disabled ones.
-func splitBlocks(c *Item) (enabled, disabled []*Repeatable) {
+func splitBlocks(c *doc.Item) (enabled, disabled []*doc.Repeatable) {
 	all := slices.Clone(c.Repeatables)
-	sortRepeatables(all)
+	doc.SortRepeatables(all)
 	for _, r := range all {
 		if r.Disabled {
 			disabled = append(disabled, r)
@@ -250,7 +251,7 @@ func splitBlocks(c *Item) (enabled, disabled []*Repeatable) {
 // layout makes enabled then disabled the canvas's blocks, numbered from 1;
 // blocks whose position changes get updated_at now. It reports whether the
 // order or any position changed.
-func layout(c *Item, enabled, disabled []*Repeatable, now time.Time) bool {
+func layout(c *doc.Item, enabled, disabled []*doc.Repeatable, now time.Time) bool {
 	all := append(enabled, disabled...)
 	changed := len(all) != len(c.Repeatables)
 	for i, r := range all {
@@ -270,8 +271,8 @@ func layout(c *Item, enabled, disabled []*Repeatable, now time.Time) bool {
 	return changed
 }
 
-func (b *batch) delete(w *Page, pt Path, st *opState) error {
-	if pt.Kind != PathRepeatable {
+func (b *batch) delete(w *doc.Page, pt doc.Path, st *opState) error {
+	if pt.Kind != doc.PathRepeatable {
 		return err422(EInvalidDeleteTarget, "Only canvas blocks can be deleted (path .../repeatables/<id>)")
 	}
 	l, notCanvas, err := b.locate(w, pt)
@@ -290,8 +291,8 @@ func (b *batch) delete(w *Page, pt Path, st *opState) error {
 	return nil
 }
 
-func (b *batch) move(w *Page, op *Operation, pt Path, st *opState) error {
-	if pt.Kind != PathRepeatable {
+func (b *batch) move(w *doc.Page, op *Operation, pt doc.Path, st *opState) error {
+	if pt.Kind != doc.PathRepeatable {
 		return err422(EInvalidMoveTarget, "Only canvas blocks can be moved (path .../repeatables/<id>)")
 	}
 	l, notCanvas, err := b.locate(w, pt)

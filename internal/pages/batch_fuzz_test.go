@@ -12,6 +12,8 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -139,17 +141,17 @@ func FuzzApplyBatch(f *testing.F) {
 		{`{"op":"set","path":"/title","value":"x"}`, `{"op":"set","path":"/published","value":"off"}`},
 		{`{"op":"set","path":"/slug","value":"Ünï côdé"}`, `{"op":"set","path":"/template","value":"x"}`},
 		{`{"op":"set","path":"/items/Style","value":"SOLID"}`, `{"op":"set","path":"/items/Show banner","value":"yes"}`},
-		{`{"op":"set","path":"/items/Related","value":["` + article1 + `"]}`, `{"op":"set","path":"/items/Featured","value":{"reference_slug":"x"}}`},
+		{`{"op":"set","path":"/items/Related","value":["` + pagetest.Article1 + `"]}`, `{"op":"set","path":"/items/Featured","value":{"reference_slug":"x"}}`},
 		{`{"op":"set","path":"/items/Hero image","value":{"data":"aGk=","filename":"a.txt"}}`, `{"op":"set","path":"/items/Hero image","value":"https://x.com/a.svg"}`},
-		{`{"op":"set","path":"/items/Hero image","value":{"__type":"FileRef","source":"service://a/pages/` + refPageID + `/x"}}`},
+		{`{"op":"set","path":"/items/Hero image","value":{"__type":"FileRef","source":"service://a/pages/` + pagetest.RefPageID + `/x"}}`},
 		{`{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"hero","items":{"Heading":"x","Image":"https://x.com/i.png"}},"after":null}`},
-		{`{"op":"insert","path":"` + pColumns + `/repeatables","value":{"slug":"column","items":{"Align":"Right"}},"after":"` + col2ID + `"}`},
+		{`{"op":"insert","path":"` + pColumns + `/repeatables","value":{"slug":"column","items":{"Align":"Right"}},"after":"` + pagetest.Col2ID + `"}`},
 		{`{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"<x>"}}`, `{"op":"insert","path":"/items/Intro/repeatables","value":{}}`},
-		{`{"op":"delete","path":"` + pQuote + `"}`, `{"op":"move","path":"` + pHero + `","after":"` + missingID + `"}`},
+		{`{"op":"delete","path":"` + pQuote + `"}`, `{"op":"move","path":"` + pHero + `","after":"` + pagetest.MissingID + `"}`},
 		{`{"op":"move","path":"` + pCol2 + `","after":null}`, `{"op":"set","path":"` + pCol + `","value":{"position":5,"slug":"column"}}`},
 		{`{"op":"set","path":"` + pQuote + `","value":{"slug":"hero"}}`, `{"op":"set","path":"` + pQuote + `/items/Heading","value":"h"}`},
 		{`{"op":"delete","path":"/items/Intro"}`, `{"op":"move","path":"/title"}`, `{"op":"nope","path":"/x"}`, `7`},
-		{`{"op":"set","path":"/items/Body/repeatables/zz","value":1}`, `{"op":"set","path":"` + pCol + `/items/Text/repeatables/` + missingID + `/items/X"}`},
+		{`{"op":"set","path":"/items/Body/repeatables/zz","value":1}`, `{"op":"set","path":"` + pCol + `/items/Text/repeatables/` + pagetest.MissingID + `/items/X"}`},
 	} {
 		f.Add([]byte(opsBody(ops...)), false)
 		f.Add([]byte(opsBody(ops...)), true)
@@ -159,7 +161,7 @@ func FuzzApplyBatch(f *testing.F) {
 		if err != nil {
 			return
 		}
-		p := testPage()
+		p := pagetest.Page()
 		before, _ := json.Marshal(p)
 		opt := batchOpts()
 		if nl {
@@ -213,7 +215,7 @@ func FuzzApplyBatch(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back pages.Page
+		var back doc.Page
 		if err := json.Unmarshal(stored, &back); err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +227,7 @@ func FuzzApplyBatch(f *testing.F) {
 
 // checkContiguous fails unless every canvas that has been laid out keeps
 // its enabled blocks at positions 1..n (the fixture's canvases start so).
-func checkContiguous(t *testing.T, items []*pages.Item) {
+func checkContiguous(t *testing.T, items []*doc.Item) {
 	t.Helper()
 	for _, it := range items {
 		if it.Type != themes.TypeCanvas || it.Disabled {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -26,7 +27,7 @@ type BatchOutcome struct {
 	Results []OpResult
 	// Page is the page after the batch (as saved, or for a dry run as it
 	// would be saved).
-	Page *Page
+	Page *doc.Page
 	// ETag and UpdatedAt are the page's after the batch; for a dry run, the
 	// current ones.
 	ETag      string
@@ -64,7 +65,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 	}
 	var out *BatchOutcome
 	var fv *files.Writer
-	err = s.withPage(ctx, site, id, req.DryRun, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+	err = s.withPage(ctx, site, id, req.DryRun, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, p *doc.Page) error {
 		fv = s.Files.Writer(ctx, tx, site, req.Caller, req.DryRun)
 		if strings.TrimSpace(req.IfMatch) != "" || !req.DryRun {
 			if err := CheckIfMatch(req.IfMatch, p.ETag()); err != nil {

@@ -7,13 +7,14 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 // The set operation: page fields, items of every editable type, files,
 // references and blocks.
 
-func (b *batch) set(w *Page, op *Operation, pt Path, st *opState) error {
+func (b *batch) set(w *doc.Page, op *Operation, pt doc.Path, st *opState) error {
 	if !op.HasValue() {
 		return err422(EMissingValue, "set needs a value")
 	}
@@ -22,9 +23,9 @@ func (b *batch) set(w *Page, op *Operation, pt Path, st *opState) error {
 		return err
 	}
 	switch pt.Kind {
-	case PathField:
+	case doc.PathField:
 		return b.setField(w, pt.Field, v, st)
-	case PathRepeatables:
+	case doc.PathRepeatables:
 		return err422(EInvalidTarget, "A canvas's block list cannot be set; insert, delete or move its blocks")
 	}
 	l, notCanvas, err := b.locate(w, pt)
@@ -34,7 +35,7 @@ func (b *batch) set(w *Page, op *Operation, pt Path, st *opState) error {
 		}
 		return err
 	}
-	if pt.Kind == PathRepeatable {
+	if pt.Kind == doc.PathRepeatable {
 		return b.setRepeatable(l, v, st)
 	}
 	changed, err := b.setItem(l.item, l.ed, v, st)
@@ -50,8 +51,8 @@ func (b *batch) set(w *Page, op *Operation, pt Path, st *opState) error {
 // settableFields are the page fields set may write.
 const settableFields = "title, slug, seo_title, seo_description, seo_keywords, published"
 
-func (b *batch) setField(w *Page, field string, v any, st *opState) error {
-	var t *Text
+func (b *batch) setField(w *doc.Page, field string, v any, st *opState) error {
+	var t *doc.Text
 	switch field {
 	case "title":
 		t = &w.Title
@@ -69,7 +70,7 @@ func (b *batch) setField(w *Page, field string, v any, st *opState) error {
 		if s = cms.Slugify(s); s == "" {
 			return errInvalid("slug can't be blank")
 		}
-		if w.Slug.set(b.locale, b.def, s) {
+		if w.Slug.Set(b.locale, b.def, s) {
 			st.changed, st.slug = true, true
 		}
 		return nil
@@ -90,14 +91,14 @@ func (b *batch) setField(w *Page, field string, v any, st *opState) error {
 	if !ok {
 		return errInvalid("%s must be a string", field)
 	}
-	if t.set(b.locale, b.def, s) {
+	if t.Set(b.locale, b.def, s) {
 		st.changed = true
 	}
 	return nil
 }
 
 // setItem writes v to an item and reports whether it changed.
-func (b *batch) setItem(it *Item, ed *themes.Editable, v any, st *opState) (bool, error) {
+func (b *batch) setItem(it *doc.Item, ed *themes.Editable, v any, st *opState) (bool, error) {
 	switch ed.Type {
 	case themes.TypeCanvas:
 		return false, err422(EInvalidOperation, "Canvas '%s' cannot be set; insert, delete or move its blocks", ed.Slug)
@@ -110,7 +111,7 @@ func (b *batch) setItem(it *Item, ed *themes.Editable, v any, st *opState) (bool
 	if err != nil {
 		return false, err
 	}
-	return it.Content.set(b.locale, b.def, s), nil
+	return it.Content.Set(b.locale, b.def, s), nil
 }
 
 // scalarValue reads the content a field, text, switch or select value
@@ -187,7 +188,7 @@ func optionList(ed *themes.Editable) string {
 	return joinQuoted(vals)
 }
 
-func (b *batch) setReference(it *Item, ed *themes.Editable, v any) (bool, error) {
+func (b *batch) setReference(it *doc.Item, ed *themes.Editable, v any) (bool, error) {
 	ids, err := batchRefIDs(ed, v)
 	if err != nil {
 		return false, err
@@ -255,7 +256,7 @@ func batchIDList(ed *themes.Editable, v any) ([]string, error) {
 	return ids, nil
 }
 
-func (b *batch) setFile(it *Item, v any, slug string) (bool, error) {
+func (b *batch) setFile(it *doc.Item, v any, slug string) (bool, error) {
 	cur := it.File(b.locale, b.def)
 	fv, act, err := files.ParseBatchValue(v, cur, slug)
 	if err != nil {
@@ -294,7 +295,7 @@ func (b *batch) storeFile(fv files.Value, slug string) (*files.File, error) {
 }
 
 // putFile writes f (nil clears) as the item's file in the batch locale.
-func (b *batch) putFile(it *Item, f *files.File) {
+func (b *batch) putFile(it *doc.Item, f *files.File) {
 	if f == nil && b.locale == b.def {
 		delete(it.Files, b.locale)
 		return

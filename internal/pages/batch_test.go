@@ -15,19 +15,10 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
-
-// Exists makes the read fixture testRefs a ReferenceChecker too.
-func (r refs) Exists(refType string, ids []string) ([]string, error) {
-	var missing []string
-	for _, id := range ids {
-		if _, ok := r[refType][id]; !ok {
-			missing = append(missing, id)
-		}
-	}
-	return missing, nil
-}
 
 // fakeFiles stores every file value it is given and returns a file named
 // after it; err, when set, is returned instead.
@@ -50,11 +41,11 @@ func (f *fakeFiles) Store(v files.Value, _ bool) (*files.File, error) {
 
 func batchOpts() pages.BatchOptions {
 	return pages.BatchOptions{
-		Template:      testTemplateInfo(),
+		Template:      pagetest.TemplateInfo(),
 		DefaultLocale: "en",
 		Locales:       []string{"en", "nl"},
-		Now:           now,
-		Refs:          testRefs,
+		Now:           pagetest.Now,
+		Refs:          pagetest.TestRefs,
 		Files:         &fakeFiles{},
 	}
 }
@@ -64,7 +55,7 @@ func opsBody(ops ...string) string { return `{"operations":[` + strings.Join(ops
 
 // runBatch decodes body and applies it to p, failing the test when the
 // decode fails, ApplyBatch fails, or p is modified.
-func runBatch(t *testing.T, p *pages.Page, body string, edit func(*pages.BatchOptions)) *pages.BatchResult {
+func runBatch(t *testing.T, p *doc.Page, body string, edit func(*pages.BatchOptions)) *pages.BatchResult {
 	t.Helper()
 	ops, err := pages.DecodeOperations([]byte(body))
 	if err != nil {
@@ -91,9 +82,9 @@ func runBatch(t *testing.T, p *pages.Page, body string, edit func(*pages.BatchOp
 // runOne applies the single operation op to testPage and checks the
 // result's status against code ("" for ok). A failed operation must leave
 // the document unchanged.
-func runOne(t *testing.T, op, code string, edit func(*pages.BatchOptions)) (*pages.BatchResult, *pages.Page) {
+func runOne(t *testing.T, op, code string, edit func(*pages.BatchOptions)) (*pages.BatchResult, *doc.Page) {
 	t.Helper()
-	p := testPage()
+	p := pagetest.Page()
 	res := runBatch(t, p, opsBody(op), edit)
 	r := res.Results[0]
 	if code == "" {
@@ -121,9 +112,9 @@ func runOne(t *testing.T, op, code string, edit func(*pages.BatchOptions)) (*pag
 }
 
 // itemAt resolves an item path in p.
-func itemAt(tb testing.TB, p *pages.Page, path string) *pages.Item {
+func itemAt(tb testing.TB, p *doc.Page, path string) *doc.Item {
 	tb.Helper()
-	pt, err := pages.ParsePath(path)
+	pt, err := doc.ParsePath(path)
 	if err != nil {
 		tb.Fatalf("ParsePath(%q): %v", path, err)
 	}
@@ -138,7 +129,7 @@ func itemAt(tb testing.TB, p *pages.Page, path string) *pages.Item {
 }
 
 // order lists a canvas's blocks as "id@position" (disabled ones marked).
-func order(tb testing.TB, p *pages.Page, canvasPath string) []string {
+func order(tb testing.TB, p *doc.Page, canvasPath string) []string {
 	tb.Helper()
 	var out []string
 	for _, r := range itemAt(tb, p, canvasPath).Repeatables {
@@ -154,15 +145,15 @@ func order(tb testing.TB, p *pages.Page, canvasPath string) []string {
 // short names the fixture's block ids.
 func short(id string) string {
 	switch id {
-	case heroID:
+	case pagetest.HeroID:
 		return "hero"
-	case quoteID:
+	case pagetest.QuoteID:
 		return "quote"
-	case goneID:
+	case pagetest.GoneID:
 		return "gone"
-	case colID:
+	case pagetest.ColID:
 		return "col"
-	case col2ID:
+	case pagetest.Col2ID:
 		return "col2"
 	}
 	return "new"
@@ -171,11 +162,11 @@ func short(id string) string {
 func b64(s string) string { return base64.StdEncoding.EncodeToString([]byte(s)) }
 
 const (
-	pHero    = "/items/Body/repeatables/" + heroID
-	pQuote   = "/items/Body/repeatables/" + quoteID
+	pHero    = "/items/Body/repeatables/" + pagetest.HeroID
+	pQuote   = "/items/Body/repeatables/" + pagetest.QuoteID
 	pColumns = pHero + "/items/Columns"
-	pCol     = pColumns + "/repeatables/" + colID
-	pCol2    = pColumns + "/repeatables/" + col2ID
+	pCol     = pColumns + "/repeatables/" + pagetest.ColID
+	pCol2    = pColumns + "/repeatables/" + pagetest.Col2ID
 )
 
 func TestDecodeOperations(t *testing.T) {
@@ -214,7 +205,7 @@ func TestDecodeOperations(t *testing.T) {
 				`{"op":"set","path":"/title","value":null}`,
 				`{"op":"set","path":"/title"}`,
 				`{"op":"move","path":"/p","after":null}`,
-				`{"op":"move","path":"/p","after":"`+heroID+`"}`,
+				`{"op":"move","path":"/p","after":"`+pagetest.HeroID+`"}`,
 				`{"op":"insert","path":"/p","value":{"slug":"hero","items":{"A":1.50}}}`,
 				`7`,
 				`{"op":5,"path":["x"],"Value":1}`,
@@ -225,7 +216,7 @@ func TestDecodeOperations(t *testing.T) {
 				{Index: 1, Op: "set", Path: "/title", Value: json.RawMessage(`null`)},
 				{Index: 2, Op: "set", Path: "/title"},
 				{Index: 3, Op: "move", Path: "/p", After: json.RawMessage(`null`)},
-				{Index: 4, Op: "move", Path: "/p", After: json.RawMessage(`"` + heroID + `"`)},
+				{Index: 4, Op: "move", Path: "/p", After: json.RawMessage(`"` + pagetest.HeroID + `"`)},
 				{Index: 5, Op: "insert", Path: "/p", Value: json.RawMessage(`{"slug":"hero","items":{"A":1.50}}`)},
 				{Index: 6},
 				{Index: 7},
@@ -237,7 +228,7 @@ func TestDecodeOperations(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			got, err := pages.DecodeOperations([]byte(tt.body))
 			if tt.code != "" {
-				wantCode(t, err, tt.code)
+				pagetest.WantCode(t, err, tt.code)
 				return
 			}
 			if err != nil {
@@ -256,15 +247,15 @@ func TestDecodeOperations(t *testing.T) {
 }
 
 func TestApplyBatchLevelErrors(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	_, err := pages.ApplyBatch(p, nil, batchOpts())
-	wantCode(t, err, pages.EEmptyBatch)
+	pagetest.WantCode(t, err, pages.EEmptyBatch)
 	_, err = pages.ApplyBatch(p, make([]pages.Operation, pages.MaxOperations+1), batchOpts())
-	wantCode(t, err, pages.EBatchTooLarge)
+	pagetest.WantCode(t, err, pages.EBatchTooLarge)
 	opt := batchOpts()
 	opt.Locale = "fr"
 	_, err = pages.ApplyBatch(p, []pages.Operation{{Op: "set", Path: "/title", Value: json.RawMessage(`"x"`)}}, opt)
-	ce := wantCode(t, err, cms.EBareInvalid)
+	ce := pagetest.WantCode(t, err, cms.EBareInvalid)
 	if got, want := ce.Message, "Invalid content_locale: fr is not enabled for this site."; got != want {
 		t.Errorf("got message %q, want %q", got, want)
 	}
@@ -281,28 +272,28 @@ func TestBatchAnyOpErrors(t *testing.T) {
 		{"op not a string", `{"op":1,"path":"/title","value":"x"}`, pages.EUnknownOperation, ""},
 		{"op upper case", `{"op":"SET","path":"/title","value":"x"}`, pages.EUnknownOperation, ""},
 		{"element not an object", `"set"`, pages.EUnknownOperation, ""},
-		{"path missing", `{"op":"set","value":"x"}`, pages.EPathNotFound, ""},
-		{"path not a string", `{"op":"set","path":5,"value":"x"}`, pages.EPathNotFound, ""},
-		{"no leading slash", `{"op":"set","path":"title","value":"x"}`, pages.EPathNotFound, ""},
-		{"field with segments", `{"op":"set","path":"/title/x","value":"x"}`, pages.EPathNotFound, ""},
-		{"unknown slug", `{"op":"set","path":"/items/Nope","value":"x"}`, pages.EPathNotFound, "not defined by the template"},
-		{"disabled item", `{"op":"set","path":"/items/Sidebar","value":"x"}`, pages.EPathNotFound, ""},
-		{"invalid repeatable id", `{"op":"set","path":"/items/Body/repeatables/abc/items/Quote","value":"x"}`, pages.EPathNotFound, "Invalid repeatable ID"},
-		{"invalid repeatable id delete", `{"op":"delete","path":"/items/Body/repeatables/1"}`, pages.EPathNotFound, "Invalid repeatable ID"},
-		{"unknown repeatable", `{"op":"delete","path":"/items/Body/repeatables/` + missingID + `"}`, pages.EPathNotFound, ""},
-		{"disabled repeatable", `{"op":"move","path":"/items/Body/repeatables/` + goneID + `","after":null}`, pages.EPathNotFound, ""},
-		{"disabled item in block", `{"op":"set","path":"` + pQuote + `/items/Cite","value":"x"}`, pages.EPathNotFound, ""},
-		{"slug of another block", `{"op":"set","path":"` + pQuote + `/items/Heading","value":"x"}`, pages.EPathNotFound, ""},
-		{"block in wrong canvas", `{"op":"set","path":"/items/Body/repeatables/` + colID + `","value":{"position":1}}`, pages.EPathNotFound, ""},
-		{"through a non-canvas", `{"op":"set","path":"/items/Intro/repeatables/` + heroID + `/items/Heading","value":"x"}`, pages.EPathNotFound, ""},
+		{"path missing", `{"op":"set","value":"x"}`, doc.EPathNotFound, ""},
+		{"path not a string", `{"op":"set","path":5,"value":"x"}`, doc.EPathNotFound, ""},
+		{"no leading slash", `{"op":"set","path":"title","value":"x"}`, doc.EPathNotFound, ""},
+		{"field with segments", `{"op":"set","path":"/title/x","value":"x"}`, doc.EPathNotFound, ""},
+		{"unknown slug", `{"op":"set","path":"/items/Nope","value":"x"}`, doc.EPathNotFound, "not defined by the template"},
+		{"disabled item", `{"op":"set","path":"/items/Sidebar","value":"x"}`, doc.EPathNotFound, ""},
+		{"invalid repeatable id", `{"op":"set","path":"/items/Body/repeatables/abc/items/Quote","value":"x"}`, doc.EPathNotFound, "Invalid repeatable ID"},
+		{"invalid repeatable id delete", `{"op":"delete","path":"/items/Body/repeatables/1"}`, doc.EPathNotFound, "Invalid repeatable ID"},
+		{"unknown repeatable", `{"op":"delete","path":"/items/Body/repeatables/` + pagetest.MissingID + `"}`, doc.EPathNotFound, ""},
+		{"disabled repeatable", `{"op":"move","path":"/items/Body/repeatables/` + pagetest.GoneID + `","after":null}`, doc.EPathNotFound, ""},
+		{"disabled item in block", `{"op":"set","path":"` + pQuote + `/items/Cite","value":"x"}`, doc.EPathNotFound, ""},
+		{"slug of another block", `{"op":"set","path":"` + pQuote + `/items/Heading","value":"x"}`, doc.EPathNotFound, ""},
+		{"block in wrong canvas", `{"op":"set","path":"/items/Body/repeatables/` + pagetest.ColID + `","value":{"position":1}}`, doc.EPathNotFound, ""},
+		{"through a non-canvas", `{"op":"set","path":"/items/Intro/repeatables/` + pagetest.HeroID + `/items/Heading","value":"x"}`, doc.EPathNotFound, ""},
 		{
 			"deeper than two canvases",
-			`{"op":"set","path":"` + pCol + `/items/Text/repeatables/` + missingID + `/items/X","value":"x"}`,
-			pages.EPathNotFound, "deeper",
+			`{"op":"set","path":"` + pCol + `/items/Text/repeatables/` + pagetest.MissingID + `/items/X","value":"x"}`,
+			doc.EPathNotFound, "deeper",
 		},
-		{"depth three insert", `{"op":"insert","path":"` + pCol + `/items/Text/repeatables","value":{"slug":"x"}}`, pages.EPathNotFound, ""},
-		{"missing item slug", `{"op":"set","path":"/items","value":"x"}`, pages.EPathNotFound, ""},
-		{"empty segment", `{"op":"set","path":"/items//x","value":"x"}`, pages.EPathNotFound, ""},
+		{"depth three insert", `{"op":"insert","path":"` + pCol + `/items/Text/repeatables","value":{"slug":"x"}}`, doc.EPathNotFound, ""},
+		{"missing item slug", `{"op":"set","path":"/items","value":"x"}`, doc.EPathNotFound, ""},
+		{"empty segment", `{"op":"set","path":"/items//x","value":"x"}`, doc.EPathNotFound, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -319,35 +310,35 @@ func TestBatchSetPageFields(t *testing.T) {
 	tests := []struct {
 		field, value string
 		code         string
-		get          func(p *pages.Page) any
+		get          func(p *doc.Page) any
 		want         any
 		slugChanged  []string
 	}{
-		{field: "title", value: `"New title"`, get: func(p *pages.Page) any { return p.Title }, want: text("en", "New title", "nl", "Over ons")},
-		{field: "title", value: `null`, get: func(p *pages.Page) any { return p.Title }, want: text("en", "", "nl", "Over ons")},
+		{field: "title", value: `"New title"`, get: func(p *doc.Page) any { return p.Title }, want: pagetest.Text("en", "New title", "nl", "Over ons")},
+		{field: "title", value: `null`, get: func(p *doc.Page) any { return p.Title }, want: pagetest.Text("en", "", "nl", "Over ons")},
 		{field: "title", value: `{"content":"x"}`, code: cms.EValidationFailed},
 		{field: "title", value: `5`, code: cms.EValidationFailed},
-		{field: "seo_title", value: `"S"`, get: func(p *pages.Page) any { return p.SEOTitle }, want: text("en", "S")},
-		{field: "seo_description", value: `"D"`, get: func(p *pages.Page) any { return p.SEODescription }, want: text("en", "D", "nl", "Wie wij zijn")},
-		{field: "seo_keywords", value: `"a, b"`, get: func(p *pages.Page) any { return p.SEOKeywords }, want: text("en", "a, b")},
+		{field: "seo_title", value: `"S"`, get: func(p *doc.Page) any { return p.SEOTitle }, want: pagetest.Text("en", "S")},
+		{field: "seo_description", value: `"D"`, get: func(p *doc.Page) any { return p.SEODescription }, want: pagetest.Text("en", "D", "nl", "Wie wij zijn")},
+		{field: "seo_keywords", value: `"a, b"`, get: func(p *doc.Page) any { return p.SEOKeywords }, want: pagetest.Text("en", "a, b")},
 		{field: "seo_keywords", value: `true`, code: cms.EValidationFailed},
-		{field: "slug", value: `"Über uns & Café"`, get: func(p *pages.Page) any { return p.Slug }, want: text("en", "uber-uns-cafe", "nl", "over-ons"), slugChanged: []string{"en"}},
-		{field: "slug", value: `"about-us"`, get: func(p *pages.Page) any { return p.Slug }, want: text("en", "about-us", "nl", "over-ons")},
+		{field: "slug", value: `"Über uns & Café"`, get: func(p *doc.Page) any { return p.Slug }, want: pagetest.Text("en", "uber-uns-cafe", "nl", "over-ons"), slugChanged: []string{"en"}},
+		{field: "slug", value: `"about-us"`, get: func(p *doc.Page) any { return p.Slug }, want: pagetest.Text("en", "about-us", "nl", "over-ons")},
 		{field: "slug", value: `"!!!"`, code: cms.EValidationFailed},
 		{field: "slug", value: `null`, code: cms.EValidationFailed},
 		{field: "slug", value: `["a"]`, code: cms.EValidationFailed},
-		{field: "published", value: `false`, get: func(p *pages.Page) any { return p.Published }, want: false},
-		{field: "published", value: `true`, get: func(p *pages.Page) any { return p.Published }, want: true},
-		{field: "published", value: `"no"`, get: func(p *pages.Page) any { return p.Published }, want: false},
-		{field: "published", value: `"0"`, get: func(p *pages.Page) any { return p.Published }, want: false},
-		{field: "published", value: `"off"`, get: func(p *pages.Page) any { return p.Published }, want: false},
-		{field: "published", value: `"OFF"`, get: func(p *pages.Page) any { return p.Published }, want: false},
-		{field: "published", value: `0`, get: func(p *pages.Page) any { return p.Published }, want: false},
-		{field: "published", value: `"false"`, get: func(p *pages.Page) any { return p.Published }, want: false},
-		{field: "published", value: `"yes"`, get: func(p *pages.Page) any { return p.Published }, want: true},
-		{field: "published", value: `"1"`, get: func(p *pages.Page) any { return p.Published }, want: true},
-		{field: "published", value: `"on"`, get: func(p *pages.Page) any { return p.Published }, want: true},
-		{field: "published", value: `1`, get: func(p *pages.Page) any { return p.Published }, want: true},
+		{field: "published", value: `false`, get: func(p *doc.Page) any { return p.Published }, want: false},
+		{field: "published", value: `true`, get: func(p *doc.Page) any { return p.Published }, want: true},
+		{field: "published", value: `"no"`, get: func(p *doc.Page) any { return p.Published }, want: false},
+		{field: "published", value: `"0"`, get: func(p *doc.Page) any { return p.Published }, want: false},
+		{field: "published", value: `"off"`, get: func(p *doc.Page) any { return p.Published }, want: false},
+		{field: "published", value: `"OFF"`, get: func(p *doc.Page) any { return p.Published }, want: false},
+		{field: "published", value: `0`, get: func(p *doc.Page) any { return p.Published }, want: false},
+		{field: "published", value: `"false"`, get: func(p *doc.Page) any { return p.Published }, want: false},
+		{field: "published", value: `"yes"`, get: func(p *doc.Page) any { return p.Published }, want: true},
+		{field: "published", value: `"1"`, get: func(p *doc.Page) any { return p.Published }, want: true},
+		{field: "published", value: `"on"`, get: func(p *doc.Page) any { return p.Published }, want: true},
+		{field: "published", value: `1`, get: func(p *doc.Page) any { return p.Published }, want: true},
 		{field: "published", value: `"maybe"`, code: pages.EInvalidBoolean},
 		{field: "published", value: `null`, code: pages.EInvalidBoolean},
 		{field: "published", value: `2`, code: pages.EInvalidBoolean},
@@ -377,78 +368,78 @@ func TestBatchSetPageFields(t *testing.T) {
 
 // TestBatchSetItems covers the item rows of the set values table.
 func TestBatchSetItems(t *testing.T) {
-	content := func(path string) func(p *pages.Page) any {
-		return func(p *pages.Page) any { return itemAt(t, p, path).Content }
+	content := func(path string) func(p *doc.Page) any {
+		return func(p *doc.Page) any { return itemAt(t, p, path).Content }
 	}
-	refIDs := func(path string) func(p *pages.Page) any {
-		return func(p *pages.Page) any { return itemAt(t, p, path).RefIDs }
+	refIDs := func(path string) func(p *doc.Page) any {
+		return func(p *doc.Page) any { return itemAt(t, p, path).RefIDs }
 	}
 	tests := []struct {
 		name, path, value string
 		code              string
-		get               func(p *pages.Page) any
+		get               func(p *doc.Page) any
 		want              any
 		changed           bool
 	}{
 		// field, text
-		{name: "field string", path: "/items/Hero title", value: `"Hi"`, get: content("/items/Hero title"), want: text("en", "Hi", "nl", "Wij bouwen"), changed: true},
-		{name: "field plus as space", path: "/items/Hero+title", value: `"Hi"`, get: content("/items/Hero title"), want: text("en", "Hi", "nl", "Wij bouwen"), changed: true},
-		{name: "field %20", path: "/items/Hero%20title", value: `{"content":"Hi"}`, get: content("/items/Hero title"), want: text("en", "Hi", "nl", "Wij bouwen"), changed: true},
-		{name: "text content object", path: "/items/Intro", value: `{"content":"<p>x</p>"}`, get: content("/items/Intro"), want: text("en", "<p>x</p>"), changed: true},
-		{name: "text null clears", path: "/items/Hero title", value: `null`, get: content("/items/Hero title"), want: text("en", "", "nl", "Wij bouwen"), changed: true},
-		{name: "text same value", path: "/items/Intro", value: `""`, get: content("/items/Intro"), want: text("en", "")},
+		{name: "field string", path: "/items/Hero title", value: `"Hi"`, get: content("/items/Hero title"), want: pagetest.Text("en", "Hi", "nl", "Wij bouwen"), changed: true},
+		{name: "field plus as space", path: "/items/Hero+title", value: `"Hi"`, get: content("/items/Hero title"), want: pagetest.Text("en", "Hi", "nl", "Wij bouwen"), changed: true},
+		{name: "field %20", path: "/items/Hero%20title", value: `{"content":"Hi"}`, get: content("/items/Hero title"), want: pagetest.Text("en", "Hi", "nl", "Wij bouwen"), changed: true},
+		{name: "text content object", path: "/items/Intro", value: `{"content":"<p>x</p>"}`, get: content("/items/Intro"), want: pagetest.Text("en", "<p>x</p>"), changed: true},
+		{name: "text null clears", path: "/items/Hero title", value: `null`, get: content("/items/Hero title"), want: pagetest.Text("en", "", "nl", "Wij bouwen"), changed: true},
+		{name: "text same value", path: "/items/Intro", value: `""`, get: content("/items/Intro"), want: pagetest.Text("en", "")},
 		{name: "field number", path: "/items/Intro", value: `5`, code: cms.EValidationFailed},
 		{name: "field array", path: "/items/Intro", value: `["x"]`, code: cms.EValidationFailed},
 		{name: "field object without content", path: "/items/Intro", value: `{"text":"x"}`, code: cms.EValidationFailed},
 		{name: "field content number", path: "/items/Intro", value: `{"content":1}`, code: cms.EValidationFailed},
-		{name: "nested text", path: pCol + "/items/Text", value: `"L"`, get: content(pCol + "/items/Text"), want: text("en", "L", "nl", "Linker kolom"), changed: true},
+		{name: "nested text", path: pCol + "/items/Text", value: `"L"`, get: content(pCol + "/items/Text"), want: pagetest.Text("en", "L", "nl", "Linker kolom"), changed: true},
 		// switch
-		{name: "switch true", path: "/items/Show banner", value: `true`, get: content("/items/Show banner"), want: text("en", "true"), changed: true},
-		{name: "switch false", path: "/items/Show banner", value: `false`, get: content("/items/Show banner"), want: text("en", "false")},
-		{name: "switch yes", path: "/items/Show banner", value: `"yes"`, get: content("/items/Show banner"), want: text("en", "true"), changed: true},
-		{name: "switch no", path: "/items/Show banner", value: `"no"`, get: content("/items/Show banner"), want: text("en", "false")},
-		{name: "switch 1", path: "/items/Show banner", value: `"1"`, get: content("/items/Show banner"), want: text("en", "true"), changed: true},
-		{name: "switch 0", path: "/items/Show banner", value: `"0"`, get: content("/items/Show banner"), want: text("en", "false")},
-		{name: "switch number 1", path: "/items/Show banner", value: `1`, get: content("/items/Show banner"), want: text("en", "true"), changed: true},
-		{name: "switch on", path: "/items/Show banner", value: `"on"`, get: content("/items/Show banner"), want: text("en", "true"), changed: true},
-		{name: "switch off", path: "/items/Show banner", value: `"off"`, get: content("/items/Show banner"), want: text("en", "false")},
-		{name: "switch On", path: "/items/Show banner", value: `"On"`, get: content("/items/Show banner"), want: text("en", "true"), changed: true},
-		{name: "switch string true", path: "/items/Show banner", value: `"true"`, get: content("/items/Show banner"), want: text("en", "true"), changed: true},
-		{name: "switch content", path: "/items/Show banner", value: `{"content":"yes"}`, get: content("/items/Show banner"), want: text("en", "true"), changed: true},
+		{name: "switch true", path: "/items/Show banner", value: `true`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
+		{name: "switch false", path: "/items/Show banner", value: `false`, get: content("/items/Show banner"), want: pagetest.Text("en", "false")},
+		{name: "switch yes", path: "/items/Show banner", value: `"yes"`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
+		{name: "switch no", path: "/items/Show banner", value: `"no"`, get: content("/items/Show banner"), want: pagetest.Text("en", "false")},
+		{name: "switch 1", path: "/items/Show banner", value: `"1"`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
+		{name: "switch 0", path: "/items/Show banner", value: `"0"`, get: content("/items/Show banner"), want: pagetest.Text("en", "false")},
+		{name: "switch number 1", path: "/items/Show banner", value: `1`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
+		{name: "switch on", path: "/items/Show banner", value: `"on"`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
+		{name: "switch off", path: "/items/Show banner", value: `"off"`, get: content("/items/Show banner"), want: pagetest.Text("en", "false")},
+		{name: "switch On", path: "/items/Show banner", value: `"On"`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
+		{name: "switch string true", path: "/items/Show banner", value: `"true"`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
+		{name: "switch content", path: "/items/Show banner", value: `{"content":"yes"}`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
 		{name: "switch maybe", path: "/items/Show banner", value: `"maybe"`, code: pages.EInvalidSwitchValue},
 		{name: "switch null", path: "/items/Show banner", value: `null`, code: pages.EInvalidSwitchValue},
 		{name: "switch 2", path: "/items/Show banner", value: `2`, code: pages.EInvalidSwitchValue},
 		{name: "switch object", path: "/items/Show banner", value: `{"on":true}`, code: pages.EInvalidSwitchValue},
 		// select
-		{name: "select exact", path: "/items/Style", value: `"ghost"`, get: content("/items/Style"), want: text("en", "ghost"), changed: true},
-		{name: "select case", path: "/items/Style", value: `"GHOST"`, get: content("/items/Style"), want: text("en", "ghost"), changed: true},
-		{name: "select content", path: "/items/Style", value: `{"content":"Ghost"}`, get: content("/items/Style"), want: text("en", "ghost"), changed: true},
-		{name: "select null clears", path: "/items/Style", value: `null`, get: content("/items/Style"), want: text("en", ""), changed: true},
-		{name: "select blank clears", path: "/items/Style", value: `"  "`, get: content("/items/Style"), want: text("en", ""), changed: true},
-		{name: "select nested", path: pCol + "/items/Align", value: `"Right"`, get: content(pCol + "/items/Align"), want: text("en", "right"), changed: true},
+		{name: "select exact", path: "/items/Style", value: `"ghost"`, get: content("/items/Style"), want: pagetest.Text("en", "ghost"), changed: true},
+		{name: "select case", path: "/items/Style", value: `"GHOST"`, get: content("/items/Style"), want: pagetest.Text("en", "ghost"), changed: true},
+		{name: "select content", path: "/items/Style", value: `{"content":"Ghost"}`, get: content("/items/Style"), want: pagetest.Text("en", "ghost"), changed: true},
+		{name: "select null clears", path: "/items/Style", value: `null`, get: content("/items/Style"), want: pagetest.Text("en", ""), changed: true},
+		{name: "select blank clears", path: "/items/Style", value: `"  "`, get: content("/items/Style"), want: pagetest.Text("en", ""), changed: true},
+		{name: "select nested", path: pCol + "/items/Align", value: `"Right"`, get: content(pCol + "/items/Align"), want: pagetest.Text("en", "right"), changed: true},
 		{name: "select unknown", path: "/items/Style", value: `"bold"`, code: pages.EInvalidSelectValue},
 		{name: "select number", path: "/items/Style", value: `1`, code: pages.EInvalidSelectValue},
 		{name: "select object", path: "/items/Style", value: `{"value":"ghost"}`, code: pages.EInvalidSelectValue},
 		// reference
 		{name: "reference id", path: "/items/Featured", value: `null`, get: refIDs("/items/Featured"), want: []string(nil), changed: true},
-		{name: "reference id same", path: "/items/Featured", value: `"` + refPageID + `"`, get: refIDs("/items/Featured"), want: []string{refPageID}},
-		{name: "reference id upper", path: "/items/Related", value: `"` + strings.ToUpper(article2) + `"`, get: refIDs("/items/Related"), want: []string{article2}, changed: true},
-		{name: "reference ids", path: "/items/Related", value: `["` + article2 + `","` + article1 + `","` + article2 + `"]`, get: refIDs("/items/Related"), want: []string{article2, article1}, changed: true},
-		{name: "reference one in array", path: "/items/Featured", value: `["` + refPageID + `"]`, get: refIDs("/items/Featured"), want: []string{refPageID}},
-		{name: "reference_id", path: "/items/Related", value: `{"reference_id":"` + article1 + `"}`, get: refIDs("/items/Related"), want: []string{article1}, changed: true},
-		{name: "reference_ids", path: "/items/Related", value: `{"reference_ids":["` + article1 + `"]}`, get: refIDs("/items/Related"), want: []string{article1}, changed: true},
+		{name: "reference id same", path: "/items/Featured", value: `"` + pagetest.RefPageID + `"`, get: refIDs("/items/Featured"), want: []string{pagetest.RefPageID}},
+		{name: "reference id upper", path: "/items/Related", value: `"` + strings.ToUpper(pagetest.Article2) + `"`, get: refIDs("/items/Related"), want: []string{pagetest.Article2}, changed: true},
+		{name: "reference ids", path: "/items/Related", value: `["` + pagetest.Article2 + `","` + pagetest.Article1 + `","` + pagetest.Article2 + `"]`, get: refIDs("/items/Related"), want: []string{pagetest.Article2, pagetest.Article1}, changed: true},
+		{name: "reference one in array", path: "/items/Featured", value: `["` + pagetest.RefPageID + `"]`, get: refIDs("/items/Featured"), want: []string{pagetest.RefPageID}},
+		{name: "reference_id", path: "/items/Related", value: `{"reference_id":"` + pagetest.Article1 + `"}`, get: refIDs("/items/Related"), want: []string{pagetest.Article1}, changed: true},
+		{name: "reference_ids", path: "/items/Related", value: `{"reference_ids":["` + pagetest.Article1 + `"]}`, get: refIDs("/items/Related"), want: []string{pagetest.Article1}, changed: true},
 		{name: "reference_ids empty", path: "/items/Related", value: `{"reference_ids":[]}`, get: refIDs("/items/Related"), want: []string(nil), changed: true},
 		{name: "reference empty array", path: "/items/Related", value: `[]`, get: refIDs("/items/Related"), want: []string(nil), changed: true},
-		{name: "reference two for single", path: "/items/Featured", value: `["` + refPageID + `","` + article1 + `"]`, code: pages.EInvalidReferenceFormat},
+		{name: "reference two for single", path: "/items/Featured", value: `["` + pagetest.RefPageID + `","` + pagetest.Article1 + `"]`, code: pages.EInvalidReferenceFormat},
 		{name: "reference_slug", path: "/items/Featured", value: `{"reference_slug":"company/contact"}`, code: pages.EInvalidReferenceFormat},
 		{name: "reference_slugs", path: "/items/Related", value: `{"reference_slugs":["first-post"]}`, code: pages.EInvalidReferenceFormat},
 		{name: "reference number", path: "/items/Featured", value: `5`, code: pages.EInvalidReferenceFormat},
-		{name: "reference object", path: "/items/Featured", value: `{"id":"` + refPageID + `"}`, code: pages.EInvalidReferenceFormat},
+		{name: "reference object", path: "/items/Featured", value: `{"id":"` + pagetest.RefPageID + `"}`, code: pages.EInvalidReferenceFormat},
 		{name: "reference array of numbers", path: "/items/Related", value: `[1]`, code: pages.EInvalidReferenceFormat},
 		{name: "reference slug string", path: "/items/Featured", value: `"company/contact"`, code: pages.EInvalidReferenceID},
 		{name: "reference short id", path: "/items/Related", value: `["abc"]`, code: pages.EInvalidReferenceID},
-		{name: "reference missing", path: "/items/Related", value: `["` + article1 + `","` + missingID + `"]`, code: pages.EReferenceNotFound},
-		{name: "reference wrong type", path: "/items/Featured", value: `"` + article1 + `"`, code: pages.EReferenceNotFound},
+		{name: "reference missing", path: "/items/Related", value: `["` + pagetest.Article1 + `","` + pagetest.MissingID + `"]`, code: pages.EReferenceNotFound},
+		{name: "reference wrong type", path: "/items/Featured", value: `"` + pagetest.Article1 + `"`, code: pages.EReferenceNotFound},
 		// canvas
 		{name: "canvas", path: "/items/Body", value: `[]`, code: pages.EInvalidOperation},
 		{name: "canvas null", path: "/items/Body", value: `null`, code: pages.EInvalidOperation},
@@ -482,7 +473,7 @@ func TestBatchSetItems(t *testing.T) {
 }
 
 func TestBatchSetSelectLabel(t *testing.T) {
-	tpl := &pages.TemplateInfo{ID: "6a6c60362e4510dd4a45eeee", UpdatedAt: t0, Schema: &themes.Template{Name: "standard", Editables: []*themes.Editable{
+	tpl := &doc.TemplateInfo{ID: "6a6c60362e4510dd4a45eeee", UpdatedAt: pagetest.T0, Schema: &themes.Template{Name: "standard", Editables: []*themes.Editable{
 		{Slug: "Style", Type: themes.TypeSelect, Options: []themes.Option{{Value: "ghost", Label: "Outlined"}, {Value: "solid", Label: "Filled"}}},
 	}}}
 	edit := func(o *pages.BatchOptions) { o.Template = tpl }
@@ -496,7 +487,7 @@ func TestBatchSetSelectLabel(t *testing.T) {
 }
 
 func TestBatchSetReferenceChecker(t *testing.T) {
-	op := `{"op":"set","path":"/items/Related","value":["` + article1 + `"]}`
+	op := `{"op":"set","path":"/items/Related","value":["` + pagetest.Article1 + `"]}`
 	res, _ := runOne(t, op, pages.EReferenceNotFound, func(o *pages.BatchOptions) { o.Refs = nil })
 	if !strings.Contains(res.Results[0].Error.Message, "cannot be checked") {
 		t.Errorf("got message %q", res.Results[0].Error.Message)
@@ -505,7 +496,7 @@ func TestBatchSetReferenceChecker(t *testing.T) {
 	runOne(t, `{"op":"set","path":"/items/Related","value":null}`, "", func(o *pages.BatchOptions) { o.Refs = nil })
 
 	// A checker's *cms.Error is the operation's error; any other error aborts.
-	p := testPage()
+	p := pagetest.Page()
 	ops, _ := pages.DecodeOperations([]byte(opsBody(op)))
 	opt := batchOpts()
 	opt.Refs = errChecker{cms.Errorf(cms.ENotFound, "gone")}
@@ -548,12 +539,12 @@ func TestBatchSetFiles(t *testing.T) {
 			want: &files.Value{Kind: files.KindUpload, Filename: "a.pdf", ContentType: "application/pdf", Data: []byte("x")}},
 		{name: "attachment", value: `{"__type":"File","attachment":"` + b64("x") + `","filename":"a.txt"}`,
 			want: &files.Value{Kind: files.KindUpload, Filename: "a.txt", Data: []byte("x")}},
-		{name: "FileRef", value: `{"__type":"FileRef","source":"service://acme/pages/` + refPageID + `/Hero%20image"}`,
-			want: &files.Value{Kind: files.KindCopy, Source: "service://acme/pages/" + refPageID + "/Hero%20image",
-				Ref: files.Ref{SiteShortID: "acme", Resource: "pages", RecordID: refPageID, Field: "Hero image"}}},
-		{name: "source without type", value: `{"source":"service://acme/uploads/` + refPageID + `"}`,
-			want: &files.Value{Kind: files.KindCopy, Source: "service://acme/uploads/" + refPageID,
-				Ref: files.Ref{SiteShortID: "acme", Resource: "uploads", RecordID: refPageID}}},
+		{name: "FileRef", value: `{"__type":"FileRef","source":"service://acme/pages/` + pagetest.RefPageID + `/Hero%20image"}`,
+			want: &files.Value{Kind: files.KindCopy, Source: "service://acme/pages/" + pagetest.RefPageID + "/Hero%20image",
+				Ref: files.Ref{SiteShortID: "acme", Resource: "pages", RecordID: pagetest.RefPageID, Field: "Hero image"}}},
+		{name: "source without type", value: `{"source":"service://acme/uploads/` + pagetest.RefPageID + `"}`,
+			want: &files.Value{Kind: files.KindCopy, Source: "service://acme/uploads/" + pagetest.RefPageID,
+				Ref: files.Ref{SiteShortID: "acme", Resource: "uploads", RecordID: pagetest.RefPageID}}},
 		{name: "url object", value: `{"url":"https://cdn.example.com/img/cat.jpg?x=1"}`,
 			want: &files.Value{Kind: files.KindURL, URL: "https://cdn.example.com/img/cat.jpg?x=1", Filename: "cat.jpg"}},
 		{name: "url with filename", value: `{"url":"http://example.com/dl","filename":"r.pdf"}`,
@@ -562,8 +553,8 @@ func TestBatchSetFiles(t *testing.T) {
 			want: &files.Value{Kind: files.KindURL, URL: "https://example.com/a%20b.png", Filename: "a b.png"}},
 		{name: "bare URL no path", value: `"https://example.com"`,
 			want: &files.Value{Kind: files.KindURL, URL: "https://example.com"}},
-		{name: "current URL unchanged", value: `"` + heroImage.URL + `"`, file: heroImage},
-		{name: "read shape unchanged", value: `{"__type":"File","url":"` + heroImage.URL + `","filename":"hero.png"}`, file: heroImage},
+		{name: "current URL unchanged", value: `"` + pagetest.HeroImage.URL + `"`, file: pagetest.HeroImage},
+		{name: "read shape unchanged", value: `{"__type":"File","url":"` + pagetest.HeroImage.URL + `","filename":"hero.png"}`, file: pagetest.HeroImage},
 		{name: "null clears", value: `null`},
 		{name: "remove clears", value: `{"__type":"File","remove":true}`},
 
@@ -596,7 +587,7 @@ func TestBatchSetFiles(t *testing.T) {
 		{name: "html URL", value: `"https://example.com/page.html"`, code: files.EInvalidContentType},
 		{name: "css url object", value: `{"url":"https://example.com/s.css?v=1"}`, code: files.EInvalidContentType},
 		{name: "bad FileRef URI", value: `{"__type":"FileRef","source":"https://example.com/a.png"}`, code: cms.EValidationFailed},
-		{name: "FileRef bad resource", value: `{"__type":"FileRef","source":"service://acme/blogs/` + refPageID + `/x"}`, code: cms.EValidationFailed},
+		{name: "FileRef bad resource", value: `{"__type":"FileRef","source":"service://acme/blogs/` + pagetest.RefPageID + `/x"}`, code: cms.EValidationFailed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -623,14 +614,14 @@ func TestBatchSetFiles(t *testing.T) {
 				return
 			}
 			want := *tt.want
-			want.Current = heroImage
+			want.Current = pagetest.HeroImage
 			if diff := cmp.Diff([]files.Value{want}, ff.got, cmpopts.EquateEmpty()); diff != "" {
 				t.Errorf("FileValues got (-want +got):\n%s", diff)
 			}
 			if got := it.File("en", "en"); got == nil || got.Version != 1 {
 				t.Errorf("got file %+v, want the stored one", got)
 			}
-			if got, want := it.Files["nl"], heroImageNL; got != nil && got.URL != want.URL {
+			if got, want := it.Files["nl"], pagetest.HeroImageNL; got != nil && got.URL != want.URL {
 				t.Errorf("nl file changed: %+v", got)
 			}
 		})
@@ -663,7 +654,7 @@ func TestBatchFilesUnavailable(t *testing.T) {
 	for _, v := range []string{
 		`{"data":"` + b64("x") + `","filename":"a.txt"}`,
 		`"https://example.com/a.png"`,
-		`{"__type":"FileRef","source":"service://acme/uploads/` + refPageID + `"}`,
+		`{"__type":"FileRef","source":"service://acme/uploads/` + pagetest.RefPageID + `"}`,
 	} {
 		res, _ := runOne(t, `{"op":"set","path":"/items/Hero image","value":`+v+`}`, files.EInvalidFileFormat, noFiles)
 		if msg := res.Results[0].Error.Message; !strings.Contains(msg, "not supported yet") {
@@ -691,7 +682,7 @@ func TestBatchFilesUnavailable(t *testing.T) {
 	ops, _ := pages.DecodeOperations([]byte(opsBody(`{"op":"set","path":"/items/Hero image","value":"https://example.com/a.png"}`)))
 	opt := batchOpts()
 	opt.Files = ff
-	if _, err := pages.ApplyBatch(testPage(), ops, opt); !errors.Is(err, boom) {
+	if _, err := pages.ApplyBatch(pagetest.Page(), ops, opt); !errors.Is(err, boom) {
 		t.Fatalf("got %v, want the store's error", err)
 	}
 }
@@ -726,7 +717,7 @@ func TestBatchSetRepeatable(t *testing.T) {
 		{name: "items", path: pQuote, value: `{"items":{"Quote":"x"}}`, code: pages.EInvalidContainerValue},
 		{name: "missing value", path: pQuote, code: pages.EMissingValue},
 		{name: "canvas list", path: "/items/Body/repeatables", value: `{"position":1}`, code: pages.EInvalidTarget},
-		{name: "not a canvas", path: "/items/Intro/repeatables/" + heroID, value: `{"position":1}`, code: pages.EInvalidContainerParent},
+		{name: "not a canvas", path: "/items/Intro/repeatables/" + pagetest.HeroID, value: `{"position":1}`, code: pages.EInvalidContainerParent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -747,7 +738,7 @@ func TestBatchSetRepeatable(t *testing.T) {
 
 func TestBatchSetRepeatableSlug(t *testing.T) {
 	res, _ := runOne(t, `{"op":"set","path":"`+pQuote+`","value":{"slug":"hero"}}`, "", nil)
-	rep := itemAt(t, res.Page, "/items/Body").Repeatable(quoteID)
+	rep := itemAt(t, res.Page, "/items/Body").Repeatable(pagetest.QuoteID)
 	var got []string
 	for _, it := range rep.Items {
 		got = append(got, fmt.Sprintf("%s:%s:%v", it.Slug, it.Type, it.Disabled))
@@ -757,7 +748,7 @@ func TestBatchSetRepeatableSlug(t *testing.T) {
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("items after slug change (-want +got):\n%s", diff)
 	}
-	if rep.Slug != "hero" || !rep.UpdatedAt.Equal(now) || rep.Position != 1 {
+	if rep.Slug != "hero" || !rep.UpdatedAt.Equal(pagetest.Now) || rep.Position != 1 {
 		t.Errorf("got block %s@%d updated %v", rep.Slug, rep.Position, rep.UpdatedAt)
 	}
 	// Same slug: nothing changes.
@@ -780,25 +771,25 @@ func TestBatchInsert(t *testing.T) {
 			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}},
 		{name: "after null first", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `null`, canvas: "/items/Body",
 			want: []string{"new@1", "quote@2", "hero@3", "gone@4(disabled)"}},
-		{name: "after id", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + quoteID + `"`, canvas: "/items/Body",
+		{name: "after id", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + pagetest.QuoteID + `"`, canvas: "/items/Body",
 			want: []string{"quote@1", "new@2", "hero@3", "gone@4(disabled)"}},
-		{name: "after upper-case id", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + strings.ToUpper(quoteID) + `"`, canvas: "/items/Body",
+		{name: "after upper-case id", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + strings.ToUpper(pagetest.QuoteID) + `"`, canvas: "/items/Body",
 			want: []string{"quote@1", "new@2", "hero@3", "gone@4(disabled)"}},
-		{name: "after last", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + heroID + `"`, canvas: "/items/Body",
+		{name: "after last", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + pagetest.HeroID + `"`, canvas: "/items/Body",
 			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}},
-		{name: "unknown anchor", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + missingID + `"`, canvas: "/items/Body",
-			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}, warning: "Anchor '" + missingID + "' not found, appending to end"},
-		{name: "disabled anchor", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + goneID + `"`, canvas: "/items/Body",
-			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}, warning: "Anchor '" + goneID + "' not found, appending to end"},
+		{name: "unknown anchor", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + pagetest.MissingID + `"`, canvas: "/items/Body",
+			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}, warning: "Anchor '" + pagetest.MissingID + "' not found, appending to end"},
+		{name: "disabled anchor", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + pagetest.GoneID + `"`, canvas: "/items/Body",
+			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}, warning: "Anchor '" + pagetest.GoneID + "' not found, appending to end"},
 		{name: "anchor not an id", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"first"`, canvas: "/items/Body",
 			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}, warning: "Anchor 'first' not found, appending to end"},
 		{name: "empty anchor", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `""`, canvas: "/items/Body",
 			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}, warning: "Anchor '' not found, appending to end"},
 		{name: "numeric anchor", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `5`, canvas: "/items/Body",
 			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}, warning: "Anchor '5' not found, appending to end"},
-		{name: "anchor in other canvas", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + colID + `"`, canvas: "/items/Body",
-			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}, warning: "Anchor '" + colID + "' not found, appending to end"},
-		{name: "nested", path: pColumns + "/repeatables", value: `{"slug":"column","items":{"Text":"Mid","Align":"RIGHT"}}`, after: `"` + colID + `"`,
+		{name: "anchor in other canvas", path: "/items/Body/repeatables", value: `{"slug":"quote"}`, after: `"` + pagetest.ColID + `"`, canvas: "/items/Body",
+			want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}, warning: "Anchor '" + pagetest.ColID + "' not found, appending to end"},
+		{name: "nested", path: pColumns + "/repeatables", value: `{"slug":"column","items":{"Text":"Mid","Align":"RIGHT"}}`, after: `"` + pagetest.ColID + `"`,
 			canvas: pColumns, want: []string{"col@1", "new@2", "col2@3"}},
 		{name: "nested first", path: pColumns + "/repeatables", value: `{"slug":"column"}`, after: `null`,
 			canvas: pColumns, want: []string{"new@1", "col@2", "col2@3"}},
@@ -835,8 +826,8 @@ func TestBatchInsert(t *testing.T) {
 		{name: "item path", path: pHero + "/items/Heading", value: `{"slug":"hero"}`, code: pages.EInvalidInsertPath},
 		{name: "not a canvas", path: "/items/Intro/repeatables", value: `{"slug":"hero"}`, code: pages.ENotACanvas},
 		{name: "nested not a canvas", path: pHero + "/items/Heading/repeatables", value: `{"slug":"hero"}`, code: pages.ENotACanvas},
-		{name: "unknown canvas", path: "/items/Aside/repeatables", value: `{"slug":"hero"}`, code: pages.EPathNotFound},
-		{name: "canvas missing in block", path: pQuote + "/items/Columns/repeatables", value: `{"slug":"column"}`, code: pages.EPathNotFound},
+		{name: "unknown canvas", path: "/items/Aside/repeatables", value: `{"slug":"hero"}`, code: doc.EPathNotFound},
+		{name: "canvas missing in block", path: pQuote + "/items/Columns/repeatables", value: `{"slug":"column"}`, code: doc.EPathNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -865,11 +856,11 @@ func TestBatchInsert(t *testing.T) {
 				t.Errorf("got warning %q, want %q", r.Warning, tt.warning)
 			}
 			rep := itemAt(t, res.Page, tt.canvas).Repeatable(r.ID)
-			if rep == nil || !rep.CreatedAt.Equal(now) || !rep.UpdatedAt.Equal(now) {
+			if rep == nil || !rep.CreatedAt.Equal(pagetest.Now) || !rep.UpdatedAt.Equal(pagetest.Now) {
 				t.Fatalf("got new block %+v", rep)
 			}
 			// The new block's path resolves.
-			if _, err := pages.ParsePath(r.Path); err != nil {
+			if _, err := doc.ParsePath(r.Path); err != nil {
 				t.Errorf("result path %q does not parse: %v", r.Path, err)
 			}
 		})
@@ -878,15 +869,15 @@ func TestBatchInsert(t *testing.T) {
 
 func TestBatchInsertItems(t *testing.T) {
 	ff := &fakeFiles{}
-	res, _ := runOne(t, `{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"hero","position":1,"id":"`+missingID+`",
+	res, _ := runOne(t, `{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"hero","position":1,"id":"`+pagetest.MissingID+`",
 		"items":{"Heading":{"content":"Hi"},"Image":{"data":"`+b64("img")+`","filename":"i.png"}}}}`, "",
 		func(o *pages.BatchOptions) { o.Files = ff })
 	id := res.Results[0].ID
-	if id == missingID {
+	if id == pagetest.MissingID {
 		t.Fatal("insert took the id from the value")
 	}
 	rep := itemAt(t, res.Page, "/items/Body").Repeatable(id)
-	if got := rep.Item("Heading").Content; !cmp.Equal(got, text("en", "Hi")) {
+	if got := rep.Item("Heading").Content; !cmp.Equal(got, pagetest.Text("en", "Hi")) {
 		t.Errorf("got Heading %v", got)
 	}
 	if got := rep.Item("Image").File("en", "en"); got == nil || got.Filename != "i.png" {
@@ -919,18 +910,18 @@ func TestBatchInsertItems(t *testing.T) {
 }
 
 func TestBatchInsertReferencesAndSwitches(t *testing.T) {
-	tpl := &pages.TemplateInfo{ID: "6a6c60362e4510dd4a45eeee", UpdatedAt: t0, Schema: &themes.Template{Name: "standard", Editables: []*themes.Editable{
+	tpl := &doc.TemplateInfo{ID: "6a6c60362e4510dd4a45eeee", UpdatedAt: pagetest.T0, Schema: &themes.Template{Name: "standard", Editables: []*themes.Editable{
 		{Slug: "Body", Type: themes.TypeCanvas, Blocks: []*themes.Block{{Slug: "card", Editables: []*themes.Editable{
 			{Slug: "Link", Type: themes.TypeReference, Reference: "pages"},
 			{Slug: "Wide", Type: themes.TypeSwitch},
 		}}}},
 	}}}
-	p := pages.NewPage(pageID, siteID, t0)
+	p := doc.NewPage(pagetest.PageID, pagetest.SiteID, pagetest.T0)
 	run := func(value string) *pages.BatchResult {
 		return runBatch(t, p, opsBody(`{"op":"insert","path":"/items/Body/repeatables","value":`+value+`}`),
 			func(o *pages.BatchOptions) { o.Template = tpl })
 	}
-	res := run(`{"slug":"card","items":{"Link":"` + refPageID + `","Wide":"YES"}}`)
+	res := run(`{"slug":"card","items":{"Link":"` + pagetest.RefPageID + `","Wide":"YES"}}`)
 	r := res.Results[0]
 	if r.Status != pages.StatusOK {
 		t.Fatalf("got %+v", r.Error)
@@ -966,15 +957,15 @@ func TestBatchDelete(t *testing.T) {
 		{name: "first", path: pQuote, canvas: "/items/Body", want: []string{"hero@1", "gone@2(disabled)"}},
 		{name: "last", path: pHero, canvas: "/items/Body", want: []string{"quote@1", "gone@2(disabled)"}},
 		{name: "nested", path: pCol, canvas: pColumns, want: []string{"col2@1"}},
-		{name: "upper-case id", path: "/items/Body/repeatables/" + strings.ToUpper(quoteID), canvas: "/items/Body", want: []string{"hero@1", "gone@2(disabled)"}},
+		{name: "upper-case id", path: "/items/Body/repeatables/" + strings.ToUpper(pagetest.QuoteID), canvas: "/items/Body", want: []string{"hero@1", "gone@2(disabled)"}},
 		{name: "item", path: "/items/Intro", code: pages.EInvalidDeleteTarget},
 		{name: "canvas", path: "/items/Body", code: pages.EInvalidDeleteTarget},
 		{name: "canvas list", path: "/items/Body/repeatables", code: pages.EInvalidDeleteTarget},
 		{name: "field", path: "/title", code: pages.EInvalidDeleteTarget},
 		{name: "item in block", path: pQuote + "/items/Quote", code: pages.EInvalidDeleteTarget},
-		{name: "not a canvas", path: "/items/Intro/repeatables/" + heroID, code: pages.EInvalidDeleteTarget},
-		{name: "unknown id", path: "/items/Body/repeatables/" + missingID, code: pages.EPathNotFound},
-		{name: "disabled block", path: "/items/Body/repeatables/" + goneID, code: pages.EPathNotFound},
+		{name: "not a canvas", path: "/items/Intro/repeatables/" + pagetest.HeroID, code: pages.EInvalidDeleteTarget},
+		{name: "unknown id", path: "/items/Body/repeatables/" + pagetest.MissingID, code: doc.EPathNotFound},
+		{name: "disabled block", path: "/items/Body/repeatables/" + pagetest.GoneID, code: doc.EPathNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -991,7 +982,7 @@ func TestBatchDelete(t *testing.T) {
 		})
 	}
 	// Deleting every block leaves no block list.
-	p := testPage()
+	p := pagetest.Page()
 	res := runBatch(t, p, opsBody(`{"op":"delete","path":"`+pCol+`"}`, `{"op":"delete","path":"`+pCol2+`"}`), nil)
 	if got := itemAt(t, res.Page, pColumns).Repeatables; got != nil {
 		t.Errorf("got %v, want nil", got)
@@ -1007,23 +998,23 @@ func TestBatchMove(t *testing.T) {
 		changed                         bool
 	}{
 		{name: "first", path: pHero, after: `null`, canvas: "/items/Body", want: []string{"hero@1", "quote@2", "gone@3(disabled)"}, changed: true},
-		{name: "after later", path: pQuote, after: `"` + heroID + `"`, canvas: "/items/Body", want: []string{"hero@1", "quote@2", "gone@3(disabled)"}, changed: true},
+		{name: "after later", path: pQuote, after: `"` + pagetest.HeroID + `"`, canvas: "/items/Body", want: []string{"hero@1", "quote@2", "gone@3(disabled)"}, changed: true},
 		{name: "already first", path: pQuote, after: `null`, canvas: "/items/Body", want: []string{"quote@1", "hero@2", "gone@3(disabled)"}},
-		{name: "already after", path: pHero, after: `"` + quoteID + `"`, canvas: "/items/Body", want: []string{"quote@1", "hero@2", "gone@3(disabled)"}},
-		{name: "after itself", path: pHero, after: `"` + heroID + `"`, canvas: "/items/Body", want: []string{"quote@1", "hero@2", "gone@3(disabled)"}},
+		{name: "already after", path: pHero, after: `"` + pagetest.QuoteID + `"`, canvas: "/items/Body", want: []string{"quote@1", "hero@2", "gone@3(disabled)"}},
+		{name: "after itself", path: pHero, after: `"` + pagetest.HeroID + `"`, canvas: "/items/Body", want: []string{"quote@1", "hero@2", "gone@3(disabled)"}},
 		{name: "after omitted", path: pHero, canvas: "/items/Body", want: []string{"quote@1", "hero@2", "gone@3(disabled)"}},
-		{name: "unknown anchor", path: pQuote, after: `"` + missingID + `"`, canvas: "/items/Body",
-			want: []string{"hero@1", "quote@2", "gone@3(disabled)"}, warning: "Anchor '" + missingID + "' not found, appending to end", changed: true},
-		{name: "unknown anchor already last", path: pHero, after: `"` + missingID + `"`, canvas: "/items/Body",
-			want: []string{"quote@1", "hero@2", "gone@3(disabled)"}, warning: "Anchor '" + missingID + "' not found, appending to end"},
-		{name: "nested", path: pCol, after: `"` + col2ID + `"`, canvas: pColumns, want: []string{"col2@1", "col@2"}, changed: true},
+		{name: "unknown anchor", path: pQuote, after: `"` + pagetest.MissingID + `"`, canvas: "/items/Body",
+			want: []string{"hero@1", "quote@2", "gone@3(disabled)"}, warning: "Anchor '" + pagetest.MissingID + "' not found, appending to end", changed: true},
+		{name: "unknown anchor already last", path: pHero, after: `"` + pagetest.MissingID + `"`, canvas: "/items/Body",
+			want: []string{"quote@1", "hero@2", "gone@3(disabled)"}, warning: "Anchor '" + pagetest.MissingID + "' not found, appending to end"},
+		{name: "nested", path: pCol, after: `"` + pagetest.Col2ID + `"`, canvas: pColumns, want: []string{"col2@1", "col@2"}, changed: true},
 		{name: "empty anchor", path: pQuote, after: `""`, canvas: "/items/Body",
 			want: []string{"hero@1", "quote@2", "gone@3(disabled)"}, warning: "Anchor '' not found, appending to end", changed: true},
 		{name: "item", path: "/items/Intro", after: `null`, code: pages.EInvalidMoveTarget},
 		{name: "canvas list", path: "/items/Body/repeatables", after: `null`, code: pages.EInvalidMoveTarget},
 		{name: "field", path: "/title", code: pages.EInvalidMoveTarget},
-		{name: "not a canvas", path: "/items/Intro/repeatables/" + heroID, code: pages.EInvalidMoveTarget},
-		{name: "unknown id", path: "/items/Body/repeatables/" + missingID, after: `null`, code: pages.EPathNotFound},
+		{name: "not a canvas", path: "/items/Intro/repeatables/" + pagetest.HeroID, code: pages.EInvalidMoveTarget},
+		{name: "unknown id", path: "/items/Body/repeatables/" + pagetest.MissingID, after: `null`, code: doc.EPathNotFound},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1052,7 +1043,7 @@ func TestBatchMove(t *testing.T) {
 		})
 	}
 	// Moving down past several blocks, and up again.
-	res := runBatch(t, testPage(), opsBody(`{"op":"insert","path":"`+pColumns+`/repeatables","value":{"slug":"column"}}`), nil)
+	res := runBatch(t, pagetest.Page(), opsBody(`{"op":"insert","path":"`+pColumns+`/repeatables","value":{"slug":"column"}}`), nil)
 	p, newID := res.Page, res.Results[0].ID
 	res = runBatch(t, p, opsBody(`{"op":"move","path":"`+pCol+`","after":"`+strings.ToUpper(newID)+`"}`), nil)
 	if got, want := order(t, res.Page, pColumns), []string{"col2@1", "new@2", "col@3"}; !cmp.Equal(got, want) {
@@ -1067,7 +1058,7 @@ func TestBatchMove(t *testing.T) {
 // TestBatchIndependentOps: a failed operation leaves the document as it was
 // before it, the others apply in order and see each other's effects.
 func TestBatchIndependentOps(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	res := runBatch(t, p, opsBody(
 		`{"op":"set","path":"/title","value":"A"}`,
 		`{"op":"set","path":"/items/Style","value":"bogus"}`,
@@ -1103,7 +1094,7 @@ func TestBatchIndependentOps(t *testing.T) {
 	if got := itemAt(t, res.Page, "/items/Body").Repeatable(res.Results[2].ID).Item("Quote").Content["en"]; got != "New" {
 		t.Errorf("got inserted quote %q", got)
 	}
-	if !res.Changed || !res.Page.UpdatedAt.Equal(now) || res.Failed() != 4 {
+	if !res.Changed || !res.Page.UpdatedAt.Equal(pagetest.Now) || res.Failed() != 4 {
 		t.Errorf("got Changed %v UpdatedAt %v Failed %d", res.Changed, res.Page.UpdatedAt, res.Failed())
 	}
 	// A later op can address a block an earlier one inserted.
@@ -1115,7 +1106,7 @@ func TestBatchIndependentOps(t *testing.T) {
 		`{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"hero"}}`,
 		`{"op":"set","path":"`+newPath+`/items/Heading","value":"stale id"}`,
 	), nil)
-	if res.Results[1].Error == nil || res.Results[1].Error.Code != pages.EPathNotFound {
+	if res.Results[1].Error == nil || res.Results[1].Error.Code != doc.EPathNotFound {
 		t.Errorf("an id from another batch resolved: %+v", res.Results[1])
 	}
 }
@@ -1123,33 +1114,33 @@ func TestBatchIndependentOps(t *testing.T) {
 // TestBatchTimestamps: a change bumps the item, every enclosing block and
 // canvas, and the page; nothing else moves.
 func TestBatchTimestamps(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	res := runBatch(t, p, opsBody(`{"op":"set","path":"`+pCol+`/items/Text","value":"L"}`), nil)
 	np := res.Page
 	body := np.Item("Body")
-	hero := body.Repeatable(heroID)
+	hero := body.Repeatable(pagetest.HeroID)
 	columns := hero.Item("Columns")
-	col := columns.Repeatable(colID)
+	col := columns.Repeatable(pagetest.ColID)
 	for name, at := range map[string]any{
 		"page": np.UpdatedAt, "Text": col.Item("Text").UpdatedAt, "col": col.UpdatedAt,
 		"Columns": columns.UpdatedAt, "hero": hero.UpdatedAt, "Body": body.UpdatedAt,
 	} {
-		if at != now {
-			t.Errorf("%s updated_at %v, want %v", name, at, now)
+		if at != pagetest.Now {
+			t.Errorf("%s updated_at %v, want %v", name, at, pagetest.Now)
 		}
 	}
 	for name, at := range map[string]any{
-		"Align": col.Item("Align").UpdatedAt, "col2": columns.Repeatable(col2ID).UpdatedAt,
-		"Heading": hero.Item("Heading").UpdatedAt, "quote": body.Repeatable(quoteID).UpdatedAt,
+		"Align": col.Item("Align").UpdatedAt, "col2": columns.Repeatable(pagetest.Col2ID).UpdatedAt,
+		"Heading": hero.Item("Heading").UpdatedAt, "quote": body.Repeatable(pagetest.QuoteID).UpdatedAt,
 		"Intro": np.Item("Intro").UpdatedAt,
 	} {
-		if at != t1 {
-			t.Errorf("%s updated_at %v, want it unchanged (%v)", name, at, t1)
+		if at != pagetest.T1 {
+			t.Errorf("%s updated_at %v, want it unchanged (%v)", name, at, pagetest.T1)
 		}
 	}
 	// updated_at strictly increases even when the clock has not moved.
-	res = runBatch(t, p, opsBody(`{"op":"set","path":"/title","value":"x"}`), func(o *pages.BatchOptions) { o.Now = t1 })
-	if got, want := res.Page.UpdatedAt, t1.Add(1e6); !got.Equal(want) {
+	res = runBatch(t, p, opsBody(`{"op":"set","path":"/title","value":"x"}`), func(o *pages.BatchOptions) { o.Now = pagetest.T1 })
+	if got, want := res.Page.UpdatedAt, pagetest.T1.Add(1e6); !got.Equal(want) {
 		t.Errorf("got page updated_at %v, want %v", got, want)
 	}
 	// A batch that changes nothing leaves every timestamp.
@@ -1168,10 +1159,10 @@ func TestBatchTimestamps(t *testing.T) {
 	// Moving a block bumps the blocks whose position changed.
 	res = runBatch(t, p, opsBody(`{"op":"move","path":"`+pHero+`","after":null}`), nil)
 	body = res.Page.Item("Body")
-	if !body.Repeatable(heroID).UpdatedAt.Equal(now) || !body.Repeatable(quoteID).UpdatedAt.Equal(now) || !body.UpdatedAt.Equal(now) {
+	if !body.Repeatable(pagetest.HeroID).UpdatedAt.Equal(pagetest.Now) || !body.Repeatable(pagetest.QuoteID).UpdatedAt.Equal(pagetest.Now) || !body.UpdatedAt.Equal(pagetest.Now) {
 		t.Error("move did not bump the moved blocks and the canvas")
 	}
-	if !body.Repeatable(goneID).UpdatedAt.Equal(t1) {
+	if !body.Repeatable(pagetest.GoneID).UpdatedAt.Equal(pagetest.T1) {
 		t.Error("move bumped a block whose position did not change")
 	}
 }
@@ -1179,7 +1170,7 @@ func TestBatchTimestamps(t *testing.T) {
 // TestBatchContentLocale: with content_locale every localized write goes to
 // that locale and the default locale is untouched.
 func TestBatchContentLocale(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	nl := func(o *pages.BatchOptions) { o.Locale = "nl" }
 	res := runBatch(t, p, opsBody(
 		`{"op":"set","path":"/title","value":"Nieuw"}`,
@@ -1203,17 +1194,17 @@ func TestBatchContentLocale(t *testing.T) {
 		name      string
 		got, want any
 	}{
-		{"title", np.Title, text("en", "About us", "nl", "Nieuw")},
-		{"slug", np.Slug, text("en", "about-us", "nl", "nieuwe-pagina")},
-		{"seo_title", np.SEOTitle, text("en", "About", "nl", "Zoek")},
-		{"Intro", np.Item("Intro").Content, text("en", "", "nl", "Hallo")},
-		{"Style", np.Item("Style").Content, text("en", "solid", "nl", "ghost")},
-		{"Show banner", np.Item("Show banner").Content, text("en", "false", "nl", "true")},
-		{"Hero image", np.Item("Hero image").Files, map[string]*files.File{"en": heroImage, "nl": nil}},
+		{"title", np.Title, pagetest.Text("en", "About us", "nl", "Nieuw")},
+		{"slug", np.Slug, pagetest.Text("en", "about-us", "nl", "nieuwe-pagina")},
+		{"seo_title", np.SEOTitle, pagetest.Text("en", "About", "nl", "Zoek")},
+		{"Intro", np.Item("Intro").Content, pagetest.Text("en", "", "nl", "Hallo")},
+		{"Style", np.Item("Style").Content, pagetest.Text("en", "solid", "nl", "ghost")},
+		{"Show banner", np.Item("Show banner").Content, pagetest.Text("en", "false", "nl", "true")},
+		{"Hero image", np.Item("Hero image").Files, map[string]*files.File{"en": pagetest.HeroImage, "nl": nil}},
 		{"published", np.Published, false},
 		{"Featured", np.Item("Featured").RefIDs, []string(nil)},
 		{"SlugChanged", res.SlugChanged, []string{"nl"}},
-		{"inserted quote", itemAt(t, np, "/items/Body").Repeatable(res.Results[9].ID).Item("Quote").Content, text("nl", "Minder is meer")},
+		{"inserted quote", itemAt(t, np, "/items/Body").Repeatable(res.Results[9].ID).Item("Quote").Content, pagetest.Text("nl", "Minder is meer")},
 	}
 	for _, c := range checks {
 		if diff := cmp.Diff(c.want, c.got); diff != "" {
@@ -1224,15 +1215,15 @@ func TestBatchContentLocale(t *testing.T) {
 	ff := &fakeFiles{}
 	res = runBatch(t, p, opsBody(`{"op":"set","path":"/items/Hero image","value":"https://x.com/n.png"}`),
 		func(o *pages.BatchOptions) { o.Locale = "nl"; o.Files = ff })
-	if f := res.Page.Item("Hero image").Files; !cmp.Equal(f["en"], heroImage) || f["nl"] == nil || f["nl"].Filename != "n.png" {
+	if f := res.Page.Item("Hero image").Files; !cmp.Equal(f["en"], pagetest.HeroImage) || f["nl"] == nil || f["nl"].Filename != "n.png" {
 		t.Errorf("got files %+v", f)
 	}
-	if !cmp.Equal(ff.got[0].Current, heroImageNL) {
+	if !cmp.Equal(ff.got[0].Current, pagetest.HeroImageNL) {
 		t.Errorf("got current %+v, want the nl file", ff.got[0].Current)
 	}
 	// content_locale equal to the default is the default.
 	res = runBatch(t, p, opsBody(`{"op":"set","path":"/title","value":"T"}`), func(o *pages.BatchOptions) { o.Locale = "en" })
-	if diff := cmp.Diff(text("en", "T", "nl", "Over ons"), res.Page.Title); diff != "" {
+	if diff := cmp.Diff(pagetest.Text("en", "T", "nl", "Over ons"), res.Page.Title); diff != "" {
 		t.Errorf("title (-want +got):\n%s", diff)
 	}
 }
@@ -1241,7 +1232,7 @@ func TestBatchContentLocale(t *testing.T) {
 // needs a sync is synced first.
 func TestBatchTemplate(t *testing.T) {
 	// No template: page fields only.
-	res, _ := runOne(t, `{"op":"set","path":"/items/Intro","value":"x"}`, pages.EPathNotFound, func(o *pages.BatchOptions) { o.Template = nil })
+	res, _ := runOne(t, `{"op":"set","path":"/items/Intro","value":"x"}`, doc.EPathNotFound, func(o *pages.BatchOptions) { o.Template = nil })
 	if !strings.Contains(res.Results[0].Error.Message, "not defined") {
 		t.Errorf("got %q", res.Results[0].Error.Message)
 	}
@@ -1249,21 +1240,21 @@ func TestBatchTemplate(t *testing.T) {
 
 	// A template pushed after the page's last sync adds an editable that
 	// the batch can write at once, and disables one it dropped.
-	tpl := testTemplateInfo()
-	tpl.UpdatedAt = t2
+	tpl := pagetest.TemplateInfo()
+	tpl.UpdatedAt = pagetest.T2
 	tpl.Schema.Editables = append(tpl.Schema.Editables[1:], &themes.Editable{Slug: "Subtitle", Type: themes.TypeField})
-	p := testPage()
+	p := pagetest.Page()
 	res = runBatch(t, p, opsBody(
 		`{"op":"set","path":"/items/Subtitle","value":"Sub"}`,
 		`{"op":"set","path":"/items/Hero title","value":"x"}`,
 	), func(o *pages.BatchOptions) { o.Template = tpl })
-	if !res.Synced || res.Results[0].Status != pages.StatusOK || res.Results[1].Error == nil || res.Results[1].Error.Code != pages.EPathNotFound {
+	if !res.Synced || res.Results[0].Status != pages.StatusOK || res.Results[1].Error == nil || res.Results[1].Error.Code != doc.EPathNotFound {
 		t.Fatalf("got Synced %v results %+v", res.Synced, res.Results)
 	}
 	if got := res.Page.Item("Subtitle").Content["en"]; got != "Sub" {
 		t.Errorf("got %q", got)
 	}
-	if !res.Page.TemplateSyncedAt.Equal(t2) || !res.Page.Item("Hero title").Disabled {
+	if !res.Page.TemplateSyncedAt.Equal(pagetest.T2) || !res.Page.Item("Hero title").Disabled {
 		t.Error("page not synced against the new template")
 	}
 }
@@ -1271,11 +1262,11 @@ func TestBatchTemplate(t *testing.T) {
 func TestAppendResults(t *testing.T) {
 	results := []pages.OpResult{
 		{Index: 0, Status: pages.StatusOK, Path: "/title"},
-		{Index: 1, Status: pages.StatusOK, Path: "/items/Body/repeatables/" + heroID, ID: heroID, Warning: "Anchor 'x' not found, appending to end"},
+		{Index: 1, Status: pages.StatusOK, Path: "/items/Body/repeatables/" + pagetest.HeroID, ID: pagetest.HeroID, Warning: "Anchor 'x' not found, appending to end"},
 		{Index: 2, Status: pages.StatusError, Path: "/items/\"Nope\"", Error: &pages.OpError{Code: "path_not_found", Message: "Item '<Nope>' not found"}},
 	}
 	want := `[{"index":0,"status":"ok","path":"/title"},` +
-		`{"index":1,"status":"ok","path":"/items/Body/repeatables/` + heroID + `","id":"` + heroID + `","warning":"Anchor 'x' not found, appending to end"},` +
+		`{"index":1,"status":"ok","path":"/items/Body/repeatables/` + pagetest.HeroID + `","id":"` + pagetest.HeroID + `","warning":"Anchor 'x' not found, appending to end"},` +
 		`{"index":2,"status":"error","path":"/items/\"Nope\"","error":{"code":"path_not_found","message":"Item '<Nope>' not found"}}]`
 	if got := string(pages.AppendResults([]byte("x"), results)); got != "x"+want {
 		t.Errorf("got  %s\nwant x%s", got, want)
@@ -1294,10 +1285,10 @@ func TestAppendResults(t *testing.T) {
 // TestBatchSpecExample runs a realistic batch end to end and checks the
 // results JSON.
 func TestBatchSpecExample(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	res := runBatch(t, p, opsBody(
 		`{"op":"set","path":"/items/Hero%20title","value":"Welcome back"}`,
-		`{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"quote","items":{"Quote":"Hi","Author":{"content":"Ann"}}},"after":"`+quoteID+`"}`,
+		`{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"quote","items":{"Quote":"Hi","Author":{"content":"Ann"}}},"after":"`+pagetest.QuoteID+`"}`,
 		`{"op":"move","path":"`+pHero+`","after":null}`,
 		`{"op":"delete","path":"/items/Intro"}`,
 		`{"op":"frobnicate","path":"/title"}`,

@@ -50,6 +50,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/jsonw"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -242,16 +243,16 @@ func snapshotRepeatables(v any, where string) (any, error) {
 // The service re-syncs the result when NeedsSync says so (see the
 // package's decisions on a changed template) and archives the
 // draft_publish version from it.
-func PublishDraft(live, draft *Page, now time.Time) *Page {
+func PublishDraft(live, draft *doc.Page, now time.Time) *doc.Page {
 	p := live.Clone()
-	p.Title = cloneText(draft.Title)
-	p.SEOTitle = cloneText(draft.SEOTitle)
-	p.SEODescription = cloneText(draft.SEODescription)
-	p.SEOKeywords = cloneText(draft.SEOKeywords)
+	p.Title = doc.CloneText(draft.Title)
+	p.SEOTitle = doc.CloneText(draft.SEOTitle)
+	p.SEODescription = doc.CloneText(draft.SEODescription)
+	p.SEOKeywords = doc.CloneText(draft.SEOKeywords)
 	p.OGImage = draft.OGImage.Clone()
 	p.FixedLocale = draft.FixedLocale
 	p.Locales = slices.Clone(draft.Locales)
-	p.Items = cloneItems(draft.Items)
+	p.Items = doc.CloneItems(draft.Items)
 	if draft.Template == live.Template {
 		p.TemplateSyncedAt = draft.TemplateSyncedAt
 	} else {
@@ -277,7 +278,7 @@ func PublishDraft(live, draft *Page, now time.Time) *Page {
 //
 // Output is deterministic. The only error is the spec's message-only 422
 // for a v.Locale the site does not enable.
-func RenderSnapshot(dst []byte, p *Page, v *View) ([]byte, error) {
+func RenderSnapshot(dst []byte, p *doc.Page, v *View) ([]byte, error) {
 	if err := cms.CheckContentLocale(v.Locale, v.Locales); err != nil {
 		return dst, err
 	}
@@ -286,7 +287,7 @@ func RenderSnapshot(dst []byte, p *Page, v *View) ([]byte, error) {
 	return r.w.B, nil
 }
 
-func (r *renderer) snapshot(p *Page) {
+func (r *renderer) snapshot(p *doc.Page) {
 	w := &r.w
 	def, loc := r.def, r.locale
 	w.OpenObject()
@@ -313,7 +314,7 @@ func (r *renderer) snapshot(p *Page) {
 }
 
 // snapshotItems writes a page_items array: the enabled items in stored order.
-func (r *renderer) snapshotItems(items []*Item) {
+func (r *renderer) snapshotItems(items []*doc.Item) {
 	w := &r.w
 	w.OpenArray()
 	for _, it := range items {
@@ -326,7 +327,7 @@ func (r *renderer) snapshotItems(items []*Item) {
 	w.CloseArray()
 }
 
-func (r *renderer) snapshotItem(it *Item) {
+func (r *renderer) snapshotItem(it *doc.Item) {
 	w := &r.w
 	w.OpenObject()
 	w.K("slug")
@@ -341,7 +342,7 @@ func (r *renderer) snapshotItem(it *Item) {
 		w.Null()
 		w.K("repeatables")
 		w.OpenArray()
-		for _, rep := range byPosition(it.Repeatables) {
+		for _, rep := range doc.ByPosition(it.Repeatables) {
 			if rep.Disabled {
 				continue
 			}
@@ -391,18 +392,6 @@ func (r *renderer) snapshotItem(it *Item) {
 	w.CloseObject()
 }
 
-// byPosition returns rs in position order. Canvases keep their blocks
-// sorted, so this is rs itself unless a stored document says otherwise.
-func byPosition(rs []*Repeatable) []*Repeatable {
-	less := func(a, b *Repeatable) int { return a.Position - b.Position }
-	if slices.IsSortedFunc(rs, less) {
-		return rs
-	}
-	rs = slices.Clone(rs)
-	slices.SortStableFunc(rs, less)
-	return rs
-}
-
 // DraftInfo is what a draft document shows besides its content.
 type DraftInfo struct {
 	ID     string // the draft's id
@@ -417,7 +406,7 @@ type DraftInfo struct {
 // future_page_id, reserved_fullpath, content, updated_at}, where content is
 // RenderSnapshot of the draft page p and future_page_id and
 // reserved_fullpath are null. Errors are RenderSnapshot's.
-func RenderDraft(dst []byte, d DraftInfo, p *Page, v *View) ([]byte, error) {
+func RenderDraft(dst []byte, d DraftInfo, p *doc.Page, v *View) ([]byte, error) {
 	if err := cms.CheckContentLocale(v.Locale, v.Locales); err != nil {
 		return dst, err
 	}

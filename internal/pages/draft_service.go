@@ -2,7 +2,6 @@ package pages
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -10,6 +9,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -45,15 +45,15 @@ func checkDrafts(site *store.Site) error {
 // archive stores p as a version with the given source action and prunes
 // the page's versions to the retention rule, in the caller's transaction.
 // Versions are archived only on sites with drafts enabled.
-func (s *Service) archive(tx store.Tx, site *store.Site, p *Page, action string) error {
+func (s *Service) archive(tx store.Tx, site *store.Site, p *doc.Page, action string) error {
 	if !site.DraftsEnabled {
 		return nil
 	}
-	doc, err := json.Marshal(p)
+	data, err := p.Encode()
 	if err != nil {
 		return fmt.Errorf("pages: encode version of %s: %w", p.ID, err)
 	}
-	snapshot, baseID, depth, err := nextVersion(tx, &s.versionDocs, site.ID, p.ID, doc)
+	snapshot, baseID, depth, err := nextVersion(tx, &s.versionDocs, site.ID, p.ID, data)
 	if err != nil {
 		return err
 	}
@@ -62,34 +62,34 @@ func (s *Service) archive(tx store.Tx, site *store.Site, p *Page, action string)
 	if err := tx.Versions().Create(v); err != nil {
 		return err
 	}
-	s.versionDocs.put(v.ID, doc, depth)
+	s.versionDocs.put(v.ID, data, depth)
 	_, err = tx.Versions().Prune(site.ID, p.ID, versionsKept, tx.Now().Add(-versionsWindow))
 	return err
 }
 
 // loadDraft returns the page's draft record and its page state. ENotFound.
-func loadDraft(tx store.Tx, site *store.Site, pageID string) (*store.Draft, *Page, error) {
+func loadDraft(tx store.Tx, site *store.Site, pageID string) (*store.Draft, *doc.Page, error) {
 	d, err := tx.Drafts().Get(site.ID, pageID)
 	if err != nil {
 		return nil, nil, err
 	}
-	var p Page
-	if err := json.Unmarshal(d.Content, &p); err != nil {
+	p, err := doc.Decode(d.Content)
+	if err != nil {
 		return nil, nil, fmt.Errorf("pages: decode draft of %s: %w", pageID, err)
 	}
-	return d, &p, nil
+	return d, p, nil
 }
 
 // putDraft stores p as the page's draft, based on the live updated_at basedOn.
-func putDraft(tx store.Tx, site *store.Site, p *Page, basedOn time.Time) (*store.Draft, error) {
-	if err := checkSizes(p); err != nil {
+func putDraft(tx store.Tx, site *store.Site, p *doc.Page, basedOn time.Time) (*store.Draft, error) {
+	if err := doc.CheckSizes(p); err != nil {
 		return nil, err
 	}
-	doc, err := json.Marshal(p)
+	data, err := p.Encode()
 	if err != nil {
 		return nil, fmt.Errorf("pages: encode draft of %s: %w", p.ID, err)
 	}
-	d := &store.Draft{ID: cms.NewID(tx.Now()), SiteID: site.ID, PageID: p.ID, BasedOn: basedOn, Content: doc, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
+	d := &store.Draft{ID: cms.NewID(tx.Now()), SiteID: site.ID, PageID: p.ID, BasedOn: basedOn, Content: data, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
 	if err := tx.Drafts().Put(d); err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func putDraft(tx store.Tx, site *store.Site, p *Page, basedOn time.Time) (*store
 
 // draftOrLive returns the page's draft, or a fresh draft state copied from
 // live (with its base) when there is none.
-func draftOrLive(tx store.Tx, site *store.Site, live *Page) (*Page, time.Time, error) {
+func draftOrLive(tx store.Tx, site *store.Site, live *doc.Page) (*doc.Page, time.Time, error) {
 	d, dp, err := loadDraft(tx, site, live.ID)
 	if cms.IsCode(err, cms.ENotFound) {
 		return live.Clone(), live.UpdatedAt, nil
@@ -110,7 +110,7 @@ func draftOrLive(tx store.Tx, site *store.Site, live *Page) (*Page, time.Time, e
 }
 
 // renderDraft renders a draft document.
-func (s *Service) renderDraft(tx store.Tx, site *store.Site, d *store.Draft, p *Page, opt ReadOptions) ([]byte, error) {
+func (s *Service) renderDraft(tx store.Tx, site *store.Site, d *store.Draft, p *doc.Page, opt ReadOptions) ([]byte, error) {
 	tpl, err := s.templateInfo(tx, site, p.Template)
 	if err != nil {
 		return nil, err
@@ -147,7 +147,7 @@ func (s *Service) GetDraft(ctx context.Context, site *store.Site, ref string, op
 // applySlugToLive applies the slugs of a draft write to the live page at
 // once (the spec's rule: slugs are not draftable), saving and archiving it,
 // and returns the saved live page. Failures are 422 slug_apply_failed.
-func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.PageRecord, live *Page, body map[string]any, locale string) (*Page, error) {
+func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.PageRecord, live *doc.Page, body map[string]any, locale string) (*doc.Page, error) {
 	tpl, err := s.templateInfo(tx, site, live.Template)
 	if err != nil {
 		return nil, err
@@ -170,7 +170,7 @@ func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.Page
 // new live version when the draft was current, so that the draft's own slug
 // does not count as a live change; else the old base, so that a change
 // somebody else made to live still needs confirm to be overwritten.
-func rebasedOn(basedOn time.Time, current bool, live *Page) time.Time {
+func rebasedOn(basedOn time.Time, current bool, live *doc.Page) time.Time {
 	if current {
 		return live.UpdatedAt
 	}
@@ -179,8 +179,8 @@ func rebasedOn(basedOn time.Time, current bool, live *Page) time.Time {
 
 // rebase makes the draft follow the live page's slugs and fullpaths, which
 // are not draftable.
-func rebase(draft, live *Page) {
-	draft.Slug, draft.Fullpath = cloneText(live.Slug), cloneText(live.Fullpath)
+func rebase(draft, live *doc.Page) {
+	draft.Slug, draft.Fullpath = doc.CloneText(live.Slug), doc.CloneText(live.Fullpath)
 }
 
 // SaveDraft applies a draft save body (POST/PUT/PATCH /draft) to the page's
@@ -191,14 +191,14 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 	if err := checkDrafts(site); err != nil {
 		return nil, err
 	}
-	doc, err := DecodeBody(body)
+	values, err := DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
 	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
-	parts, err := DraftableBody(doc)
+	parts, err := DraftableBody(values)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +208,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 	}
 	var out []byte
 	var fv *files.Writer
-	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *doc.Page) error {
 		fv = s.Files.Writer(ctx, tx, site, opt.Caller, false)
 		draft, basedOn, err := draftOrLive(tx, site, live)
 		if err != nil {
@@ -251,7 +251,7 @@ func (s *Service) DeleteDraft(ctx context.Context, site *store.Site, ref string)
 	if err != nil {
 		return err
 	}
-	return s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, _ *Page) error {
+	return s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, _ *doc.Page) error {
 		return tx.Drafts().Delete(site.ID, id)
 	})
 }
@@ -275,7 +275,7 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 		return nil, nil, err
 	}
 	var fv *files.Writer
-	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *doc.Page) error {
 		fv = s.Files.Writer(ctx, tx, site, caller, false)
 		dp, basedOn, err := draftOrLive(tx, site, live)
 		if err != nil {
@@ -324,7 +324,7 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 // PublishDraft replaces the live content with the draft's, removes the
 // draft and archives a draft_publish version. When live changed after the
 // draft was based, publishing needs confirm (else 409 draft_base_changed).
-func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string, confirm bool) (*Page, error) {
+func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string, confirm bool) (*doc.Page, error) {
 	if err := checkDrafts(site); err != nil {
 		return nil, err
 	}
@@ -332,8 +332,8 @@ func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string
 	if err != nil {
 		return nil, err
 	}
-	var saved *Page
-	err = s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+	var saved *doc.Page
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, live *doc.Page) error {
 		d, dp, err := loadDraft(tx, site, id)
 		if err != nil {
 			return err
@@ -383,7 +383,7 @@ func (s *Service) PreviewToken(ctx context.Context, site *store.Site, ref string
 // current draft when there is one ("draft"), else the live page even when
 // unpublished ("live"). Expired, forged, other-site and other-page tokens
 // are 401.
-func (s *Service) Preview(ctx context.Context, site *store.Site, ref, token string) (mode string, p *Page, err error) {
+func (s *Service) Preview(ctx context.Context, site *store.Site, ref, token string) (mode string, p *doc.Page, err error) {
 	err = s.Store.View(ctx, func(tx store.Tx) error {
 		granted, err := ParsePreviewToken(site, token, tx.Now())
 		if err != nil {
@@ -437,7 +437,7 @@ func (s *Service) Versions(ctx context.Context, site *store.Site, ref string, li
 }
 
 // loadVersion returns a version and the page state it archived. ENotFound.
-func loadVersion(tx store.Tx, site *store.Site, pageID, versionID string) (*store.Version, *Page, error) {
+func loadVersion(tx store.Tx, site *store.Site, pageID, versionID string) (*store.Version, *doc.Page, error) {
 	if !cms.IsID(versionID) {
 		return nil, nil, cms.ErrNotFound()
 	}
@@ -446,15 +446,15 @@ func loadVersion(tx store.Tx, site *store.Site, pageID, versionID string) (*stor
 		return nil, nil, err
 	}
 	v := chain[0]
-	doc, err := chainDoc(chain)
+	data, err := chainDoc(chain)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
 	}
-	var p Page
-	if err := json.Unmarshal(doc, &p); err != nil {
+	p, err := doc.Decode(data)
+	if err != nil {
 		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
 	}
-	return v, &p, nil
+	return v, p, nil
 }
 
 // Version returns one version with its snapshot.
@@ -497,7 +497,7 @@ func (s *Service) RestoreVersion(ctx context.Context, site *store.Site, ref, ver
 		return nil, err
 	}
 	var out []byte
-	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, live *Page) error {
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, live *doc.Page) error {
 		_, vp, err := loadVersion(tx, site, id, versionID)
 		if err != nil {
 			return err

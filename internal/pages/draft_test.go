@@ -13,12 +13,14 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 const draftID = "6a6c60362e4510dd4a45dddd"
 
-func mustSnapshot(tb testing.TB, p *pages.Page, v *pages.View) []byte {
+func mustSnapshot(tb testing.TB, p *doc.Page, v *pages.View) []byte {
 	tb.Helper()
 	b, err := pages.RenderSnapshot(nil, p, v)
 	if err != nil {
@@ -54,18 +56,18 @@ func TestRenderSnapshotGolden(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(v)
 			}
-			golden(t, "draft/snapshot_"+tt.name, mustSnapshot(t, testPage(), v))
+			pagetest.Golden(t, "draft/snapshot_"+tt.name, mustSnapshot(t, pagetest.Page(), v))
 		})
 	}
 	t.Run("empty", func(t *testing.T) {
-		p := pages.NewPage(pageID, siteID, t0)
-		p.Title = text("en", "New")
-		golden(t, "draft/snapshot_empty", mustSnapshot(t, p, baseView()))
+		p := doc.NewPage(pagetest.PageID, pagetest.SiteID, pagetest.T0)
+		p.Title = pagetest.Text("en", "New")
+		pagetest.Golden(t, "draft/snapshot_empty", mustSnapshot(t, p, baseView()))
 	})
 }
 
 func TestRenderDraftGolden(t *testing.T) {
-	info := pages.DraftInfo{ID: draftID, PageID: pageID, UpdatedAt: now}
+	info := pages.DraftInfo{ID: draftID, PageID: pagetest.PageID, UpdatedAt: pagetest.Now}
 	for _, tt := range []struct {
 		name string
 		edit func(v *pages.View)
@@ -79,18 +81,18 @@ func TestRenderDraftGolden(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(v)
 			}
-			got, err := pages.RenderDraft(nil, info, testPage(), v)
+			got, err := pages.RenderDraft(nil, info, pagetest.Page(), v)
 			if err != nil {
 				t.Fatalf("RenderDraft: %v", err)
 			}
-			golden(t, "draft/draft_"+tt.name, got)
+			pagetest.Golden(t, "draft/draft_"+tt.name, got)
 
 			// content is exactly the snapshot.
 			var doc map[string]json.RawMessage
 			if err := json.Unmarshal(got, &doc); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := string(doc["content"]), string(mustSnapshot(t, testPage(), v)); got != want {
+			if got, want := string(doc["content"]), string(mustSnapshot(t, pagetest.Page(), v)); got != want {
 				t.Errorf("content: got %s, want %s", got, want)
 			}
 		})
@@ -98,7 +100,7 @@ func TestRenderDraftGolden(t *testing.T) {
 }
 
 func TestRenderSnapshotDeterministic(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	for _, tt := range snapshotViews() {
 		v := baseView()
 		if tt.edit != nil {
@@ -117,7 +119,7 @@ func TestRenderSnapshotDeterministic(t *testing.T) {
 	}
 }
 
-func mustSnapshotTo(tb testing.TB, dst []byte, p *pages.Page, v *pages.View) []byte {
+func mustSnapshotTo(tb testing.TB, dst []byte, p *doc.Page, v *pages.View) []byte {
 	tb.Helper()
 	b, err := pages.RenderSnapshot(dst, p, v)
 	if err != nil {
@@ -129,7 +131,7 @@ func mustSnapshotTo(tb testing.TB, dst []byte, p *pages.Page, v *pages.View) []b
 func TestRenderSnapshotUnknownLocale(t *testing.T) {
 	v := baseView()
 	v.Locale = "fr"
-	_, err := pages.RenderSnapshot(nil, testPage(), v)
+	_, err := pages.RenderSnapshot(nil, pagetest.Page(), v)
 	ce, ok := err.(*cms.Error)
 	if !ok {
 		t.Fatalf("got %v, want *cms.Error", err)
@@ -137,7 +139,7 @@ func TestRenderSnapshotUnknownLocale(t *testing.T) {
 	if ce.Code != cms.EBareInvalid || !strings.Contains(ce.Message, "fr is not enabled") {
 		t.Errorf("got %+v, want the message-only content_locale 422", ce)
 	}
-	if _, err := pages.RenderDraft(nil, pages.DraftInfo{}, testPage(), v); err == nil {
+	if _, err := pages.RenderDraft(nil, pages.DraftInfo{}, pagetest.Page(), v); err == nil {
 		t.Error("RenderDraft: got nil error, want the content_locale 422")
 	}
 }
@@ -173,7 +175,7 @@ func readSnapshot(t *testing.T, edit func(*pages.View)) (snapshotDoc, map[string
 	if edit != nil {
 		edit(v)
 	}
-	b := mustSnapshot(t, testPage(), v)
+	b := mustSnapshot(t, pagetest.Page(), v)
 	var doc snapshotDoc
 	if err := json.Unmarshal(b, &doc); err != nil {
 		t.Fatal(err)
@@ -238,12 +240,12 @@ func TestRenderSnapshotRules(t *testing.T) {
 			}
 		}
 		// Position order (quote is 1, hero 2), disabled video block absent.
-		if want := []string{quoteID, heroID}; !slices.Equal(ids, want) {
+		if want := []string{pagetest.QuoteID, pagetest.HeroID}; !slices.Equal(ids, want) {
 			t.Errorf("Body repeatables: got %v, want %v", ids, want)
 		}
 	})
 	t.Run("PositionOrder", func(t *testing.T) {
-		p := testPage()
+		p := pagetest.Page()
 		body := p.Item("Body")
 		body.Repeatables[0], body.Repeatables[1] = body.Repeatables[1], body.Repeatables[0] // stored hero, quote
 		var doc snapshotDoc
@@ -254,10 +256,10 @@ func TestRenderSnapshotRules(t *testing.T) {
 		for _, r := range findSnapshotItem(doc.PageItems, "Body").Repeatables {
 			ids = append(ids, r.ID)
 		}
-		if want := []string{quoteID, heroID}; !slices.Equal(ids, want) {
+		if want := []string{pagetest.QuoteID, pagetest.HeroID}; !slices.Equal(ids, want) {
 			t.Errorf("got %v, want %v", ids, want)
 		}
-		if body.Repeatables[0].ID != heroID {
+		if body.Repeatables[0].ID != pagetest.HeroID {
 			t.Error("RenderSnapshot reordered the stored blocks")
 		}
 	})
@@ -280,7 +282,7 @@ func TestRenderSnapshotRules(t *testing.T) {
 		}{
 			{"Show banner", "false"},
 			{"Style", "solid"},
-			{"Hero image", heroImage.URL},
+			{"Hero image", pagetest.HeroImage.URL},
 			{"Intro", ""}, // no fallback_content in snapshots
 			{"Featured", nil},
 			{"Body", nil},
@@ -295,15 +297,15 @@ func TestRenderSnapshotRules(t *testing.T) {
 			}
 		}
 		img := findSnapshotItem(doc.PageItems, "Hero image")
-		if got, want := img.Translations["nl"]["content"], heroImageNL.URL; got != want {
+		if got, want := img.Translations["nl"]["content"], pagetest.HeroImageNL.URL; got != want {
 			t.Errorf("Hero image nl content: got %v, want %v", got, want)
 		}
 		feat := findSnapshotItem(doc.PageItems, "Featured")
-		if feat.RefType != "pages" || feat.ReferenceID != refPageID || feat.Translations != nil {
-			t.Errorf("Featured: got type %v id %v translations %v, want pages %s none", feat.RefType, feat.ReferenceID, feat.Translations, refPageID)
+		if feat.RefType != "pages" || feat.ReferenceID != pagetest.RefPageID || feat.Translations != nil {
+			t.Errorf("Featured: got type %v id %v translations %v, want pages %s none", feat.RefType, feat.ReferenceID, feat.Translations, pagetest.RefPageID)
 		}
 		rel := findSnapshotItem(doc.PageItems, "Related")
-		if want := []string{article1, missingID, article2}; !slices.Equal(rel.ReferenceIDs, want) {
+		if want := []string{pagetest.Article1, pagetest.MissingID, pagetest.Article2}; !slices.Equal(rel.ReferenceIDs, want) {
 			t.Errorf("Related reference_ids: got %v, want %v", rel.ReferenceIDs, want)
 		}
 		if rel.ReferenceID != nil {
@@ -313,7 +315,7 @@ func TestRenderSnapshotRules(t *testing.T) {
 		body := findSnapshotItem(doc.PageItems, "Body")
 		hero := body.Repeatables[1]
 		cols := findSnapshotItem(hero.PageItems, "Columns")
-		if len(cols.Repeatables) != 2 || cols.Repeatables[0].ID != colID || cols.Repeatables[1].Position != 2 {
+		if len(cols.Repeatables) != 2 || cols.Repeatables[0].ID != pagetest.ColID || cols.Repeatables[1].Position != 2 {
 			t.Fatalf("Columns repeatables: got %+v", cols.Repeatables)
 		}
 		if got := findSnapshotItem(cols.Repeatables[0].PageItems, "Text").Translations["nl"]["content"]; got != "Linker kolom" {
@@ -367,7 +369,7 @@ func TestRenderSnapshotRules(t *testing.T) {
 			t.Error("compact: served locale en kept in item translations")
 		}
 		body := findSnapshotItem(doc.PageItems, "Body")
-		if body.Repeatables[0].ID != quoteID || body.Repeatables[0].Position != 1 || body.Repeatables[0].Slug != "quote" {
+		if body.Repeatables[0].ID != pagetest.QuoteID || body.Repeatables[0].Position != 1 || body.Repeatables[0].Slug != "quote" {
 			t.Errorf("compact repeatable: got %+v, want id, slug and position kept", body.Repeatables[0])
 		}
 	})
@@ -402,7 +404,7 @@ func TestSnapshotBackIdentity(t *testing.T) {
 			continue // Apply's site has two locales
 		}
 		t.Run(tt.name, func(t *testing.T) {
-			p := testPage()
+			p := pagetest.Page()
 			v := baseView()
 			if tt.edit != nil {
 				tt.edit(v)
@@ -420,7 +422,7 @@ func TestSnapshotBackIdentity(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Apply: %v", err)
 			}
-			if diff := cmp.Diff(p, res.Page, cmpopts.IgnoreFields(pages.Page{}, "UpdatedAt")); diff != "" {
+			if diff := cmp.Diff(p, res.Page, cmpopts.IgnoreFields(doc.Page{}, "UpdatedAt")); diff != "" {
 				t.Errorf("draft changed (-before +after):\n%s", diff)
 			}
 		})
@@ -538,7 +540,7 @@ func TestDraftableBody(t *testing.T) {
 			`{"page_items": [{"slug": "Body", "repeatables": [{"id": "r", "page_items": [{"slug": ""}]}]}]}`,
 		} {
 			_, err := pages.DraftableBody(body(t, js))
-			wantCode(t, err, cms.EValidationFailed)
+			pagetest.WantCode(t, err, cms.EValidationFailed)
 		}
 	})
 	t.Run("Empty", func(t *testing.T) {
@@ -560,7 +562,7 @@ func TestDraftableBodyApply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := testPage()
+	p := pagetest.Page()
 	draft, err := pages.Apply(p, d.Draft, applyOpts())
 	if err != nil {
 		t.Fatalf("Apply draft: %v", err)
@@ -569,13 +571,13 @@ func TestDraftableBodyApply(t *testing.T) {
 		t.Errorf("draft Apply changed live-only state: %+v", draft)
 	}
 	dp := draft.Page
-	if got, want := dp.Title, text("en", "Draft title", "nl", "Concept"); !cmp.Equal(got, want) {
+	if got, want := dp.Title, pagetest.Text("en", "Draft title", "nl", "Concept"); !cmp.Equal(got, want) {
 		t.Errorf("draft title: got %v, want %v", got, want)
 	}
 	if got, want := dp.Item("Intro").Content["en"], "draft intro"; got != want {
 		t.Errorf("draft Intro: got %q, want %q", got, want)
 	}
-	if !dp.Published || dp.Position != 3 || dp.Template != "standard" || dp.Homepage || dp.SecurityMechanism != pages.SecurityNone {
+	if !dp.Published || dp.Position != 3 || dp.Template != "standard" || dp.Homepage || dp.SecurityMechanism != doc.SecurityNone {
 		t.Errorf("draft live-only fields changed: published %v position %d template %q homepage %v security %q",
 			dp.Published, dp.Position, dp.Template, dp.Homepage, dp.SecurityMechanism)
 	}
@@ -587,7 +589,7 @@ func TestDraftableBodyApply(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Apply live: %v", err)
 	}
-	if got, want := live.Page.Slug, text("en", "new-about", "nl", "nieuw-over"); !cmp.Equal(got, want) {
+	if got, want := live.Page.Slug, pagetest.Text("en", "new-about", "nl", "nieuw-over"); !cmp.Equal(got, want) {
 		t.Errorf("live slug: got %v, want %v", got, want)
 	}
 	if got, want := live.SlugChanged, []string{"nl", "en"}; !cmp.Equal(got, want) {
@@ -599,37 +601,37 @@ func TestDraftableBodyApply(t *testing.T) {
 }
 
 func TestPublishDraft(t *testing.T) {
-	live := testPage()
+	live := pagetest.Page()
 	live.Published = false
 	live.Homepage = true
 	live.Channel = "news"
 	live.Filter = "category:news"
-	live.SecurityMechanism = pages.SecurityHumans
+	live.SecurityMechanism = doc.SecurityHumans
 	live.CachingStrategy = "long"
-	live.Slug = text("en", "live-slug", "nl", "levend")
-	live.Fullpath = text("en", "company/live-slug", "nl", "bedrijf/levend")
+	live.Slug = pagetest.Text("en", "live-slug", "nl", "levend")
+	live.Fullpath = pagetest.Text("en", "company/live-slug", "nl", "bedrijf/levend")
 
-	draft := testPage()
-	draft.UpdatedAt = t2
+	draft := pagetest.Page()
+	draft.UpdatedAt = pagetest.T2
 	draft.Published = true
 	draft.Position = 99
 	draft.ParentID = ""
-	draft.Slug = text("en", "stale")
-	draft.Fullpath = text("en", "stale")
-	draft.Title = text("en", "Draft title", "nl", "Concept")
-	draft.SEOTitle = text("nl", "SEO nl")
+	draft.Slug = pagetest.Text("en", "stale")
+	draft.Fullpath = pagetest.Text("en", "stale")
+	draft.Title = pagetest.Text("en", "Draft title", "nl", "Concept")
+	draft.SEOTitle = pagetest.Text("nl", "SEO nl")
 	draft.SEODescription = nil
-	draft.SEOKeywords = text("en", "a, b")
-	draft.OGImage = heroImageNL
+	draft.SEOKeywords = pagetest.Text("en", "a, b")
+	draft.OGImage = pagetest.HeroImageNL
 	draft.FixedLocale = "nl"
 	draft.Locales = []string{"nl"}
-	draft.TemplateSyncedAt = t1
-	draft.Item("Intro").Content = text("en", "draft intro", "nl", "concept intro")
+	draft.TemplateSyncedAt = pagetest.T1
+	draft.Item("Intro").Content = pagetest.Text("en", "draft intro", "nl", "concept intro")
 	draft.Item("Body").Repeatables[0].Disabled = true // the quote block
 	draft.Item("Sidebar").Disabled = false
 
 	liveBefore, draftBefore := live.Clone(), draft.Clone()
-	got := pages.PublishDraft(live, draft, now)
+	got := pages.PublishDraft(live, draft, pagetest.Now)
 
 	if diff := cmp.Diff(liveBefore, live); diff != "" {
 		t.Errorf("PublishDraft modified live (-before +after):\n%s", diff)
@@ -643,12 +645,12 @@ func TestPublishDraft(t *testing.T) {
 	want.SEOTitle = draft.SEOTitle
 	want.SEODescription = nil
 	want.SEOKeywords = draft.SEOKeywords
-	want.OGImage = heroImageNL
+	want.OGImage = pagetest.HeroImageNL
 	want.FixedLocale = "nl"
 	want.Locales = []string{"nl"}
-	want.TemplateSyncedAt = t1
+	want.TemplateSyncedAt = pagetest.T1
 	want.Items = draftBefore.Clone().Items
-	want.UpdatedAt = cms.NextUpdatedAt(live.UpdatedAt, now)
+	want.UpdatedAt = cms.NextUpdatedAt(live.UpdatedAt, pagetest.Now)
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("published page (-want +got):\n%s", diff)
 	}
@@ -668,25 +670,25 @@ func TestPublishDraft(t *testing.T) {
 	})
 
 	t.Run("UpdatedAtMoves", func(t *testing.T) {
-		l := testPage()
-		l.UpdatedAt = now
-		if got, want := pages.PublishDraft(l, testPage(), now).UpdatedAt, now.Add(time.Millisecond); !got.Equal(want) {
+		l := pagetest.Page()
+		l.UpdatedAt = pagetest.Now
+		if got, want := pages.PublishDraft(l, pagetest.Page(), pagetest.Now).UpdatedAt, pagetest.Now.Add(time.Millisecond); !got.Equal(want) {
 			t.Errorf("updated_at: got %v, want %v", got, want)
 		}
 	})
 
 	t.Run("TemplateChanged", func(t *testing.T) {
-		l := testPage()
+		l := pagetest.Page()
 		l.Template = "landing"
-		l.TemplateSyncedAt = t2
-		got := pages.PublishDraft(l, testPage(), now)
+		l.TemplateSyncedAt = pagetest.T2
+		got := pages.PublishDraft(l, pagetest.Page(), pagetest.Now)
 		if got.Template != "landing" {
 			t.Errorf("template: got %q, want landing", got.Template)
 		}
 		if !got.TemplateSyncedAt.IsZero() {
 			t.Errorf("template_synced_at: got %v, want zero", got.TemplateSyncedAt)
 		}
-		landing := &pages.TemplateInfo{UpdatedAt: t0, Schema: &themes.Template{Name: "landing"}}
+		landing := &doc.TemplateInfo{UpdatedAt: pagetest.T0, Schema: &themes.Template{Name: "landing"}}
 		if !pages.NeedsSync(got, landing) {
 			t.Error("NeedsSync: got false, want true")
 		}
@@ -694,14 +696,14 @@ func TestPublishDraft(t *testing.T) {
 }
 
 func TestRenderVersion(t *testing.T) {
-	info := pages.VersionInfo{ID: draftID, PageID: pageID, SourceAction: pages.VersionDraftPublish, CreatedAt: t0}
-	const head = `{"id":"` + draftID + `","page_id":"` + pageID + `","source_action":"draft_publish","created_at":"2026-09-10T14:31:12.408Z"`
+	info := pages.VersionInfo{ID: draftID, PageID: pagetest.PageID, SourceAction: pages.VersionDraftPublish, CreatedAt: pagetest.T0}
+	const head = `{"id":"` + draftID + `","page_id":"` + pagetest.PageID + `","source_action":"draft_publish","created_at":"2026-09-10T14:31:12.408Z"`
 
 	if got, want := string(pages.RenderVersionListItem(nil, info)), head+`}`; got != want {
 		t.Errorf("list item: got %s, want %s", got, want)
 	}
-	list := []pages.VersionInfo{info, {ID: "b", PageID: pageID, SourceAction: pages.VersionLiveSave, CreatedAt: t1}}
-	wantList := `[` + head + `},{"id":"b","page_id":"` + pageID + `","source_action":"live_save","created_at":"2026-09-10T15:31:12.408Z"}]`
+	list := []pages.VersionInfo{info, {ID: "b", PageID: pagetest.PageID, SourceAction: pages.VersionLiveSave, CreatedAt: pagetest.T1}}
+	wantList := `[` + head + `},{"id":"b","page_id":"` + pagetest.PageID + `","source_action":"live_save","created_at":"2026-09-10T15:31:12.408Z"}]`
 	if got := string(pages.RenderVersionList([]byte(nil), list)); got != wantList {
 		t.Errorf("list: got %s, want %s", got, wantList)
 	}
@@ -709,7 +711,7 @@ func TestRenderVersion(t *testing.T) {
 		t.Errorf("empty list: got %s, want %s", got, want)
 	}
 
-	snap := mustSnapshot(t, testPage(), baseView())
+	snap := mustSnapshot(t, pagetest.Page(), baseView())
 	got := pages.RenderVersion([]byte("x"), info, snap)
 	if want := "x" + head + `,"snapshot":` + string(snap) + `}`; string(got) != want {
 		t.Errorf("detail: got %s, want %s", got, want)
@@ -720,5 +722,5 @@ func TestRenderVersion(t *testing.T) {
 	if got, want := string(pages.RenderVersion(nil, info, nil)), head+`,"snapshot":null}`; got != want {
 		t.Errorf("empty snapshot: got %s, want %s", got, want)
 	}
-	golden(t, "draft/version_detail", pages.RenderVersion(nil, info, snap))
+	pagetest.Golden(t, "draft/version_detail", pages.RenderVersion(nil, info, snap))
 }

@@ -10,7 +10,6 @@ import (
 // engine sets the HTTP status on every *cms.Error it returns, so the HTTP
 // layer need not know these codes.
 const (
-	EPathNotFound       = "path_not_found"
 	EMissingSlug        = "missing_slug"
 	EInvalidPosition    = "invalid_position"
 	EInvalidReferenceID = "invalid_reference_id"
@@ -24,10 +23,6 @@ func errInvalid(format string, args ...any) *cms.Error {
 
 func err422(code, format string, args ...any) *cms.Error {
 	return cms.Errorf(code, format, args...)
-}
-
-func errPath(format string, args ...any) *cms.Error {
-	return cms.Errorf(EPathNotFound, format, args...)
 }
 
 // errEditablesNotInTheme is the spec's editable_not_in_theme; canvas and

@@ -10,6 +10,8 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -17,21 +19,21 @@ import (
 // input, and gives either a *cms.Error or a page that keeps the document's
 // invariants and renders to valid JSON.
 func FuzzApply(f *testing.F) {
-	p := testPage()
+	p := pagetest.Page()
 	for _, compact := range []bool{false, true} {
 		v := baseView()
 		v.Compact = compact
 		f.Add(mustRender(f, p, v), false, false)
 	}
 	for _, s := range []string{
-		`{"items":{"Body":[{"id":"` + heroID + `","position":3,"items":{"Columns":[{"slug":"column"}]}},{"slug":"quote"}]}}`,
-		`{"items":{"Body":{"repeatables":[{"id":"` + quoteID + `","_destroy":true}]}},"title":"x"}`,
+		`{"items":{"Body":[{"id":"` + pagetest.HeroID + `","position":3,"items":{"Columns":[{"slug":"column"}]}},{"slug":"quote"}]}}`,
+		`{"items":{"Body":{"repeatables":[{"id":"` + pagetest.QuoteID + `","_destroy":true}]}},"title":"x"}`,
 		`{"translations":{"nl":{"slug":"A b"}},"items":{"Intro":{"translations":{"nl":"x"}}}}`,
-		`{"items":{"Related":{"reference_slugs":["first-post"]},"Featured":"` + article1 + `"}}`,
+		`{"items":{"Related":{"reference_slugs":["first-post"]},"Featured":"` + pagetest.Article1 + `"}}`,
 		`{"template":"landing","parent":null,"position":2}`,
 		`{"items":{"Hero image":{"__type":"File","remove":true}},"og_image":null}`,
 		`{"items":{"Style":{"content":"x","translations":{"nl":{"content":"y"}}},"Show banner":false}}`,
-		`{"items":{"Body":[{"id":"` + heroID + `","slug":"quote"},{"id":"` + goneID + `","_destroy":true}]}}`,
+		`{"items":{"Body":[{"id":"` + pagetest.HeroID + `","slug":"quote"},{"id":"` + pagetest.GoneID + `","_destroy":true}]}}`,
 		`{"published":"off","security_mechanism":"humans","locales":["en"],"fixed_locale":"nl"}`,
 		`{"items":{"Zeta":1}}`,
 	} {
@@ -39,7 +41,7 @@ func FuzzApply(f *testing.F) {
 		f.Add([]byte(s), false, false)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, replace, nl bool) {
-		p := testPage()
+		p := pagetest.Page()
 		before, _ := json.Marshal(p)
 		b, err := pages.DecodeBody(data)
 		if err != nil {
@@ -70,7 +72,7 @@ func FuzzApply(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var back pages.Page
+		var back doc.Page
 		if err := json.Unmarshal(stored, &back); err != nil {
 			t.Fatal(err)
 		}
@@ -100,10 +102,10 @@ func checkErr(t *testing.T, err error) {
 	}
 }
 
-func checkInvariants(t *testing.T, p *pages.Page, tpl *themes.Template) {
+func checkInvariants(t *testing.T, p *doc.Page, tpl *themes.Template) {
 	t.Helper()
-	var walk func(where string, items []*pages.Item, eds []*themes.Editable)
-	walk = func(where string, items []*pages.Item, eds []*themes.Editable) {
+	var walk func(where string, items []*doc.Item, eds []*themes.Editable)
+	walk = func(where string, items []*doc.Item, eds []*themes.Editable) {
 		seen := map[string]bool{}
 		for _, it := range items {
 			if seen[it.Slug] {

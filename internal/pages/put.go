@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -20,7 +21,7 @@ import (
 type Resolver interface {
 	// Template returns the template of the site's active theme whose name
 	// or id is ref, or nil.
-	Template(ref string) (*TemplateInfo, error)
+	Template(ref string) (*doc.TemplateInfo, error)
 	// PageID returns the id of the page whose id, or fullpath (no leading
 	// slash) in locale, is ref.
 	PageID(ref, locale string) (string, error)
@@ -36,7 +37,7 @@ type Resolver interface {
 type ApplyOptions struct {
 	// Template is the page's current template as the theme defines it now;
 	// nil when the page has none or the theme lacks it.
-	Template *TemplateInfo
+	Template *doc.TemplateInfo
 	// DefaultLocale and Locales are the site's default and enabled locales.
 	DefaultLocale string
 	Locales       []string
@@ -66,9 +67,9 @@ type ApplyOptions struct {
 // Result is the outcome of a successful Apply.
 type Result struct {
 	// Page is the updated page; the page passed to Apply is untouched.
-	Page *Page
+	Page *doc.Page
 	// Template is the template the page now uses (nil for none).
-	Template *TemplateInfo
+	Template *doc.TemplateInfo
 	// TemplateChanged, ParentChanged, ChannelChanged and HomepageChanged
 	// report which of those the write changed.
 	TemplateChanged bool
@@ -122,7 +123,7 @@ func DecodeBody(data []byte) (map[string]any, error) {
 // slug that names nothing: reference ids are stored unchecked, as the spec
 // says of PUT), invalid_file_format; the message-only content_locale error;
 // or an error of the Resolver, wrapped.
-func Apply(p *Page, body map[string]any, opt ApplyOptions) (*Result, error) {
+func Apply(p *doc.Page, body map[string]any, opt ApplyOptions) (*Result, error) {
 	a := &applier{opt: opt, def: opt.DefaultLocale, locale: opt.Locale, now: opt.Now}
 	if a.def == "" && len(opt.Locales) > 0 {
 		a.def = opt.Locales[0]
@@ -152,8 +153,8 @@ type applier struct {
 	def    string
 	locale string
 	now    time.Time
-	orig   *Page // the page as it was before the write
-	page   *Page
+	orig   *doc.Page // the page as it was before the write
+	page   *doc.Page
 	res    *Result
 	// repIDs are the repeatable ids of the page and those new blocks of
 	// this write claimed (claimRepeatableID), made on first use.
@@ -212,12 +213,12 @@ func (a *applier) apply(body map[string]any) error {
 		case "security_mechanism":
 			switch s {
 			case "":
-				s = SecurityNone
-			case SecurityNone, SecurityHumans, SecurityCustomers:
+				s = doc.SecurityNone
+			case doc.SecurityNone, doc.SecurityHumans, doc.SecurityCustomers:
 			default:
 				return errInvalid("security_mechanism must be one of none, humans, customers")
 			}
-			if !(np.SecurityMechanism == "" && s == SecurityNone) {
+			if !(np.SecurityMechanism == "" && s == doc.SecurityNone) {
 				np.SecurityMechanism = s
 			}
 		}
@@ -297,7 +298,7 @@ func (a *applier) apply(body map[string]any) error {
 			if s == "" {
 				return errInvalid("slug can't be blank")
 			}
-			np.Slug.set(a.def, a.def, s)
+			np.Slug.Set(a.def, a.def, s)
 			a.slugChanged(a.def)
 		}
 	}
@@ -305,10 +306,7 @@ func (a *applier) apply(body map[string]any) error {
 }
 
 func (a *applier) editables() []*themes.Editable {
-	if s := a.res.Template.schema(); s != nil {
-		return s.Editables
-	}
-	return nil
+	return a.res.Template.Editables()
 }
 
 // aliased returns the value of key or of its write-only alias.
@@ -435,7 +433,7 @@ func (a *applier) applyTranslated(m map[string]any, locale, where string) error 
 		if !ok {
 			return errInvalid("%s%s must be a string", where, k)
 		}
-		var t *Text
+		var t *doc.Text
 		switch k {
 		case "title":
 			t = &np.Title
@@ -444,7 +442,7 @@ func (a *applier) applyTranslated(m map[string]any, locale, where string) error 
 			if s == "" {
 				return errInvalid("%sslug can't be blank", where)
 			}
-			if np.Slug.set(locale, a.def, s) {
+			if np.Slug.Set(locale, a.def, s) {
 				a.slugChanged(locale)
 			}
 			continue
@@ -455,7 +453,7 @@ func (a *applier) applyTranslated(m map[string]any, locale, where string) error 
 		case "seo_keywords":
 			t = &np.SEOKeywords
 		}
-		t.set(locale, a.def, s)
+		t.Set(locale, a.def, s)
 	}
 	return nil
 }
@@ -475,7 +473,7 @@ func (a *applier) resolver() Resolver {
 
 type nopResolver struct{}
 
-func (nopResolver) Template(string) (*TemplateInfo, error)             { return nil, nil }
+func (nopResolver) Template(string) (*doc.TemplateInfo, error)         { return nil, nil }
 func (nopResolver) PageID(string, string) (string, error)              { return "", nil }
 func (nopResolver) ChannelSlug(string) (string, error)                 { return "", nil }
 func (nopResolver) ReferenceID(string, string, string) (string, error) { return "", nil }

@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 // applyCanvas applies the spec's canvas rules to a canvas value: an array
 // of repeatables or {repeatables: [...]}.
-func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string) (bool, error) {
+func (a *applier) applyCanvas(it *doc.Item, ed *themes.Editable, v any, where string) (bool, error) {
 	var entries []any
 	switch v := v.(type) {
 	case nil:
@@ -37,8 +38,8 @@ func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string
 	// when a block kind is unknown and every unknown kind is reported.
 	type entry struct {
 		m       map[string]any
-		rep     *Repeatable // existing block, nil for a new one
-		newID   string      // the id a new block keeps, "" for a fresh one
+		rep     *doc.Repeatable // existing block, nil for a new one
+		newID   string          // the id a new block keeps, "" for a fresh one
 		destroy bool
 		where   string
 	}
@@ -103,8 +104,8 @@ func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string
 	}
 
 	changed := false
-	listed := make(map[*Repeatable]bool, len(list))
-	order := make([]*Repeatable, 0, len(list))
+	listed := make(map[*doc.Repeatable]bool, len(list))
+	order := make([]*doc.Repeatable, 0, len(list))
 	maxPos := 0
 	for _, r := range it.Repeatables {
 		maxPos = max(maxPos, r.Position)
@@ -186,7 +187,7 @@ func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string
 		}
 	}
 	if changed {
-		sortRepeatables(it.Repeatables)
+		doc.SortRepeatables(it.Repeatables)
 	}
 	if len(it.Repeatables) == 0 {
 		it.Repeatables = nil
@@ -200,8 +201,8 @@ func (a *applier) applyCanvas(it *Item, ed *themes.Editable, v any, where string
 func (a *applier) claimRepeatableID(id string) bool {
 	if a.repIDs == nil {
 		a.repIDs = map[string]bool{}
-		var walk func(items []*Item)
-		walk = func(items []*Item) {
+		var walk func(items []*doc.Item)
+		walk = func(items []*doc.Item) {
 			for _, it := range items {
 				for _, r := range it.Repeatables {
 					a.repIDs[r.ID] = true

@@ -10,12 +10,13 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 // applyItems merges an items object onto items, whose editables are eds.
 // canvas and block name the enclosing repeatable for editable_not_in_theme.
-func (a *applier) applyItems(items []*Item, eds []*themes.Editable, v any, canvas, block, where string) ([]*Item, bool, error) {
+func (a *applier) applyItems(items []*doc.Item, eds []*themes.Editable, v any, canvas, block, where string) ([]*doc.Item, bool, error) {
 	m, ok := v.(map[string]any)
 	if !ok {
 		if v == nil {
@@ -36,7 +37,7 @@ func (a *applier) applyItems(items []*Item, eds []*themes.Editable, v any, canva
 	changed := false
 	for _, k := range keys {
 		ed := findEd(eds, k)
-		it := findItem(items, k)
+		it := doc.FindItem(items, k)
 		if it == nil {
 			it = newItem(ed, a.now)
 			items = append(items, it)
@@ -62,7 +63,7 @@ func (a *applier) applyItems(items []*Item, eds []*themes.Editable, v any, canva
 }
 
 // applyItem writes one item value and reports whether its content changed.
-func (a *applier) applyItem(it *Item, ed *themes.Editable, v any, where string) (bool, error) {
+func (a *applier) applyItem(it *doc.Item, ed *themes.Editable, v any, where string) (bool, error) {
 	switch ed.Type {
 	case themes.TypeCanvas:
 		return a.applyCanvas(it, ed, v, where)
@@ -92,14 +93,14 @@ func scalarContent(ed *themes.Editable, v any) (string, bool) {
 	return "", false
 }
 
-func (a *applier) applyScalar(it *Item, ed *themes.Editable, v any, where string) (bool, error) {
+func (a *applier) applyScalar(it *doc.Item, ed *themes.Editable, v any, where string) (bool, error) {
 	m, isObj := v.(map[string]any)
 	if !isObj {
 		s, ok := scalarContent(ed, v)
 		if !ok {
 			return false, errInvalid("%s: content must be a string", where)
 		}
-		return it.Content.set(a.locale, a.def, s), nil
+		return it.Content.Set(a.locale, a.def, s), nil
 	}
 	changed := false
 	if tr, ok := m["translations"]; ok && tr != nil {
@@ -115,7 +116,7 @@ func (a *applier) applyScalar(it *Item, ed *themes.Editable, v any, where string
 			if !ok {
 				return errInvalid("%s.translations.%s: content must be a string", where, l)
 			}
-			changed = it.Content.set(l, a.def, s) || changed
+			changed = it.Content.Set(l, a.def, s) || changed
 			return nil
 		})
 		if err != nil {
@@ -127,7 +128,7 @@ func (a *applier) applyScalar(it *Item, ed *themes.Editable, v any, where string
 		if !ok {
 			return false, errInvalid("%s: content must be a string", where)
 		}
-		changed = it.Content.set(a.locale, a.def, s) || changed
+		changed = it.Content.Set(a.locale, a.def, s) || changed
 	}
 	return changed, nil
 }
@@ -150,7 +151,7 @@ func (a *applier) eachTranslation(v any, where string, fn func(locale string, v 
 	return nil
 }
 
-func (a *applier) applyFileItem(it *Item, v any, where string) (bool, error) {
+func (a *applier) applyFileItem(it *doc.Item, v any, where string) (bool, error) {
 	changed := false
 	set := func(l string, f *files.File) {
 		changed = true
@@ -277,12 +278,12 @@ func (a *applier) fileURL(cur *files.File, s, where string) (*files.File, bool, 
 		return nil, false, err422(files.EInvalidFileFormat,
 			"%s: %q is not a file of this server (Tessera does not fetch URLs): upload it with {__type: File, filename, attachment} or copy it with {__type: FileRef, source}", where, s)
 	}
-	if f := a.page.fileByKey(key); f != nil {
+	if f := a.page.FileByKey(key); f != nil {
 		nf := f.Clone()
 		nf.Version = fileVersionAfter(cur)
 		return nf, true, nil
 	}
-	if f := a.orig.fileByKey(key); f != nil {
+	if f := a.orig.FileByKey(key); f != nil {
 		nf := f.Clone()
 		nf.Version = fileVersionAfter(cur)
 		return nf, true, nil
@@ -338,7 +339,7 @@ func (a *applier) fileForm(cur *files.File, v any, where string) (*files.File, b
 	return f, true, nil
 }
 
-func (a *applier) applyReference(it *Item, ed *themes.Editable, v any, where string) (bool, error) {
+func (a *applier) applyReference(it *doc.Item, ed *themes.Editable, v any, where string) (bool, error) {
 	ids, set, err := a.referenceIDs(ed, v, where)
 	if err != nil || !set {
 		return false, err

@@ -12,9 +12,11 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 )
 
-func apply(t *testing.T, p *pages.Page, js string, edit func(*pages.ApplyOptions)) (*pages.Result, error) {
+func apply(t *testing.T, p *doc.Page, js string, edit func(*pages.ApplyOptions)) (*pages.Result, error) {
 	t.Helper()
 	opt := applyOpts()
 	if edit != nil {
@@ -28,7 +30,7 @@ func apply(t *testing.T, p *pages.Page, js string, edit func(*pages.ApplyOptions
 	return res, err
 }
 
-func mustApply(t *testing.T, p *pages.Page, js string, edit func(*pages.ApplyOptions)) *pages.Result {
+func mustApply(t *testing.T, p *doc.Page, js string, edit func(*pages.ApplyOptions)) *pages.Result {
 	t.Helper()
 	res, err := apply(t, p, js, edit)
 	if err != nil {
@@ -53,14 +55,14 @@ func TestPutBackIdentity(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := testPage()
+			p := pagetest.Page()
 			v := baseView()
 			if tt.view != nil {
 				tt.view(v)
 			}
-			doc := mustRender(t, p, v)
-			res := mustApply(t, p, string(doc), func(o *pages.ApplyOptions) { o.Locale = v.Locale })
-			if diff := cmp.Diff(p, res.Page, cmpopts.IgnoreFields(pages.Page{}, "UpdatedAt")); diff != "" {
+			read := mustRender(t, p, v)
+			res := mustApply(t, p, string(read), func(o *pages.ApplyOptions) { o.Locale = v.Locale })
+			if diff := cmp.Diff(p, res.Page, cmpopts.IgnoreFields(doc.Page{}, "UpdatedAt")); diff != "" {
 				t.Errorf("stored document changed (-before +after):\n%s", diff)
 			}
 			a, _ := json.Marshal(p)
@@ -81,14 +83,14 @@ func TestPutBackIdentity(t *testing.T) {
 }
 
 func TestApplyUpdatedAt(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	res := mustApply(t, p, `{}`, nil)
-	if !res.Page.UpdatedAt.Equal(now) {
-		t.Errorf("got updated_at %v, want %v", res.Page.UpdatedAt, now)
+	if !res.Page.UpdatedAt.Equal(pagetest.Now) {
+		t.Errorf("got updated_at %v, want %v", res.Page.UpdatedAt, pagetest.Now)
 	}
 	// A clock behind the stored updated_at still moves it forward.
-	res = mustApply(t, p, `{}`, func(o *pages.ApplyOptions) { o.Now = t0 })
-	if want := t1.Add(time.Millisecond); !res.Page.UpdatedAt.Equal(want) {
+	res = mustApply(t, p, `{}`, func(o *pages.ApplyOptions) { o.Now = pagetest.T0 })
+	if want := pagetest.T1.Add(time.Millisecond); !res.Page.UpdatedAt.Equal(want) {
 		t.Errorf("got updated_at %v, want %v", res.Page.UpdatedAt, want)
 	}
 }
@@ -97,15 +99,15 @@ func TestApplyPageFields(t *testing.T) {
 	tests := []struct {
 		name  string
 		body  string
-		check func(t *testing.T, p *pages.Page, res *pages.Result)
+		check func(t *testing.T, p *doc.Page, res *pages.Result)
 	}{
 		{
 			name: "ReadOnlyIgnored",
 			body: `{"id":"x","url":"/pages/x","public_url":"http://x","fullpath":"/x","parent_path":"/y","depth":9,
 				"created_at":"2000-01-01T00:00:00.000Z","updated_at":"2000-01-01T00:00:00.000Z",
 				"security_password":"secret","security_access_groups":["a"],"enabled":false,"redirect":true}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
-				q := testPage()
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+				q := pagetest.Page()
 				q.UpdatedAt = p.UpdatedAt
 				if diff := cmp.Diff(q, p); diff != "" {
 					t.Errorf("read-only keys changed the page (-want +got):\n%s", diff)
@@ -116,7 +118,7 @@ func TestApplyPageFields(t *testing.T) {
 			name: "Scalars",
 			body: `{"published":"no","homepage":true,"filter":"tag:x","security_mechanism":"customers",
 				"locales":["de"],"fixed_locale":"pt-BR","position":7,"caching_strategy":"hourly"}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
 				got := []any{p.Published, p.Homepage, p.Filter, p.SecurityMechanism, p.Locales, p.FixedLocale, p.Position, p.CachingStrategy}
 				want := []any{false, true, "tag:x", "customers", []string{"de"}, "pt-BR", 7, "hourly"}
 				if diff := cmp.Diff(want, got); diff != "" {
@@ -130,7 +132,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "Nulls",
 			body: `{"filter":null,"fixed_locale":null,"locales":null,"security_mechanism":null,"og_image":null,"channel":null}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
 				if p.Filter != "" || p.FixedLocale != "" || p.Locales != nil || p.SecurityMechanism != "none" || p.OGImage != nil {
 					t.Errorf("got %q %q %v %q %v, want all cleared", p.Filter, p.FixedLocale, p.Locales, p.SecurityMechanism, p.OGImage)
 				}
@@ -139,7 +141,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "TemplateByIDAlias",
 			body: `{"template_id":"6a6c60362e4510dd4a45bbbb","items":{"Call to action":"Go"}}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
 				if p.Template != "landing" || !res.TemplateChanged || !res.Synced || res.Template.Name() != "landing" {
 					t.Fatalf("got template %q changed=%v synced=%v", p.Template, res.TemplateChanged, res.Synced)
 				}
@@ -166,7 +168,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "TemplateSameNameNoSync",
 			body: `{"template":"standard"}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
 				if res.TemplateChanged || res.Synced {
 					t.Errorf("got changed=%v synced=%v, want neither", res.TemplateChanged, res.Synced)
 				}
@@ -175,7 +177,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "TemplateNull",
 			body: `{"template":null}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
 				if p.Template != "" || !res.TemplateChanged || res.Template != nil {
 					t.Fatalf("got template %q changed=%v", p.Template, res.TemplateChanged)
 				}
@@ -189,17 +191,17 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "ParentByFullpathAlias",
 			body: `{"parent_id":"/company/contact"}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
-				if p.ParentID != refPageID || !res.ParentChanged {
-					t.Errorf("got parent %q changed=%v, want %s", p.ParentID, res.ParentChanged, refPageID)
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+				if p.ParentID != pagetest.RefPageID || !res.ParentChanged {
+					t.Errorf("got parent %q changed=%v, want %s", p.ParentID, res.ParentChanged, pagetest.RefPageID)
 				}
 			},
 		},
 		{
 			name: "ParentSame",
 			body: `{"parent":"company"}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
-				if p.ParentID != parentID || res.ParentChanged {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+				if p.ParentID != pagetest.ParentID || res.ParentChanged {
 					t.Errorf("got parent %q changed=%v", p.ParentID, res.ParentChanged)
 				}
 			},
@@ -207,7 +209,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "ParentNull",
 			body: `{"parent":null}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
 				if p.ParentID != "" || !res.ParentChanged {
 					t.Errorf("got parent %q changed=%v", p.ParentID, res.ParentChanged)
 				}
@@ -216,7 +218,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "ChannelByID",
 			body: `{"channel_id":"6a6c60362e4510dd4a45cccc"}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
 				if p.Channel != "news" || !res.ChannelChanged {
 					t.Errorf("got channel %q changed=%v", p.Channel, res.ChannelChanged)
 				}
@@ -225,7 +227,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "SlugSlugified",
 			body: `{"slug":"  Über uns & Café_2 ","title":"Über uns"}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
 				if p.Slug["en"] != "uber-uns-cafe-2" || p.Title["en"] != "Über uns" {
 					t.Errorf("got slug %q title %q", p.Slug["en"], p.Title["en"])
 				}
@@ -237,7 +239,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "SlugUnchanged",
 			body: `{"slug":"About-Us"}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
 				if res.SlugChanged != nil {
 					t.Errorf("got SlugChanged %v, want none", res.SlugChanged)
 				}
@@ -246,7 +248,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "OGImageRemove",
 			body: `{"og_image":{"__type":"File","remove":true}}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
 				if p.OGImage != nil {
 					t.Errorf("got og_image %v, want nil", p.OGImage)
 				}
@@ -255,8 +257,8 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "OGImageURLOnlyIgnored",
 			body: `{"og_image":{"__type":"File","url":"https://elsewhere/x.png"}}`,
-			check: func(t *testing.T, p *pages.Page, res *pages.Result) {
-				if diff := cmp.Diff(heroImage, p.OGImage); diff != "" {
+			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+				if diff := cmp.Diff(pagetest.HeroImage, p.OGImage); diff != "" {
 					t.Errorf("og_image changed (-want +got):\n%s", diff)
 				}
 			},
@@ -264,7 +266,7 @@ func TestApplyPageFields(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res := mustApply(t, testPage(), tt.body, nil)
+			res := mustApply(t, pagetest.Page(), tt.body, nil)
 			tt.check(t, res.Page, res)
 		})
 	}
@@ -295,7 +297,7 @@ func TestApplyErrors(t *testing.T) {
 		{name: "TemplateUnknown", body: `{"template":"nope"}`, code: cms.EInvalidTemplate, msg: "nope"},
 		{name: "TemplateType", body: `{"template":1}`, code: cms.EValidationFailed, msg: "template"},
 		{name: "ParentUnknown", body: `{"parent":"nowhere"}`, code: cms.EValidationFailed, msg: "parent not found"},
-		{name: "ParentSelf", body: `{"parent":"` + pageID + `"}`, code: cms.EValidationFailed, msg: "own parent"},
+		{name: "ParentSelf", body: `{"parent":"` + pagetest.PageID + `"}`, code: cms.EValidationFailed, msg: "own parent"},
 		{name: "ChannelUnknown", body: `{"channel":"nope"}`, code: cms.EValidationFailed, msg: "channel"},
 		{
 			name: "EditableNotInTheme", body: `{"items":{"Zeta":"x","Intro":"y","Alpha":"z"}}`, code: cms.EEditableNotInTheme,
@@ -307,7 +309,7 @@ func TestApplyErrors(t *testing.T) {
 		},
 		{
 			name: "EditableNotInThemeInRepeatable",
-			body: `{"items":{"Body":[{"id":"` + quoteID + `","items":{"Cite":"x"}}]}}`, code: cms.EEditableNotInTheme,
+			body: `{"items":{"Body":[{"id":"` + pagetest.QuoteID + `","items":{"Cite":"x"}}]}}`, code: cms.EEditableNotInTheme,
 			data: map[string]any{"editables": []string{"Cite"}, "canvas": "Body", "repeatable": "quote"},
 		},
 		{
@@ -322,16 +324,16 @@ func TestApplyErrors(t *testing.T) {
 		},
 		{
 			name: "RepeatableNotInThemeNested",
-			body: `{"items":{"Body":[{"id":"` + heroID + `","items":{"Columns":[{"slug":"hero"}]}}]}}`, code: cms.ERepeatableNotInTheme,
+			body: `{"items":{"Body":[{"id":"` + pagetest.HeroID + `","items":{"Columns":[{"slug":"hero"}]}}]}}`, code: cms.ERepeatableNotInTheme,
 			data: map[string]any{"canvas": "Columns", "slugs": []string{"hero"}},
 		},
 		{name: "MissingSlug", body: `{"items":{"Body":[{"items":{}}]}}`, code: pages.EMissingSlug, msg: "items.Body.repeatables[0]"},
-		{name: "UnknownRepeatableID", body: `{"items":{"Body":[{"id":"` + missingID + `"}]}}`, code: cms.EValidationFailed, msg: "not found"},
-		{name: "DisabledRepeatableID", body: `{"items":{"Body":[{"id":"` + goneID + `","slug":"video"}]}}`, code: cms.EValidationFailed, msg: "not found"},
+		{name: "UnknownRepeatableID", body: `{"items":{"Body":[{"id":"` + pagetest.MissingID + `"}]}}`, code: cms.EValidationFailed, msg: "not found"},
+		{name: "DisabledRepeatableID", body: `{"items":{"Body":[{"id":"` + pagetest.GoneID + `","slug":"video"}]}}`, code: cms.EValidationFailed, msg: "not found"},
 		{name: "RepeatableNotObject", body: `{"items":{"Body":["x"]}}`, code: cms.EValidationFailed, msg: "items.Body.repeatables[0]"},
 		{name: "CanvasType", body: `{"items":{"Body":"x"}}`, code: cms.EValidationFailed, msg: "items.Body"},
 		{name: "CanvasRepeatablesType", body: `{"items":{"Body":{"repeatables":{}}}}`, code: cms.EValidationFailed, msg: "items.Body.repeatables"},
-		{name: "Position", body: `{"items":{"Body":[{"id":"` + heroID + `","position":0}]}}`, code: pages.EInvalidPosition, msg: "position"},
+		{name: "Position", body: `{"items":{"Body":[{"id":"` + pagetest.HeroID + `","position":0}]}}`, code: pages.EInvalidPosition, msg: "position"},
 		{name: "FileUpload", body: `{"items":{"Hero image":{"__type":"File","filename":"a.png","attachment":"aGk="}}}`, code: files.EInvalidFileFormat, msg: "not supported yet"},
 		{name: "FileRefBadURI", body: `{"items":{"Hero image":{"__type":"FileRef","source":"service://s/pages/x/y"}}}`, code: cms.EValidationFailed, msg: "24-hex id"},
 		{name: "FileRefWithoutStorage", body: `{"items":{"Hero image":{"__type":"FileRef","source":"service://s/pages/6a6c60362e4510dd4a459982/Hero image"}}}`, code: files.EInvalidFileFormat, msg: "not supported yet"},
@@ -344,21 +346,21 @@ func TestApplyErrors(t *testing.T) {
 		{name: "FileBareURL", body: `{"items":{"Hero image":"https://x/y.png"}}`, code: files.EInvalidFileFormat, msg: "items.Hero image"},
 		{name: "FileEmptyObject", body: `{"items":{"Hero image":{"__type":"File"}}}`, code: files.EInvalidFileFormat, msg: "invalid file object"},
 		{name: "ReferenceBadID", body: `{"items":{"Featured":"about-us"}}`, code: pages.EInvalidReferenceID, msg: "items.Featured"},
-		{name: "ReferenceBadIDs", body: `{"items":{"Related":{"reference_ids":["` + article1 + `",3]}}}`, code: pages.EInvalidReferenceID, msg: "reference_ids"},
+		{name: "ReferenceBadIDs", body: `{"items":{"Related":{"reference_ids":["` + pagetest.Article1 + `",3]}}}`, code: pages.EInvalidReferenceID, msg: "reference_ids"},
 		{name: "ReferenceUnknownSlug", body: `{"items":{"Featured":{"reference_slug":"nope"}}}`, code: pages.EReferenceNotFound, msg: "nope"},
-		{name: "ReferenceTooMany", body: `{"items":{"Featured":["` + article1 + `","` + article2 + `"]}}`, code: cms.EValidationFailed, msg: "single"},
+		{name: "ReferenceTooMany", body: `{"items":{"Featured":["` + pagetest.Article1 + `","` + pagetest.Article2 + `"]}}`, code: cms.EValidationFailed, msg: "single"},
 		{name: "ReferenceType", body: `{"items":{"Featured":7}}`, code: cms.EValidationFailed, msg: "items.Featured"},
 		{name: "ItemTranslationLocale", body: `{"items":{"Intro":{"translations":{"fr":{"content":"x"}}}}}`, code: cms.EValidationFailed, msg: `"fr"`},
 		{name: "NewPageNeedsTitle", body: `{"slug":"x"}`, edit: func(o *pages.ApplyOptions) { o.New = true }, code: cms.EValidationFailed, msg: "title"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := testPage()
+			p := pagetest.Page()
 			if tt.name == "NewPageNeedsTitle" {
-				p = pages.NewPage(pageID, siteID, now)
+				p = doc.NewPage(pagetest.PageID, pagetest.SiteID, pagetest.Now)
 			}
 			_, err := apply(t, p, tt.body, tt.edit)
-			ce := wantCode(t, err, tt.code)
+			ce := pagetest.WantCode(t, err, tt.code)
 			if !strings.Contains(ce.Message, tt.msg) {
 				t.Errorf("got message %q, want it to contain %q", ce.Message, tt.msg)
 			}
@@ -373,14 +375,14 @@ func TestApplyErrors(t *testing.T) {
 
 func TestApplyContentLocale(t *testing.T) {
 	t.Run("MessageOnlyError", func(t *testing.T) {
-		_, err := apply(t, testPage(), `{}`, func(o *pages.ApplyOptions) { o.Locale = "fr" })
-		ce := wantCode(t, err, cms.EBareInvalid)
+		_, err := apply(t, pagetest.Page(), `{}`, func(o *pages.ApplyOptions) { o.Locale = "fr" })
+		ce := pagetest.WantCode(t, err, cms.EBareInvalid)
 		if want := "Invalid content_locale: fr is not enabled for this site."; ce.Message != want {
 			t.Errorf("got %q, want %q", ce.Message, want)
 		}
 	})
 	t.Run("PageKeys", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"title":"Nieuw","slug":"Nieuwe Pagina","seo_keywords":"a,b"}`,
+		res := mustApply(t, pagetest.Page(), `{"title":"Nieuw","slug":"Nieuwe Pagina","seo_keywords":"a,b"}`,
 			func(o *pages.ApplyOptions) { o.Locale = "nl" })
 		p := res.Page
 		want := []string{"About us", "Nieuw", "about-us", "nieuwe-pagina", "", "a,b"}
@@ -393,23 +395,23 @@ func TestApplyContentLocale(t *testing.T) {
 		}
 	})
 	t.Run("ItemStrings", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Hero title":"Nieuwe kop","Intro":"<p>NL</p>",
-			"Body":[{"id":"`+quoteID+`","items":{"Quote":"Minder is meer."}}]}}`,
+		res := mustApply(t, pagetest.Page(), `{"items":{"Hero title":"Nieuwe kop","Intro":"<p>NL</p>",
+			"Body":[{"id":"`+pagetest.QuoteID+`","items":{"Quote":"Minder is meer."}}]}}`,
 			func(o *pages.ApplyOptions) { o.Locale = "nl" })
 		p := res.Page
-		if got := p.Item("Hero title").Content; !cmp.Equal(got, text("en", `We build <things> & "stuff"`, "nl", "Nieuwe kop")) {
+		if got := p.Item("Hero title").Content; !cmp.Equal(got, pagetest.Text("en", `We build <things> & "stuff"`, "nl", "Nieuwe kop")) {
 			t.Errorf("Hero title: got %v", got)
 		}
-		if got := p.Item("Intro").Content; !cmp.Equal(got, text("en", "", "nl", "<p>NL</p>")) {
+		if got := p.Item("Intro").Content; !cmp.Equal(got, pagetest.Text("en", "", "nl", "<p>NL</p>")) {
 			t.Errorf("Intro: got %v", got)
 		}
-		q := p.Item("Body").Repeatable(quoteID).Item("Quote").Content
-		if !cmp.Equal(q, text("en", "Less is more.", "nl", "Minder is meer.")) {
+		q := p.Item("Body").Repeatable(pagetest.QuoteID).Item("Quote").Content
+		if !cmp.Equal(q, pagetest.Text("en", "Less is more.", "nl", "Minder is meer.")) {
 			t.Errorf("Quote: got %v", q)
 		}
 	})
 	t.Run("NestedTranslations", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"translations":{"nl":{"title":"Over ons!","slug":"Over Ons 2","fullpath":"/ignored","public_url":"x"},
+		res := mustApply(t, pagetest.Page(), `{"translations":{"nl":{"title":"Over ons!","slug":"Over Ons 2","fullpath":"/ignored","public_url":"x"},
 			"en":{"seo_keywords":"k"}},
 			"items":{"Intro":{"translations":{"nl":{"content":"NL intro"},"en":"EN intro"}}}}`, nil)
 		p := res.Page
@@ -423,7 +425,7 @@ func TestApplyContentLocale(t *testing.T) {
 		}
 	})
 	t.Run("TopLevelWinsOverTranslations", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"title":"New","translations":{"en":{"title":"About us"}},
+		res := mustApply(t, pagetest.Page(), `{"title":"New","translations":{"en":{"title":"About us"}},
 			"items":{"Intro":{"content":"new","translations":{"en":{"content":"old"}}}}}`, nil)
 		if got := res.Page.Title["en"]; got != "New" {
 			t.Errorf("title: got %q, want New", got)
@@ -434,11 +436,11 @@ func TestApplyContentLocale(t *testing.T) {
 	})
 	t.Run("UnsetStaysUnset", func(t *testing.T) {
 		// nl seo_title is unset and reads as the en value; writing that value keeps it unset.
-		res := mustApply(t, testPage(), `{"translations":{"nl":{"seo_title":"About"}}}`, nil)
+		res := mustApply(t, pagetest.Page(), `{"translations":{"nl":{"seo_title":"About"}}}`, nil)
 		if _, ok := res.Page.SEOTitle["nl"]; ok {
 			t.Error("nl seo_title became set")
 		}
-		res = mustApply(t, testPage(), `{"translations":{"nl":{"seo_title":""}}}`, nil)
+		res = mustApply(t, pagetest.Page(), `{"translations":{"nl":{"seo_title":""}}}`, nil)
 		if got, ok := res.Page.SEOTitle["nl"]; !ok || got != "" {
 			t.Errorf("nl seo_title: got %q (set %v), want set to blank", got, ok)
 		}
@@ -447,9 +449,9 @@ func TestApplyContentLocale(t *testing.T) {
 
 func TestApplyItems(t *testing.T) {
 	t.Run("UpdatedAtOnlyForChanged", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Intro":"<p>Hi</p>","Style":"solid","Show banner":true}}`, nil)
+		res := mustApply(t, pagetest.Page(), `{"items":{"Intro":"<p>Hi</p>","Style":"solid","Show banner":true}}`, nil)
 		p := res.Page
-		for slug, want := range map[string]time.Time{"Intro": now, "Style": t1, "Show banner": now, "Hero title": t1} {
+		for slug, want := range map[string]time.Time{"Intro": pagetest.Now, "Style": pagetest.T1, "Show banner": pagetest.Now, "Hero title": pagetest.T1} {
 			if got := p.Item(slug).UpdatedAt; !got.Equal(want) {
 				t.Errorf("%s updated_at: got %v, want %v", slug, got, want)
 			}
@@ -459,7 +461,7 @@ func TestApplyItems(t *testing.T) {
 		}
 	})
 	t.Run("SelectAndSwitchAnyString", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Style":"not-an-option","Show banner":"maybe"}}`, nil)
+		res := mustApply(t, pagetest.Page(), `{"items":{"Style":"not-an-option","Show banner":"maybe"}}`, nil)
 		if got := res.Page.Item("Style").Content["en"]; got != "not-an-option" {
 			t.Errorf("select: got %q", got)
 		}
@@ -468,7 +470,7 @@ func TestApplyItems(t *testing.T) {
 		}
 	})
 	t.Run("NullClears", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Hero title":null,"Featured":null,"Hero image":null}}`, nil)
+		res := mustApply(t, pagetest.Page(), `{"items":{"Hero title":null,"Featured":null,"Hero image":null}}`, nil)
 		p := res.Page
 		if got := p.Item("Hero title").Content["en"]; got != "" {
 			t.Errorf("field: got %q", got)
@@ -479,26 +481,26 @@ func TestApplyItems(t *testing.T) {
 		if got := p.Item("Hero image").File("en", "en"); got != nil {
 			t.Errorf("file: got %v", got)
 		}
-		if got := p.Item("Hero image").File("nl", "en"); !cmp.Equal(got, heroImageNL) {
+		if got := p.Item("Hero image").File("nl", "en"); !cmp.Equal(got, pagetest.HeroImageNL) {
 			t.Errorf("nl file: got %v, want untouched", got)
 		}
 	})
 	t.Run("FileRemoveInLocale", func(t *testing.T) {
-		p := testPage()
-		p.Item("Hero image").Files = map[string]*files.File{"en": heroImage}
+		p := pagetest.Page()
+		p.Item("Hero image").Files = map[string]*files.File{"en": pagetest.HeroImage}
 		res := mustApply(t, p, `{"items":{"Hero image":{"__type":"File","remove":true}}}`, func(o *pages.ApplyOptions) { o.Locale = "nl" })
 		it := res.Page.Item("Hero image")
-		if !cmp.Equal(it.File("en", "en"), heroImage) || it.File("nl", "en") != nil {
+		if !cmp.Equal(it.File("en", "en"), pagetest.HeroImage) || it.File("nl", "en") != nil {
 			t.Errorf("got en %v nl %v, want en kept, nl cleared", it.File("en", "en"), it.File("nl", "en"))
 		}
-		if !it.UpdatedAt.Equal(now) {
+		if !it.UpdatedAt.Equal(pagetest.Now) {
 			t.Error("updated_at did not move")
 		}
 	})
 	t.Run("FileReadShapeNoop", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Hero image":{"content":"/other.png","file":{"url":"/other.png"}},
-			"Body":[{"id":"`+heroID+`","items":{"Image":{"__type":"File","url":"x"}}}]}}`, nil)
-		if got := res.Page.Item("Hero image"); !got.UpdatedAt.Equal(t1) || !cmp.Equal(got.File("en", "en"), heroImage) {
+		res := mustApply(t, pagetest.Page(), `{"items":{"Hero image":{"content":"/other.png","file":{"url":"/other.png"}},
+			"Body":[{"id":"`+pagetest.HeroID+`","items":{"Image":{"__type":"File","url":"x"}}}]}}`, nil)
+		if got := res.Page.Item("Hero image"); !got.UpdatedAt.Equal(pagetest.T1) || !cmp.Equal(got.File("en", "en"), pagetest.HeroImage) {
 			t.Errorf("file changed: %+v", got)
 		}
 	})
@@ -507,21 +509,21 @@ func TestApplyItems(t *testing.T) {
 			slug, value string
 			want        []string
 		}{
-			{"Featured", `"` + strings.ToUpper(article1) + `"`, []string{article1}},
-			{"Featured", `{"reference_id":"` + article2 + `"}`, []string{article2}},
-			{"Featured", `{"reference_slug":"/company/contact"}`, []string{refPageID}},
-			{"Featured", `{"reference_slug":"company/contact"}`, []string{refPageID}},
+			{"Featured", `"` + strings.ToUpper(pagetest.Article1) + `"`, []string{pagetest.Article1}},
+			{"Featured", `{"reference_id":"` + pagetest.Article2 + `"}`, []string{pagetest.Article2}},
+			{"Featured", `{"reference_slug":"/company/contact"}`, []string{pagetest.RefPageID}},
+			{"Featured", `{"reference_slug":"company/contact"}`, []string{pagetest.RefPageID}},
 			{"Featured", `{"reference_id":null,"reference_slug":"company/contact"}`, nil},
-			{"Featured", `{"reference_type":"pages"}`, []string{refPageID}},
-			{"Related", `["` + article2 + `","` + article1 + `","` + article2 + `"]`, []string{article2, article1}},
-			{"Related", `"` + article1 + `"`, []string{article1}},
+			{"Featured", `{"reference_type":"pages"}`, []string{pagetest.RefPageID}},
+			{"Related", `["` + pagetest.Article2 + `","` + pagetest.Article1 + `","` + pagetest.Article2 + `"]`, []string{pagetest.Article2, pagetest.Article1}},
+			{"Related", `"` + pagetest.Article1 + `"`, []string{pagetest.Article1}},
 			{"Related", `{"reference_ids":[]}`, nil},
-			{"Related", `{"reference_slugs":["second-post","first-post"]}`, []string{article2, article1}},
-			{"Related", `{"reference_id":"` + article1 + `"}`, []string{article1}},
+			{"Related", `{"reference_slugs":["second-post","first-post"]}`, []string{pagetest.Article2, pagetest.Article1}},
+			{"Related", `{"reference_id":"` + pagetest.Article1 + `"}`, []string{pagetest.Article1}},
 		}
 		for _, tt := range tests {
 			t.Run(tt.slug+" "+tt.value, func(t *testing.T) {
-				res := mustApply(t, testPage(), `{"items":{"`+tt.slug+`":`+tt.value+`}}`, nil)
+				res := mustApply(t, pagetest.Page(), `{"items":{"`+tt.slug+`":`+tt.value+`}}`, nil)
 				if diff := cmp.Diff(tt.want, res.Page.Item(tt.slug).RefIDs); diff != "" {
 					t.Errorf("(-want +got):\n%s", diff)
 				}
@@ -530,7 +532,7 @@ func TestApplyItems(t *testing.T) {
 	})
 }
 
-func repIDs(it *pages.Item) []string {
+func repIDs(it *doc.Item) []string {
 	var ids []string
 	for _, r := range it.Repeatables {
 		if !r.Disabled {
@@ -540,7 +542,7 @@ func repIDs(it *pages.Item) []string {
 	return ids
 }
 
-func positions(it *pages.Item) []int {
+func positions(it *doc.Item) []int {
 	var ps []int
 	for _, r := range it.Repeatables {
 		ps = append(ps, r.Position)
@@ -550,27 +552,27 @@ func positions(it *pages.Item) []int {
 
 func TestApplyCanvas(t *testing.T) {
 	t.Run("UpdateInPlace", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Body":[{"id":"`+heroID+`","items":{"Heading":"Bigger news"}}]}}`, nil)
+		res := mustApply(t, pagetest.Page(), `{"items":{"Body":[{"id":"`+pagetest.HeroID+`","items":{"Heading":"Bigger news"}}]}}`, nil)
 		body := res.Page.Item("Body")
-		hero := body.Repeatable(heroID)
+		hero := body.Repeatable(pagetest.HeroID)
 		if got := hero.Item("Heading").Content["en"]; got != "Bigger news" {
 			t.Errorf("Heading: got %q", got)
 		}
-		if !hero.UpdatedAt.Equal(now) || !body.UpdatedAt.Equal(now) || !body.Repeatable(quoteID).UpdatedAt.Equal(t1) {
-			t.Errorf("updated_at: hero %v body %v quote %v", hero.UpdatedAt, body.UpdatedAt, body.Repeatable(quoteID).UpdatedAt)
+		if !hero.UpdatedAt.Equal(pagetest.Now) || !body.UpdatedAt.Equal(pagetest.Now) || !body.Repeatable(pagetest.QuoteID).UpdatedAt.Equal(pagetest.T1) {
+			t.Errorf("updated_at: hero %v body %v quote %v", hero.UpdatedAt, body.UpdatedAt, body.Repeatable(pagetest.QuoteID).UpdatedAt)
 		}
-		if diff := cmp.Diff([]string{quoteID, heroID}, repIDs(body)); diff != "" {
+		if diff := cmp.Diff([]string{pagetest.QuoteID, pagetest.HeroID}, repIDs(body)); diff != "" {
 			t.Errorf("blocks (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("Append", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Body":{"repeatables":[{"slug":"quote","items":{"Quote":"New"}}]}}}`, nil)
+		res := mustApply(t, pagetest.Page(), `{"items":{"Body":{"repeatables":[{"slug":"quote","items":{"Quote":"New"}}]}}}`, nil)
 		body := res.Page.Item("Body")
 		if len(body.Repeatables) != 4 {
 			t.Fatalf("got %d blocks, want 4", len(body.Repeatables))
 		}
 		n := body.Repeatables[3]
-		if !cms.IsID(n.ID) || n.Slug != "quote" || n.Position != 4 || !n.CreatedAt.Equal(now) || !n.UpdatedAt.Equal(now) {
+		if !cms.IsID(n.ID) || n.Slug != "quote" || n.Position != 4 || !n.CreatedAt.Equal(pagetest.Now) || !n.UpdatedAt.Equal(pagetest.Now) {
 			t.Errorf("new block: %+v", n)
 		}
 		var slugs []string
@@ -585,9 +587,9 @@ func TestApplyCanvas(t *testing.T) {
 		}
 	})
 	t.Run("AppendWithPosition", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Body":[{"slug":"hero","position":1},{"id":"`+quoteID+`","position":5}]}}`, nil)
+		res := mustApply(t, pagetest.Page(), `{"items":{"Body":[{"slug":"hero","position":1},{"id":"`+pagetest.QuoteID+`","position":5}]}}`, nil)
 		body := res.Page.Item("Body")
-		if got := body.Repeatables[0]; got.Slug != "hero" || got.Position != 1 || got.ID == heroID {
+		if got := body.Repeatables[0]; got.Slug != "hero" || got.Position != 1 || got.ID == pagetest.HeroID {
 			t.Errorf("first block: %+v", got)
 		}
 		if diff := cmp.Diff([]int{1, 2, 3, 5}, positions(body)); diff != "" {
@@ -595,72 +597,72 @@ func TestApplyCanvas(t *testing.T) {
 		}
 	})
 	t.Run("Destroy", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Body":[{"id":"`+quoteID+`","_destroy":true},{"id":"`+missingID+`","_destroy":"1"},{"_destroy":true}]}}`, nil)
-		if diff := cmp.Diff([]string{heroID}, repIDs(res.Page.Item("Body"))); diff != "" {
+		res := mustApply(t, pagetest.Page(), `{"items":{"Body":[{"id":"`+pagetest.QuoteID+`","_destroy":true},{"id":"`+pagetest.MissingID+`","_destroy":"1"},{"_destroy":true}]}}`, nil)
+		if diff := cmp.Diff([]string{pagetest.HeroID}, repIDs(res.Page.Item("Body"))); diff != "" {
 			t.Errorf("blocks (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("EmptyArrayDefault", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Body":[]}}`, nil)
-		if diff := cmp.Diff(testPage().Item("Body"), res.Page.Item("Body")); diff != "" {
+		res := mustApply(t, pagetest.Page(), `{"items":{"Body":[]}}`, nil)
+		if diff := cmp.Diff(pagetest.Page().Item("Body"), res.Page.Item("Body")); diff != "" {
 			t.Errorf("canvas changed (-want +got):\n%s", diff)
 		}
 	})
 	replace := func(o *pages.ApplyOptions) { o.Replace = true }
 	t.Run("EmptyArrayReplace", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Body":[]}}`, replace)
+		res := mustApply(t, pagetest.Page(), `{"items":{"Body":[]}}`, replace)
 		if got := res.Page.Item("Body").Repeatables; got != nil {
 			t.Errorf("got %d blocks, want none", len(got))
 		}
-		if got := res.Page.Item("Hero title"); !got.UpdatedAt.Equal(t1) {
+		if got := res.Page.Item("Hero title"); !got.UpdatedAt.Equal(pagetest.T1) {
 			t.Error("replace touched another item")
 		}
 	})
 	t.Run("Replace", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Body":[{"id":"`+heroID+`","position":9},{"slug":"quote"}]}}`, replace)
+		res := mustApply(t, pagetest.Page(), `{"items":{"Body":[{"id":"`+pagetest.HeroID+`","position":9},{"slug":"quote"}]}}`, replace)
 		body := res.Page.Item("Body")
-		if len(body.Repeatables) != 2 || body.Repeatables[0].ID != heroID || body.Repeatables[1].Slug != "quote" ||
-			body.Repeatables[1].ID == quoteID {
+		if len(body.Repeatables) != 2 || body.Repeatables[0].ID != pagetest.HeroID || body.Repeatables[1].Slug != "quote" ||
+			body.Repeatables[1].ID == pagetest.QuoteID {
 			t.Fatalf("got blocks %v", repIDs(body))
 		}
 		if diff := cmp.Diff([]int{1, 2}, positions(body)); diff != "" {
 			t.Errorf("positions (-want +got):\n%s", diff)
 		}
-		if !body.Repeatables[0].UpdatedAt.Equal(now) {
+		if !body.Repeatables[0].UpdatedAt.Equal(pagetest.Now) {
 			t.Error("hero moved without updated_at")
 		}
 	})
 	t.Run("ReplaceNested", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Body":[{"id":"`+quoteID+`"},
-			{"id":"`+heroID+`","items":{"Columns":[{"id":"`+col2ID+`"}]}}]}}`, replace)
+		res := mustApply(t, pagetest.Page(), `{"items":{"Body":[{"id":"`+pagetest.QuoteID+`"},
+			{"id":"`+pagetest.HeroID+`","items":{"Columns":[{"id":"`+pagetest.Col2ID+`"}]}}]}}`, replace)
 		body := res.Page.Item("Body")
-		cols := body.Repeatable(heroID).Item("Columns")
-		if diff := cmp.Diff([]string{col2ID}, repIDs(cols)); diff != "" {
+		cols := body.Repeatable(pagetest.HeroID).Item("Columns")
+		if diff := cmp.Diff([]string{pagetest.Col2ID}, repIDs(cols)); diff != "" {
 			t.Errorf("nested blocks (-want +got):\n%s", diff)
 		}
 		if diff := cmp.Diff([]int{1}, positions(cols)); diff != "" {
 			t.Errorf("nested positions (-want +got):\n%s", diff)
 		}
-		if diff := cmp.Diff([]string{quoteID, heroID}, repIDs(body)); diff != "" {
+		if diff := cmp.Diff([]string{pagetest.QuoteID, pagetest.HeroID}, repIDs(body)); diff != "" {
 			t.Errorf("blocks (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("OmittedCanvasUntouchedByReplace", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Intro":"x"}}`, replace)
-		if diff := cmp.Diff(testPage().Item("Body"), res.Page.Item("Body")); diff != "" {
+		res := mustApply(t, pagetest.Page(), `{"items":{"Intro":"x"}}`, replace)
+		if diff := cmp.Diff(pagetest.Page().Item("Body"), res.Page.Item("Body")); diff != "" {
 			t.Errorf("canvas changed (-want +got):\n%s", diff)
 		}
 	})
 	t.Run("NestedAppendDefault", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Body":[{"id":"`+heroID+`","items":{"Columns":[{"slug":"column","items":{"Align":"right"}}]}}]}}`, nil)
-		cols := res.Page.Item("Body").Repeatable(heroID).Item("Columns")
+		res := mustApply(t, pagetest.Page(), `{"items":{"Body":[{"id":"`+pagetest.HeroID+`","items":{"Columns":[{"slug":"column","items":{"Align":"right"}}]}}]}}`, nil)
+		cols := res.Page.Item("Body").Repeatable(pagetest.HeroID).Item("Columns")
 		if len(cols.Repeatables) != 3 || cols.Repeatables[2].Position != 3 || cols.Repeatables[2].Item("Align").Content["en"] != "right" {
 			t.Errorf("got nested blocks %+v", cols.Repeatables)
 		}
 	})
 	t.Run("ChangeBlockKind", func(t *testing.T) {
-		res := mustApply(t, testPage(), `{"items":{"Body":[{"id":"`+quoteID+`","slug":"hero","items":{"Heading":"H"}}]}}`, nil)
-		r := res.Page.Item("Body").Repeatable(quoteID)
+		res := mustApply(t, pagetest.Page(), `{"items":{"Body":[{"id":"`+pagetest.QuoteID+`","slug":"hero","items":{"Heading":"H"}}]}}`, nil)
+		r := res.Page.Item("Body").Repeatable(pagetest.QuoteID)
 		var enabled []string
 		for _, it := range r.Items {
 			if !it.Disabled {
@@ -677,14 +679,14 @@ func TestApplyCanvas(t *testing.T) {
 }
 
 func TestApplyNewPage(t *testing.T) {
-	p := pages.NewPage(pageID, siteID, t0)
+	p := doc.NewPage(pagetest.PageID, pagetest.SiteID, pagetest.T0)
 	res := mustApply(t, p, `{"title":"Hello World!","template":"standard","parent":"company","items":{"Intro":"<p>x</p>"}}`,
 		func(o *pages.ApplyOptions) { o.New = true; o.Template = nil })
 	np := res.Page
-	if np.Slug["en"] != "hello-world" || np.Template != "standard" || np.ParentID != parentID || !res.Synced {
+	if np.Slug["en"] != "hello-world" || np.Template != "standard" || np.ParentID != pagetest.ParentID || !res.Synced {
 		t.Errorf("got slug %q template %q parent %q synced %v", np.Slug["en"], np.Template, np.ParentID, res.Synced)
 	}
-	if !np.CreatedAt.Equal(now) || !np.UpdatedAt.Equal(now) || !np.Published || np.SecurityMechanism != "none" {
+	if !np.CreatedAt.Equal(pagetest.Now) || !np.UpdatedAt.Equal(pagetest.Now) || !np.Published || np.SecurityMechanism != "none" {
 		t.Errorf("got created %v updated %v published %v security %q", np.CreatedAt, np.UpdatedAt, np.Published, np.SecurityMechanism)
 	}
 	var slugs []string
@@ -709,11 +711,11 @@ func TestApplyNewPage(t *testing.T) {
 func TestDecodeBody(t *testing.T) {
 	for _, in := range []string{`[]`, `"x"`, `null`} {
 		_, err := pages.DecodeBody([]byte(in))
-		wantCode(t, err, cms.EInvalid)
+		pagetest.WantCode(t, err, cms.EInvalid)
 	}
 	for _, in := range []string{``, `{"a":1} {}`, `{"a":`} {
 		_, err := pages.DecodeBody([]byte(in))
-		wantCode(t, err, cms.EInvalidJSON)
+		pagetest.WantCode(t, err, cms.EInvalidJSON)
 	}
 	m, err := pages.DecodeBody([]byte(` {"position": 3} `))
 	if err != nil || m["position"] != json.Number("3") {

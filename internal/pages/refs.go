@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -82,7 +83,7 @@ type writeResolver struct {
 	site *store.Site
 }
 
-func (r *writeResolver) Template(ref string) (*TemplateInfo, error) {
+func (r *writeResolver) Template(ref string) (*doc.TemplateInfo, error) {
 	return r.s.templateInfo(r.tx, r.site, ref)
 }
 

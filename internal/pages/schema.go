@@ -2,6 +2,7 @@ package pages
 
 import (
 	"github.com/tessera-cms/tessera/internal/jsonw"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -10,7 +11,7 @@ import (
 // when the page names a template the theme lacks. current_structure shows p's
 // enabled items as stored (the service may Sync a copy first to show
 // editables a newer template added).
-func RenderSchema(dst []byte, p *Page, tpl *TemplateInfo) []byte {
+func RenderSchema(dst []byte, p *doc.Page, tpl *doc.TemplateInfo) []byte {
 	w := &jsonw.Writer{B: dst}
 	w.OpenObject()
 	if tpl == nil || tpl.Schema == nil {
@@ -62,7 +63,7 @@ func RenderSchema(dst []byte, p *Page, tpl *TemplateInfo) []byte {
 	return w.B
 }
 
-func structure(w *jsonw.Writer, items []*Item) {
+func structure(w *jsonw.Writer, items []*doc.Item) {
 	w.OpenObject()
 	for _, it := range items {
 		if it.Disabled {

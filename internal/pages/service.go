@@ -3,7 +3,6 @@ package pages
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -287,12 +287,12 @@ func (s *Service) baseURL(site *store.Site) string {
 }
 
 // view builds the View of a read of p.
-func (s *Service) view(site *store.Site, p *Page, tpl *TemplateInfo, opt ReadOptions) *View {
+func (s *Service) view(site *store.Site, p *doc.Page, tpl *doc.TemplateInfo, opt ReadOptions) *View {
 	return s.viewAt(site, s.baseURL(site), p, tpl, opt)
 }
 
 // viewAt builds the View of a read of p at the site's base URL base.
-func (s *Service) viewAt(site *store.Site, base string, p *Page, tpl *TemplateInfo, opt ReadOptions) *View {
+func (s *Service) viewAt(site *store.Site, base string, p *doc.Page, tpl *doc.TemplateInfo, opt ReadOptions) *View {
 	locale := opt.Locale
 	if locale == "" {
 		locale = site.DefaultLocale
@@ -318,12 +318,12 @@ func (s *Service) viewAt(site *store.Site, base string, p *Page, tpl *TemplateIn
 }
 
 // decodePage decodes a stored page document.
-func decodePage(rec *store.PageRecord) (*Page, error) {
-	var p Page
-	if err := json.Unmarshal(rec.Doc, &p); err != nil {
+func decodePage(rec *store.PageRecord) (*doc.Page, error) {
+	p, err := doc.Decode(rec.Doc)
+	if err != nil {
 		return nil, fmt.Errorf("pages: decode %s: %w", rec.ID, err)
 	}
-	return &p, nil
+	return p, nil
 }
 
 // resolveRef finds the id of the page that ref names: an id, or a fullpath
@@ -353,7 +353,7 @@ func (s *Service) resolveRef(tx store.Tx, site *store.Site, ref, locale string) 
 
 // templateInfo returns the named template of the site's active theme, or
 // nil when the page has none or the theme does not define it.
-func (s *Service) templateInfo(tx store.Tx, site *store.Site, ref string) (*TemplateInfo, error) {
+func (s *Service) templateInfo(tx store.Tx, site *store.Site, ref string) (*doc.TemplateInfo, error) {
 	if ref == "" || site.Theme == "" || s.Themes == nil {
 		return nil, nil
 	}
@@ -363,11 +363,11 @@ func (s *Service) templateInfo(tx store.Tx, site *store.Site, ref string) (*Temp
 	} else if err != nil {
 		return nil, err
 	}
-	return &TemplateInfo{ID: f.ID, UpdatedAt: f.UpdatedAt, Schema: schema}, nil
+	return &doc.TemplateInfo{ID: f.ID, UpdatedAt: f.UpdatedAt, Schema: schema}, nil
 }
 
 // RenderSaved renders a page just written, for the write's response.
-func (s *Service) RenderSaved(ctx context.Context, site *store.Site, p *Page, opt ReadOptions) (*Rendered, error) {
+func (s *Service) RenderSaved(ctx context.Context, site *store.Site, p *doc.Page, opt ReadOptions) (*Rendered, error) {
 	var out *Rendered
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		tpl, err := s.templateInfo(tx, site, p.Template)
@@ -544,7 +544,7 @@ func (s *Service) Item(ctx context.Context, site *store.Site, ref, rawPath strin
 }
 
 // load resolves and decodes a page with its template.
-func (s *Service) load(tx store.Tx, site *store.Site, ref, locale string) (*Page, *TemplateInfo, error) {
+func (s *Service) load(tx store.Tx, site *store.Site, ref, locale string) (*doc.Page, *doc.TemplateInfo, error) {
 	id, err := s.resolveRef(tx, site, ref, locale)
 	if err != nil {
 		return nil, nil, err

@@ -4,37 +4,15 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
-
-// TemplateInfo is a template as the engine needs it: the theme file's id and
-// updated_at (a theme push bumps it) and the parsed schema.
-type TemplateInfo struct {
-	ID        string
-	UpdatedAt time.Time
-	Schema    *themes.Template
-}
-
-// Name is the template's name.
-func (t *TemplateInfo) Name() string {
-	if t == nil || t.Schema == nil {
-		return ""
-	}
-	return t.Schema.Name
-}
-
-func (t *TemplateInfo) schema() *themes.Template {
-	if t == nil {
-		return nil
-	}
-	return t.Schema
-}
 
 // NeedsSync reports whether p's items must be re-synced against tpl, the
 // template p uses: p was never synced, it was synced against another
 // template, or tpl changed since. A nil tpl (no template, or one the theme
 // no longer has) never needs a sync by itself.
-func NeedsSync(p *Page, tpl *TemplateInfo) bool {
+func NeedsSync(p *doc.Page, tpl *doc.TemplateInfo) bool {
 	if tpl == nil || tpl.Schema == nil {
 		return false
 	}
@@ -58,11 +36,10 @@ func NeedsSync(p *Page, tpl *TemplateInfo) bool {
 //
 // A nil tpl disables every item. Sync records tpl's updated_at in
 // p.TemplateSyncedAt and reports whether it changed any item.
-func Sync(p *Page, tpl *TemplateInfo, now time.Time) bool {
-	var eds []*themes.Editable
-	if s := tpl.schema(); s != nil {
-		eds = s.Editables
-		p.Template = s.Name
+func Sync(p *doc.Page, tpl *doc.TemplateInfo, now time.Time) bool {
+	eds := tpl.Editables()
+	if tpl != nil && tpl.Schema != nil {
+		p.Template = tpl.Schema.Name
 		p.TemplateSyncedAt = tpl.UpdatedAt
 	} else {
 		p.Template = ""
@@ -73,12 +50,12 @@ func Sync(p *Page, tpl *TemplateInfo, now time.Time) bool {
 	return changed
 }
 
-func syncItems(items []*Item, eds []*themes.Editable, now time.Time) ([]*Item, bool) {
-	out := make([]*Item, 0, len(items)+len(eds))
+func syncItems(items []*doc.Item, eds []*themes.Editable, now time.Time) ([]*doc.Item, bool) {
+	out := make([]*doc.Item, 0, len(items)+len(eds))
 	used := make([]bool, len(items))
 	changed := false
 	for _, ed := range eds {
-		if findItem(out, ed.Slug) != nil {
+		if doc.FindItem(out, ed.Slug) != nil {
 			continue // a duplicate declaration
 		}
 		idx := -1
@@ -125,16 +102,16 @@ func syncItems(items []*Item, eds []*themes.Editable, now time.Time) ([]*Item, b
 	return out, changed
 }
 
-func newItem(ed *themes.Editable, now time.Time) *Item {
-	it := &Item{ID: cms.NewID(now), Slug: ed.Slug, Type: ed.Type, CreatedAt: now, UpdatedAt: now}
+func newItem(ed *themes.Editable, now time.Time) *doc.Item {
+	it := &doc.Item{ID: cms.NewID(now), Slug: ed.Slug, Type: ed.Type, CreatedAt: now, UpdatedAt: now}
 	if ed.Type == themes.TypeReference {
 		it.RefType, it.Many = ed.Reference, ed.Multiple
 	}
 	return it
 }
 
-func newRepeatable(b *themes.Block, now time.Time) *Repeatable {
-	r := &Repeatable{ID: cms.NewID(now), Slug: b.Slug, CreatedAt: now, UpdatedAt: now}
+func newRepeatable(b *themes.Block, now time.Time) *doc.Repeatable {
+	r := &doc.Repeatable{ID: cms.NewID(now), Slug: b.Slug, CreatedAt: now, UpdatedAt: now}
 	r.Items, _ = syncItems(nil, b.Editables, now)
 	return r
 }
@@ -148,12 +125,12 @@ func isScalar(typ string) bool {
 }
 
 // syncItem adapts one enabled item to its editable; see Sync.
-func syncItem(it *Item, ed *themes.Editable, now time.Time) bool {
+func syncItem(it *doc.Item, ed *themes.Editable, now time.Time) bool {
 	changed := false
 	if it.Type != ed.Type {
 		changed = true
 		if !isScalar(it.Type) || !isScalar(ed.Type) {
-			if it.hasValue() {
+			if it.HasValue() {
 				it.UpdatedAt = now
 			}
 			it.Content, it.Files, it.RefIDs, it.Repeatables = nil, nil, nil, nil
@@ -202,8 +179,4 @@ func syncItem(it *Item, ed *themes.Editable, now time.Time) bool {
 		}
 	}
 	return changed
-}
-
-func (it *Item) hasValue() bool {
-	return len(it.Content) > 0 || len(it.Files) > 0 || len(it.RefIDs) > 0 || len(it.Repeatables) > 0
 }

@@ -7,26 +7,28 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 func TestNeedsSync(t *testing.T) {
-	tpl := testTemplateInfo()
+	tpl := pagetest.TemplateInfo()
 	tests := []struct {
 		name string
-		page func(p *pages.Page)
-		tpl  *pages.TemplateInfo
+		page func(p *doc.Page)
+		tpl  *doc.TemplateInfo
 		want bool
 	}{
 		{name: "InSync", tpl: tpl, want: false},
-		{name: "TemplateNewer", tpl: &pages.TemplateInfo{ID: tpl.ID, UpdatedAt: t2, Schema: tpl.Schema}, want: true},
-		{name: "NeverSynced", page: func(p *pages.Page) { p.TemplateSyncedAt = time.Time{} }, tpl: tpl, want: true},
-		{name: "OtherTemplate", page: func(p *pages.Page) { p.Template = "landing" }, tpl: tpl, want: true},
+		{name: "TemplateNewer", tpl: &doc.TemplateInfo{ID: tpl.ID, UpdatedAt: pagetest.T2, Schema: tpl.Schema}, want: true},
+		{name: "NeverSynced", page: func(p *doc.Page) { p.TemplateSyncedAt = time.Time{} }, tpl: tpl, want: true},
+		{name: "OtherTemplate", page: func(p *doc.Page) { p.Template = "landing" }, tpl: tpl, want: true},
 		{name: "NoTemplate", tpl: nil, want: false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := testPage()
+			p := pagetest.Page()
 			if tt.page != nil {
 				tt.page(p)
 			}
@@ -40,11 +42,11 @@ func TestNeedsSync(t *testing.T) {
 type itemState struct {
 	Slug, Type string
 	Disabled   bool
-	Content    pages.Text
+	Content    doc.Text
 	UpdatedAt  time.Time
 }
 
-func states(items []*pages.Item) []itemState {
+func states(items []*doc.Item) []itemState {
 	var out []itemState
 	for _, it := range items {
 		out = append(out, itemState{it.Slug, it.Type, it.Disabled, it.Content, it.UpdatedAt})
@@ -55,8 +57,8 @@ func states(items []*pages.Item) []itemState {
 // pushedTemplate is testTemplate after a theme push that drops Style and the
 // quote block, adds Subtitle and the video block, brings Sidebar back, turns
 // Intro into a field and Hero image into a text.
-func pushedTemplate() *pages.TemplateInfo {
-	s := testTemplate()
+func pushedTemplate() *doc.TemplateInfo {
+	s := pagetest.Template()
 	body := s.Editable("Body")
 	body.Blocks = []*themes.Block{body.Blocks[0], {Slug: "video", Editables: []*themes.Editable{{Slug: "URL", Type: themes.TypeField}}}}
 	var eds []*themes.Editable
@@ -73,26 +75,26 @@ func pushedTemplate() *pages.TemplateInfo {
 	}
 	eds = append(eds, &themes.Editable{Slug: "Sidebar", Type: themes.TypeText}, &themes.Editable{Slug: "Subtitle", Type: themes.TypeField})
 	s.Editables = eds
-	return &pages.TemplateInfo{ID: "6a6c60362e4510dd4a45aaaa", UpdatedAt: t2, Schema: s}
+	return &doc.TemplateInfo{ID: "6a6c60362e4510dd4a45aaaa", UpdatedAt: pagetest.T2, Schema: s}
 }
 
 func TestSync(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	tpl := pushedTemplate()
-	if !pages.Sync(p, tpl, now) {
+	if !pages.Sync(p, tpl, pagetest.Now) {
 		t.Fatal("Sync reported no change")
 	}
 	want := []itemState{
-		{"Hero title", "field", false, text("en", `We build <things> & "stuff"`, "nl", "Wij bouwen"), t1},
-		{"Intro", "field", false, text("en", ""), t1},
-		{"Hero image", "text", false, nil, now},
-		{"Show banner", "switch", false, text("en", "false"), t1},
-		{"Featured", "reference", false, nil, t1},
-		{"Related", "reference", false, nil, t1},
-		{"Body", "canvas", false, nil, t1},
-		{"Sidebar", "text", false, text("en", "old sidebar"), t1},
-		{"Subtitle", "field", false, nil, now},
-		{"Style", "select", true, text("en", "solid"), t1},
+		{"Hero title", "field", false, pagetest.Text("en", `We build <things> & "stuff"`, "nl", "Wij bouwen"), pagetest.T1},
+		{"Intro", "field", false, pagetest.Text("en", ""), pagetest.T1},
+		{"Hero image", "text", false, nil, pagetest.Now},
+		{"Show banner", "switch", false, pagetest.Text("en", "false"), pagetest.T1},
+		{"Featured", "reference", false, nil, pagetest.T1},
+		{"Related", "reference", false, nil, pagetest.T1},
+		{"Body", "canvas", false, nil, pagetest.T1},
+		{"Sidebar", "text", false, pagetest.Text("en", "old sidebar"), pagetest.T1},
+		{"Subtitle", "field", false, nil, pagetest.Now},
+		{"Style", "select", true, pagetest.Text("en", "solid"), pagetest.T1},
 	}
 	if diff := cmp.Diff(want, states(p.Items)); diff != "" {
 		t.Errorf("items (-want +got):\n%s", diff)
@@ -112,36 +114,36 @@ func TestSync(t *testing.T) {
 	if diff := cmp.Diff([]string{"quote:disabled", "hero", "video"}, reps); diff != "" {
 		t.Errorf("blocks (-want +got):\n%s", diff)
 	}
-	video := body.Repeatable(goneID)
-	if diff := cmp.Diff([]itemState{{"URL", "field", false, nil, now}}, states(video.Items)); diff != "" {
+	video := body.Repeatable(pagetest.GoneID)
+	if diff := cmp.Diff([]itemState{{"URL", "field", false, nil, pagetest.Now}}, states(video.Items)); diff != "" {
 		t.Errorf("re-enabled block items (-want +got):\n%s", diff)
 	}
-	if !p.TemplateSyncedAt.Equal(t2) || p.Template != "standard" {
+	if !p.TemplateSyncedAt.Equal(pagetest.T2) || p.Template != "standard" {
 		t.Errorf("got synced at %v template %q", p.TemplateSyncedAt, p.Template)
 	}
-	if pages.Sync(p, tpl, now.Add(time.Hour)) {
+	if pages.Sync(p, tpl, pagetest.Now.Add(time.Hour)) {
 		t.Error("a second Sync reported a change")
 	}
 }
 
 func TestSyncReferences(t *testing.T) {
-	p := testPage()
-	tpl := testTemplateInfo()
-	tpl.UpdatedAt = t2
+	p := pagetest.Page()
+	tpl := pagetest.TemplateInfo()
+	tpl.UpdatedAt = pagetest.T2
 	tpl.Schema.Editable("Featured").Reference = "channels.articles"
 	tpl.Schema.Editable("Related").Multiple = false
-	pages.Sync(p, tpl, now)
-	if it := p.Item("Featured"); it.RefIDs != nil || it.RefType != "channels.articles" || !it.UpdatedAt.Equal(now) {
+	pages.Sync(p, tpl, pagetest.Now)
+	if it := p.Item("Featured"); it.RefIDs != nil || it.RefType != "channels.articles" || !it.UpdatedAt.Equal(pagetest.Now) {
 		t.Errorf("Featured: got ids %v type %q updated %v", it.RefIDs, it.RefType, it.UpdatedAt)
 	}
-	if it := p.Item("Related"); !cmp.Equal(it.RefIDs, []string{article1}) || it.Many {
+	if it := p.Item("Related"); !cmp.Equal(it.RefIDs, []string{pagetest.Article1}) || it.Many {
 		t.Errorf("Related: got ids %v many %v", it.RefIDs, it.Many)
 	}
 }
 
 func TestSyncNilTemplate(t *testing.T) {
-	p := testPage()
-	pages.Sync(p, nil, now)
+	p := pagetest.Page()
+	pages.Sync(p, nil, pagetest.Now)
 	for _, it := range p.Items {
 		if !it.Disabled {
 			t.Errorf("%s still enabled", it.Slug)
@@ -154,13 +156,13 @@ func TestSyncNilTemplate(t *testing.T) {
 
 // A save after a theme push re-syncs; the dropped editable is then unknown.
 func TestApplySyncsNewerTemplate(t *testing.T) {
-	res := mustApply(t, testPage(), `{"items":{"Subtitle":"S"}}`, func(o *pages.ApplyOptions) { o.Template = pushedTemplate() })
+	res := mustApply(t, pagetest.Page(), `{"items":{"Subtitle":"S"}}`, func(o *pages.ApplyOptions) { o.Template = pushedTemplate() })
 	if !res.Synced || res.TemplateChanged {
 		t.Errorf("got synced %v changed %v, want synced only", res.Synced, res.TemplateChanged)
 	}
 	if !res.Page.Item("Style").Disabled || res.Page.Item("Subtitle").Content["en"] != "S" {
 		t.Error("sync did not happen before the items were applied")
 	}
-	_, err := apply(t, testPage(), `{"items":{"Style":"solid"}}`, func(o *pages.ApplyOptions) { o.Template = pushedTemplate() })
-	wantCode(t, err, "editable_not_in_theme")
+	_, err := apply(t, pagetest.Page(), `{"items":{"Style":"solid"}}`, func(o *pages.ApplyOptions) { o.Template = pushedTemplate() })
+	pagetest.WantCode(t, err, "editable_not_in_theme")
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/jsonw"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -142,7 +143,7 @@ func newRenderer(dst []byte, v *View) *renderer {
 // RenderPage appends the page document of p, as GET /pages/{id} returns it,
 // to dst. Output is deterministic: the same page and view give the same bytes.
 // The only error comes from v.Refs.
-func RenderPage(dst []byte, p *Page, v *View) ([]byte, error) {
+func RenderPage(dst []byte, p *doc.Page, v *View) ([]byte, error) {
 	r := newRenderer(dst, v)
 	mask := fieldMask(v.Fields)
 	if mask&(1<<keyItems) != 0 {
@@ -154,7 +155,7 @@ func RenderPage(dst []byte, p *Page, v *View) ([]byte, error) {
 	return r.w.B, nil
 }
 
-func (r *renderer) page(p *Page, mask uint32) {
+func (r *renderer) page(p *doc.Page, mask uint32) {
 	w := &r.w
 	has := func(k int) bool {
 		if mask&(1<<k) == 0 {
@@ -179,13 +180,13 @@ func (r *renderer) page(p *Page, mask uint32) {
 		w.Str(r.publicURL(p, loc))
 	}
 	if has(keyFullpath) {
-		w.Str(readFullpath(p.Fullpath.Get(loc, def)))
+		w.Str(doc.ReadFullpath(p.Fullpath.Get(loc, def)))
 	}
 	if has(keyParentPath) {
 		if p.ParentID == "" || r.v.ParentFullpath == "" {
 			w.Null()
 		} else {
-			w.Str(readFullpath(r.v.ParentFullpath))
+			w.Str(doc.ReadFullpath(r.v.ParentFullpath))
 		}
 	}
 	if has(keyParent) {
@@ -217,7 +218,7 @@ func (r *renderer) page(p *Page, mask uint32) {
 	}
 	if has(keySecurityMechanism) {
 		if p.SecurityMechanism == "" {
-			w.Str(SecurityNone)
+			w.Str(doc.SecurityNone)
 		} else {
 			w.Str(p.SecurityMechanism)
 		}
@@ -271,7 +272,7 @@ func (r *renderer) page(p *Page, mask uint32) {
 // snapshot: every enabled locale (but the served one in compact reads) with
 // the page's translated fields; withPaths adds slug, fullpath and
 // public_url, which snapshots leave out.
-func (r *renderer) pageTranslations(p *Page, withPaths bool) {
+func (r *renderer) pageTranslations(p *doc.Page, withPaths bool) {
 	w := &r.w
 	def := r.def
 	w.K("translations")
@@ -288,7 +289,7 @@ func (r *renderer) pageTranslations(p *Page, withPaths bool) {
 			w.K("slug")
 			w.Str(p.Slug.Get(l, def))
 			w.K("fullpath")
-			w.Str(readFullpath(p.Fullpath.Get(l, def)))
+			w.Str(doc.ReadFullpath(p.Fullpath.Get(l, def)))
 			w.K("public_url")
 			w.Str(r.publicURL(p, l))
 		}
@@ -303,15 +304,7 @@ func (r *renderer) pageTranslations(p *Page, withPaths bool) {
 	w.CloseObject()
 }
 
-// readFullpath is a stored fullpath as reads show it: with one leading slash.
-func readFullpath(fp string) string {
-	if strings.HasPrefix(fp, "/") {
-		return fp
-	}
-	return "/" + fp
-}
-
-func (r *renderer) publicURL(p *Page, locale string) string {
+func (r *renderer) publicURL(p *doc.Page, locale string) string {
 	var b strings.Builder
 	b.WriteString(r.v.BaseURL)
 	if locale != r.def {
@@ -321,7 +314,7 @@ func (r *renderer) publicURL(p *Page, locale string) string {
 	if p.Homepage {
 		b.WriteByte('/')
 	} else {
-		b.WriteString(readFullpath(p.Fullpath.Get(locale, r.def)))
+		b.WriteString(doc.ReadFullpath(p.Fullpath.Get(locale, r.def)))
 	}
 	return b.String()
 }
@@ -346,7 +339,7 @@ func blockEditables(canvas *themes.Editable, block string) []*themes.Editable {
 }
 
 // items writes an items map: enabled items keyed by slug.
-func (r *renderer) items(items []*Item, eds []*themes.Editable) {
+func (r *renderer) items(items []*doc.Item, eds []*themes.Editable) {
 	w := &r.w
 	w.OpenObject()
 	for _, it := range items {
@@ -360,7 +353,7 @@ func (r *renderer) items(items []*Item, eds []*themes.Editable) {
 }
 
 // item writes one item; withSlug is false for compact entries of an items map.
-func (r *renderer) item(it *Item, ed *themes.Editable, withSlug bool) {
+func (r *renderer) item(it *doc.Item, ed *themes.Editable, withSlug bool) {
 	w := &r.w
 	w.OpenObject()
 	if withSlug {
@@ -427,7 +420,7 @@ func (r *renderer) item(it *Item, ed *themes.Editable, withSlug bool) {
 	w.CloseObject()
 }
 
-func (r *renderer) itemTranslations(it *Item) {
+func (r *renderer) itemTranslations(it *doc.Item) {
 	w := &r.w
 	w.K("translations")
 	w.OpenObject()
@@ -452,7 +445,7 @@ func (r *renderer) itemTranslations(it *Item) {
 	w.CloseObject()
 }
 
-func (r *renderer) repeatable(rep *Repeatable, eds []*themes.Editable) {
+func (r *renderer) repeatable(rep *doc.Repeatable, eds []*themes.Editable) {
 	w := &r.w
 	w.OpenObject()
 	w.K("id")
@@ -474,7 +467,7 @@ func (r *renderer) repeatable(rep *Repeatable, eds []*themes.Editable) {
 
 // reference writes a reference's keys. Arrays of the many form stay aligned
 // with reference_ids: an unresolved target shows null slug and title.
-func (r *renderer) reference(it *Item) {
+func (r *renderer) reference(it *doc.Item) {
 	w := &r.w
 	w.K("reference_type")
 	w.StrOrNull(it.RefType)
@@ -551,13 +544,13 @@ func (r *renderer) file(f *files.File) {
 
 // resolveRefs collects the reference ids of the enabled items (and, when
 // rep is set, of that repeatable) and resolves them, one call per type.
-func (r *renderer) resolveRefs(items []*Item, rep *Repeatable) error {
+func (r *renderer) resolveRefs(items []*doc.Item, rep *doc.Repeatable) error {
 	if r.v.Refs == nil {
 		return nil
 	}
 	var byType map[string][]string
-	var walk func(items []*Item)
-	walk = func(items []*Item) {
+	var walk func(items []*doc.Item)
+	walk = func(items []*doc.Item) {
 		for _, it := range items {
 			if it.Disabled {
 				continue

@@ -4,16 +4,17 @@ package pages
 
 import (
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 // ParseSubtreePath parses the {path} of GET items/{path}: the rest of the
 // URL path after "/items/", still escaped (so that "%2B" stays a literal
 // plus). Errors are the route's 404 with no code.
-func ParseSubtreePath(rest string) (Path, error) {
-	p, err := ParsePath("/items/" + rest)
+func ParseSubtreePath(rest string) (doc.Path, error) {
+	p, err := doc.ParsePath("/items/" + rest)
 	if err != nil {
-		return Path{}, errSubtreeNotFound("Item not found: /items/" + rest)
+		return doc.Path{}, errSubtreeNotFound("Item not found: /items/" + rest)
 	}
 	return p, nil
 }
@@ -22,8 +23,8 @@ func ParseSubtreePath(rest string) (Path, error) {
 // items/{path}) to dst. A path that does not resolve to an enabled item or
 // repeatable gives a 404 *cms.Error with no code whose message says "not
 // found" or "not a canvas". Compact and content_locale apply; Fields does not.
-func RenderItem(dst []byte, p *Page, path Path, v *View) ([]byte, error) {
-	if path.Kind != PathItem && path.Kind != PathRepeatable {
+func RenderItem(dst []byte, p *doc.Page, path doc.Path, v *View) ([]byte, error) {
+	if path.Kind != doc.PathItem && path.Kind != doc.PathRepeatable {
 		return dst, errSubtreeNotFound("Item not found: " + path.String())
 	}
 	t, eds, err := resolve(p, path, v.Template)
@@ -32,7 +33,7 @@ func RenderItem(dst []byte, p *Page, path Path, v *View) ([]byte, error) {
 	}
 	r := newRenderer(dst, v)
 	if t.Item != nil {
-		err = r.resolveRefs([]*Item{t.Item}, nil)
+		err = r.resolveRefs([]*doc.Item{t.Item}, nil)
 	} else {
 		err = r.resolveRefs(nil, t.Repeatable)
 	}
@@ -42,7 +43,7 @@ func RenderItem(dst []byte, p *Page, path Path, v *View) ([]byte, error) {
 	w := &r.w
 	w.OpenObject()
 	w.K("type")
-	if path.Kind == PathItem {
+	if path.Kind == doc.PathItem {
 		w.Str("item")
 	} else {
 		w.Str("repeatable")
@@ -50,7 +51,7 @@ func RenderItem(dst []byte, p *Page, path Path, v *View) ([]byte, error) {
 	w.K("path")
 	w.Str(path.String())
 	w.K("parent_path")
-	if pp, ok := path.parent(); ok {
+	if pp, ok := path.Parent(); ok {
 		w.Str(pp.String())
 	} else {
 		w.Null()
@@ -87,7 +88,7 @@ func RenderItem(dst []byte, p *Page, path Path, v *View) ([]byte, error) {
 	return r.w.B, nil
 }
 
-func siblingsCount(p *Page, t Target) int {
+func siblingsCount(p *doc.Page, t doc.Target) int {
 	n := 0
 	if t.Repeatable != nil {
 		for _, rp := range t.Canvas.Repeatables {
@@ -111,7 +112,7 @@ func siblingsCount(p *Page, t Target) int {
 
 // resolve is Resolve that also returns the template editables of the
 // container holding the target (the page's, or the enclosing block's).
-func resolve(p *Page, path Path, tpl *themes.Template) (Target, []*themes.Editable, error) {
+func resolve(p *doc.Page, path doc.Path, tpl *themes.Template) (doc.Target, []*themes.Editable, error) {
 	t, err := p.Resolve(path)
 	if err != nil || tpl == nil {
 		return t, nil, err
@@ -119,7 +120,7 @@ func resolve(p *Page, path Path, tpl *themes.Template) (Target, []*themes.Editab
 	eds := tpl.Editables
 	items := p.Items
 	for _, br := range path.Blocks {
-		canvas := findItem(items, br.Canvas)
+		canvas := doc.FindItem(items, br.Canvas)
 		rep := canvas.Repeatable(br.ID)
 		eds = blockEditables(findEd(eds, br.Canvas), rep.Slug)
 		items = rep.Items

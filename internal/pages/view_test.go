@@ -9,6 +9,8 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -16,7 +18,7 @@ func TestRenderPageGolden(t *testing.T) {
 	tests := []struct {
 		name string
 		edit func(v *pages.View)
-		page func(p *pages.Page)
+		page func(p *doc.Page)
 	}{
 		{name: "full"},
 		{name: "compact", edit: func(v *pages.View) { v.Compact = true }},
@@ -30,24 +32,24 @@ func TestRenderPageGolden(t *testing.T) {
 		{name: "no_refs_no_template", edit: func(v *pages.View) { v.Refs = nil; v.Template = nil }},
 		{
 			name: "top_level_homepage",
-			page: func(p *pages.Page) {
+			page: func(p *doc.Page) {
 				p.ParentID = ""
 				p.Homepage = true
 				p.Template = ""
 				p.Channel = "news"
 				p.Filter = "category:news"
-				p.SecurityMechanism = pages.SecurityHumans
+				p.SecurityMechanism = doc.SecurityHumans
 				p.FixedLocale = "nl"
 				p.OGImage = nil
 				p.Items = nil
-				p.Fullpath = text("en", "index")
+				p.Fullpath = pagetest.Text("en", "index")
 			},
 			edit: func(v *pages.View) { v.ParentFullpath = ""; v.Depth = 0; v.Template = nil },
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := testPage()
+			p := pagetest.Page()
 			if tt.page != nil {
 				tt.page(p)
 			}
@@ -56,13 +58,13 @@ func TestRenderPageGolden(t *testing.T) {
 				tt.edit(v)
 			}
 			got := mustRender(t, p, v)
-			golden(t, "page_"+tt.name, got)
+			pagetest.Golden(t, "page_"+tt.name, got)
 		})
 	}
 }
 
 func TestRenderPageDeterministic(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	for _, compact := range []bool{false, true} {
 		v := baseView()
 		v.Compact = compact
@@ -85,7 +87,7 @@ func TestRenderPageRules(t *testing.T) {
 			edit(v)
 		}
 		var m map[string]any
-		if err := json.Unmarshal(mustRender(t, testPage(), v), &m); err != nil {
+		if err := json.Unmarshal(mustRender(t, pagetest.Page(), v), &m); err != nil {
 			t.Fatal(err)
 		}
 		return m
@@ -102,7 +104,7 @@ func TestRenderPageRules(t *testing.T) {
 		m := read(t, nil)
 		want := map[string]any{
 			"url": "/pages/company/about-us", "fullpath": "/company/about-us", "parent_path": "/company",
-			"public_url": "https://example.com/company/about-us", "parent": parentID, "depth": float64(2),
+			"public_url": "https://example.com/company/about-us", "parent": pagetest.ParentID, "depth": float64(2),
 		}
 		for k, w := range want {
 			if m[k] != w {
@@ -132,7 +134,7 @@ func TestRenderPageRules(t *testing.T) {
 		for _, r := range reps {
 			ids = append(ids, r.(map[string]any)["id"].(string))
 		}
-		if diff := cmp.Diff([]string{quoteID, heroID}, ids); diff != "" {
+		if diff := cmp.Diff([]string{pagetest.QuoteID, pagetest.HeroID}, ids); diff != "" {
 			t.Errorf("repeatables not in position order (-want +got):\n%s", diff)
 		}
 		quoteItems := reps[0].(map[string]any)["items"].(map[string]any)
@@ -191,12 +193,12 @@ func TestRenderPageRules(t *testing.T) {
 }
 
 func TestRenderSchemaGolden(t *testing.T) {
-	golden(t, "schema", pages.RenderSchema(nil, testPage(), testTemplateInfo()))
-	if got, want := string(pages.RenderSchema(nil, testPage(), nil)), `{"warnings":[{"code":"template_missing","template":"standard",`+
+	pagetest.Golden(t, "schema", pages.RenderSchema(nil, pagetest.Page(), pagetest.TemplateInfo()))
+	if got, want := string(pages.RenderSchema(nil, pagetest.Page(), nil)), `{"warnings":[{"code":"template_missing","template":"standard",`+
 		`"message":"The theme has no template standard; push it again or give the page another template."}]}`; got != want {
 		t.Errorf("template missing: got %s, want %s", got, want)
 	}
-	bare := testPage()
+	bare := pagetest.Page()
 	bare.Template = ""
 	if got, want := string(pages.RenderSchema(nil, bare, nil)), "{}"; got != want {
 		t.Errorf("no template: got %s, want %s", got, want)
@@ -211,16 +213,16 @@ func TestRenderItem(t *testing.T) {
 		{name: "top_level", path: "/items/Hero%20title"},
 		{name: "top_level_nl_compact", path: "/items/Hero+title", edit: func(v *pages.View) { v.Locale = "nl"; v.Compact = true }},
 		{name: "canvas", path: "/items/Body"},
-		{name: "repeatable", path: "/items/Body/repeatables/" + heroID},
-		{name: "repeatable_compact", path: "/items/Body/repeatables/" + heroID, edit: func(v *pages.View) { v.Compact = true }},
-		{name: "in_repeatable", path: "/items/Body/repeatables/" + quoteID + "/items/Author"},
-		{name: "nested_repeatable", path: "/items/Body/repeatables/" + heroID + "/items/Columns/repeatables/" + col2ID},
-		{name: "nested_item", path: "/items/Body/repeatables/" + heroID + "/items/Columns/repeatables/" + colID + "/items/Align"},
+		{name: "repeatable", path: "/items/Body/repeatables/" + pagetest.HeroID},
+		{name: "repeatable_compact", path: "/items/Body/repeatables/" + pagetest.HeroID, edit: func(v *pages.View) { v.Compact = true }},
+		{name: "in_repeatable", path: "/items/Body/repeatables/" + pagetest.QuoteID + "/items/Author"},
+		{name: "nested_repeatable", path: "/items/Body/repeatables/" + pagetest.HeroID + "/items/Columns/repeatables/" + pagetest.Col2ID},
+		{name: "nested_item", path: "/items/Body/repeatables/" + pagetest.HeroID + "/items/Columns/repeatables/" + pagetest.ColID + "/items/Align"},
 		{name: "reference", path: "/items/Related"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			path, err := pages.ParsePath(tt.path)
+			path, err := doc.ParsePath(tt.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -228,11 +230,11 @@ func TestRenderItem(t *testing.T) {
 			if tt.edit != nil {
 				tt.edit(v)
 			}
-			got, err := pages.RenderItem(nil, testPage(), path, v)
+			got, err := pages.RenderItem(nil, pagetest.Page(), path, v)
 			if err != nil {
 				t.Fatal(err)
 			}
-			golden(t, "item_"+tt.name, got)
+			pagetest.Golden(t, "item_"+tt.name, got)
 		})
 	}
 }
@@ -241,21 +243,21 @@ func TestRenderItemNotFound(t *testing.T) {
 	tests := []struct{ path, want string }{
 		{"/items/Nope", "Item 'Nope' not found"},
 		{"/items/Sidebar", "Item 'Sidebar' not found"}, // disabled
-		{"/items/Intro/repeatables/" + heroID, "Item 'Intro' is not a canvas"},
-		{"/items/Body/repeatables/" + missingID, "Repeatable " + missingID + " not found in canvas 'Body'"},
-		{"/items/Body/repeatables/" + goneID, "Repeatable " + goneID + " not found in canvas 'Body'"}, // disabled
-		{"/items/Body/repeatables/" + quoteID + "/items/Cite", "Item 'Cite' not found"},
+		{"/items/Intro/repeatables/" + pagetest.HeroID, "Item 'Intro' is not a canvas"},
+		{"/items/Body/repeatables/" + pagetest.MissingID, "Repeatable " + pagetest.MissingID + " not found in canvas 'Body'"},
+		{"/items/Body/repeatables/" + pagetest.GoneID, "Repeatable " + pagetest.GoneID + " not found in canvas 'Body'"}, // disabled
+		{"/items/Body/repeatables/" + pagetest.QuoteID + "/items/Cite", "Item 'Cite' not found"},
 		{"/items/Body/repeatables", "Item not found: /items/Body/repeatables"},
 		{"/title", "Item not found: /title"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			path, err := pages.ParsePath(tt.path)
+			path, err := doc.ParsePath(tt.path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = pages.RenderItem(nil, testPage(), path, baseView())
-			ce := wantCode(t, err, cms.EBareNotFound)
+			_, err = pages.RenderItem(nil, pagetest.Page(), path, baseView())
+			ce := pagetest.WantCode(t, err, cms.EBareNotFound)
 			if ce.Message != tt.want {
 				t.Errorf("got message %q, want %q", ce.Message, tt.want)
 			}
@@ -270,15 +272,15 @@ func TestCheckContentLocale(t *testing.T) {
 	if err := cms.CheckContentLocale("", []string{"en"}); err != nil {
 		t.Errorf("empty: got %v, want nil", err)
 	}
-	ce := wantCode(t, cms.CheckContentLocale("fr", []string{"en", "nl"}), cms.EBareInvalid)
+	ce := pagetest.WantCode(t, cms.CheckContentLocale("fr", []string{"en", "nl"}), cms.EBareInvalid)
 	if want := "Invalid content_locale: fr is not enabled for this site."; ce.Message != want {
 		t.Errorf("got %q, want %q", ce.Message, want)
 	}
 }
 
 func TestRenderEscaping(t *testing.T) {
-	p := testPage()
-	p.Title = text("en", "a\"b\\c\n\t\x01\u2028<é>\xff")
+	p := pagetest.Page()
+	p.Title = pagetest.Text("en", "a\"b\\c\n\t\x01\u2028<é>\xff")
 	v := baseView()
 	v.Fields = []string{"title"}
 	var m map[string]string
@@ -298,7 +300,7 @@ func TestRenderSchemaNestedBlocks(t *testing.T) {
 			Fields []map[string]any
 		} `json:"available_blocks"`
 	}
-	if err := json.Unmarshal(pages.RenderSchema(nil, testPage(), testTemplateInfo()), &m); err != nil {
+	if err := json.Unmarshal(pages.RenderSchema(nil, pagetest.Page(), pagetest.TemplateInfo()), &m); err != nil {
 		t.Fatal(err)
 	}
 	hero := m.AvailableBlocks["Body"][0]
@@ -312,16 +314,16 @@ func TestRenderSchemaNestedBlocks(t *testing.T) {
 }
 
 func TestParseSubtreePath(t *testing.T) {
-	p, err := pages.ParseSubtreePath("Body/repeatables/" + heroID + "/items/C%2B%2B")
+	p, err := pages.ParseSubtreePath("Body/repeatables/" + pagetest.HeroID + "/items/C%2B%2B")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if p.Kind != pages.PathItem || p.Slug != "C++" || len(p.Blocks) != 1 {
+	if p.Kind != doc.PathItem || p.Slug != "C++" || len(p.Blocks) != 1 {
 		t.Errorf("got %+v", p)
 	}
 	for _, rest := range []string{"Body/repeatables/x", "", "Body/blocks"} {
 		_, err := pages.ParseSubtreePath(rest)
-		ce := wantCode(t, err, cms.EBareNotFound)
+		ce := pagetest.WantCode(t, err, cms.EBareNotFound)
 		if want := "Item not found: /items/" + rest; ce.Message != want {
 			t.Errorf("got %q, want %q", ce.Message, want)
 		}
@@ -329,8 +331,8 @@ func TestParseSubtreePath(t *testing.T) {
 }
 
 func TestPageETag(t *testing.T) {
-	p := testPage()
-	p.UpdatedAt = t0
+	p := pagetest.Page()
+	p.UpdatedAt = pagetest.T0
 	if got, want := p.ETag(), "5935a7315c082984b0475ec6aea5e618"; got != want {
 		t.Errorf("got %s, want %s", got, want)
 	}
@@ -343,8 +345,8 @@ func FuzzRenderString(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p := testPage()
-		p.Title = text("en", s)
+		p := pagetest.Page()
+		p.Title = pagetest.Text("en", s)
 		v := baseView()
 		v.Fields = []string{"title"}
 		var got map[string]string

@@ -1,4 +1,4 @@
-package pages_test
+package doc_test
 
 import (
 	"encoding/json"
@@ -7,18 +7,19 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 )
 
 // The stored document survives the store's JSON round trip exactly, and
 // keeps what reads never show (caching_strategy, disabled items, blob keys).
 func TestPageJSONRoundTrip(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	blob, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var back pages.Page
+	var back doc.Page
 	if err := json.Unmarshal(blob, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +34,7 @@ func TestPageJSONRoundTrip(t *testing.T) {
 }
 
 func TestClone(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	c := p.Clone()
 	c.Title["en"] = "changed"
 	c.Locales[0] = "xx"
@@ -43,7 +44,7 @@ func TestClone(t *testing.T) {
 	body.Repeatables[1].Items[2].Repeatables[0].Position = 99
 	c.Item("Hero image").Files["en"].URL = "changed"
 	c.Item("Related").RefIDs[0] = "changed"
-	if diff := cmp.Diff(testPage(), p); diff != "" {
+	if diff := cmp.Diff(pagetest.Page(), p); diff != "" {
 		t.Errorf("changing the clone changed the original (-want +got):\n%s", diff)
 	}
 }

@@ -1,4 +1,4 @@
-package pages
+package doc
 
 import (
 	"fmt"
@@ -19,9 +19,9 @@ const (
 	MaxItemBytes = 1 << 20
 )
 
-// checkSizes refuses a page with a value over its limit: validation_failed
+// CheckSizes refuses a page with a value over its limit: validation_failed
 // naming the field (an item by its slug path).
-func checkSizes(p *Page) error {
+func CheckSizes(p *Page) error {
 	for _, f := range []struct {
 		name string
 		text Text

@@ -1,4 +1,4 @@
-package pages
+package doc
 
 import (
 	"net/url"
@@ -60,22 +60,22 @@ func (p Path) CanvasDepth() int {
 // after /repeatables gives the message "Invalid repeatable ID".
 func ParsePath(s string) (Path, error) {
 	if s == "" || s[0] != '/' {
-		return Path{}, errPath("Path must start with '/': %q", s)
+		return Path{}, PathError("Path must start with '/': %q", s)
 	}
 	segs := strings.Split(s[1:], "/")
 	for i, raw := range segs {
 		seg, err := url.QueryUnescape(raw)
 		if err != nil {
-			return Path{}, errPath("Invalid escape in path segment %q", raw)
+			return Path{}, PathError("Invalid escape in path segment %q", raw)
 		}
 		if seg == "" {
-			return Path{}, errPath("Empty segment in path %q", s)
+			return Path{}, PathError("Empty segment in path %q", s)
 		}
 		segs[i] = seg
 	}
 	if segs[0] != "items" {
 		if len(segs) > 1 {
-			return Path{}, errPath("Path not found: %s", s)
+			return Path{}, PathError("Path not found: %s", s)
 		}
 		return Path{Kind: PathField, Field: segs[0]}, nil
 	}
@@ -83,7 +83,7 @@ func ParsePath(s string) (Path, error) {
 	i := 1
 	for {
 		if i == len(segs) {
-			return Path{}, errPath("Missing item slug in path %q", s)
+			return Path{}, PathError("Missing item slug in path %q", s)
 		}
 		slug := segs[i]
 		i++
@@ -91,17 +91,17 @@ func ParsePath(s string) (Path, error) {
 			return Path{Kind: PathItem, Blocks: blocks, Slug: slug}, nil
 		}
 		if segs[i] != "repeatables" {
-			return Path{}, errPath("Path not found: %s", s)
+			return Path{}, PathError("Path not found: %s", s)
 		}
 		i++
 		if len(blocks)+1 > themes.MaxCanvasDepth {
-			return Path{}, errPath("Path nests canvases deeper than %d", themes.MaxCanvasDepth)
+			return Path{}, PathError("Path nests canvases deeper than %d", themes.MaxCanvasDepth)
 		}
 		if i == len(segs) {
 			return Path{Kind: PathRepeatables, Blocks: blocks, Slug: slug}, nil
 		}
 		if !cms.IsID(segs[i]) {
-			return Path{}, errPath("Invalid repeatable ID")
+			return Path{}, PathError("Invalid repeatable ID")
 		}
 		id := strings.ToLower(segs[i])
 		i++
@@ -109,7 +109,7 @@ func ParsePath(s string) (Path, error) {
 			return Path{Kind: PathRepeatable, Blocks: blocks, Slug: slug, ID: id}, nil
 		}
 		if segs[i] != "items" {
-			return Path{}, errPath("Path not found: %s", s)
+			return Path{}, PathError("Path not found: %s", s)
 		}
 		i++
 		blocks = append(blocks, BlockRef{Canvas: slug, ID: id})
@@ -144,9 +144,9 @@ func (p Path) String() string {
 	return b.String()
 }
 
-// parent returns the path of the repeatable or canvas containing p, and
+// Parent returns the path of the repeatable or canvas containing p, and
 // false for a top-level item or a page field.
-func (p Path) parent() (Path, bool) {
+func (p Path) Parent() (Path, bool) {
 	switch p.Kind {
 	case PathItem:
 		if len(p.Blocks) == 0 {
@@ -193,7 +193,7 @@ type Target struct {
 // "not a canvas".
 func (p *Page) Resolve(path Path) (Target, error) {
 	if path.Kind == PathField {
-		return Target{}, errPath("Item path not found: %s", path)
+		return Target{}, PathError("Item path not found: %s", path)
 	}
 	var t Target
 	items := p.Items
@@ -204,15 +204,15 @@ func (p *Page) Resolve(path Path) (Target, error) {
 		}
 		r := canvas.Repeatable(br.ID)
 		if r == nil || r.Disabled {
-			return Target{}, errPath("Repeatable %s not found in canvas '%s'", br.ID, br.Canvas)
+			return Target{}, PathError("Repeatable %s not found in canvas '%s'", br.ID, br.Canvas)
 		}
 		t.Parent = r
 		items = r.Items
 	}
 	if path.Kind == PathItem {
-		it := findItem(items, path.Slug)
+		it := FindItem(items, path.Slug)
 		if it == nil || it.Disabled {
-			return Target{}, errPath("Item '%s' not found", path.Slug)
+			return Target{}, PathError("Item '%s' not found", path.Slug)
 		}
 		t.Item = it
 		return t, nil
@@ -225,7 +225,7 @@ func (p *Page) Resolve(path Path) (Target, error) {
 	if path.Kind == PathRepeatable {
 		r := canvas.Repeatable(path.ID)
 		if r == nil || r.Disabled {
-			return Target{}, errPath("Repeatable %s not found in canvas '%s'", path.ID, path.Slug)
+			return Target{}, PathError("Repeatable %s not found in canvas '%s'", path.ID, path.Slug)
 		}
 		t.Repeatable = r
 	}
@@ -233,12 +233,20 @@ func (p *Page) Resolve(path Path) (Target, error) {
 }
 
 func findCanvas(items []*Item, slug string) (*Item, error) {
-	it := findItem(items, slug)
+	it := FindItem(items, slug)
 	if it == nil || it.Disabled {
-		return nil, errPath("Item '%s' not found", slug)
+		return nil, PathError("Item '%s' not found", slug)
 	}
 	if it.Type != themes.TypeCanvas {
-		return nil, errPath("Item '%s' is not a canvas", slug)
+		return nil, PathError("Item '%s' is not a canvas", slug)
 	}
 	return it, nil
+}
+
+// EPathNotFound is the code of a path that does not parse or names nothing.
+const EPathNotFound = "path_not_found"
+
+// PathError is a path_not_found error with the message format makes.
+func PathError(format string, args ...any) *cms.Error {
+	return cms.Errorf(EPathNotFound, format, args...)
 }

@@ -1,54 +1,17 @@
-// Package pages is the page engine: the stored page document, its items and
-// canvases, the read views (full, compact, fields, content_locale,
-// translations), the schema and item-subtree responses, the batch path
-// grammar, PUT merge (Apply) and theme re-sync (Sync).
+// Package doc is the page document: the Page the store keeps as one JSON
+// blob, its items, canvases and repeatables, translated text, the item
+// paths the batch and item-subtree routes address, the size limits of its
+// values, and the templates items are synced against (TemplateInfo).
 //
-// The engine is pure: it performs no I/O. Look-ups it needs (templates,
-// parents, channels, reference targets) come through small interfaces the
-// service implements on top of its transaction. The service orchestrates
-// lock -> load -> Apply -> recompute fullpaths -> save, and may cache
-// rendered views: RenderPage is deterministic for a given page and View.
-//
-// Decisions where the spec is silent:
-//
-//   - Translated values fall back to the default locale wherever they are
-//     read (top level under content_locale, translations entries, item
-//     content). Writing the value a locale already reads is a no-op, so an
-//     unset locale stays unset when a read document is written back.
-//   - url is "/pages/" + the default-locale fullpath (the id when the
-//     fullpath is empty); public_url of a homepage is the locale root.
-//   - Items are read in stored order: template order after a sync.
-//   - A file item without a file reads content null and file null; files
-//     are per locale like content. X-Service-Client-Version adds __type to
-//     compact files too; compact still reduces them.
-//   - Unresolved reference targets read as null slug and title; the many
-//     form keeps its arrays aligned with reference_ids. reference_type is
-//     the template's target ("pages", "channels.articles").
-//   - Item subtree: position of an item (items have no stored position) is
-//     its 1-based index among its enabled siblings.
-//   - Schema: current_structure shows the stored enabled items; a field's
-//     options are the option values; blank hint, icon and default are null
-//     (so left out of fields).
-//   - PUT: unknown top-level keys are ignored; template wins over
-//     template_id (likewise parent, channel); on a merge a repeatable id
-//     that the canvas lacks is a 422 (with _destroy it is skipped), while a
-//     create or a replace keeps it for a new block when it is unique in the
-//     page; a new repeatable without slug is missing_slug; positions below
-//     1 are invalid_position; reference ids are stored unchecked, but one
-//     that names nothing yields to the slug sent beside it; a reference slug
-//     that resolves to nothing is reference_not_found (there is no id to
-//     store); a file item's URL (its content, a translation's) names a file
-//     stored on this server or is invalid_file_format; null clears a field,
-//     file or reference and leaves a canvas untouched; item translations
-//     for locales the site does not enable are a 422.
-//   - Stored files are read at the view's BaseURL + "/files/" + key, not at
-//     the URL stored when they were written.
-//   - fixed_locale must look like a locale code ("en", "pt-BR"); filter,
-//     channel, template and fixed_locale store "" for null.
-package pages
+// It is pure: no store, lock or I/O. The packages that edit (edit), read
+// (view) and keep the history of a page (history) work on its types; the
+// service (package pages) loads, locks and saves them.
+package doc
 
 import (
+	"encoding/json"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -140,11 +103,11 @@ func (t Text) Get(locale, def string) string {
 	return t[def]
 }
 
-// set writes v for locale and reports whether the stored text changed. A
+// Set writes v for locale and reports whether the stored text changed. A
 // write of the value the locale already reads (possibly through the default
 // locale's fallback) changes nothing, so unset locales stay unset when a read
 // document is written back.
-func (t *Text) set(locale, def, v string) bool {
+func (t *Text) Set(locale, def, v string) bool {
 	if t.Get(locale, def) == v {
 		return false
 	}
@@ -206,10 +169,10 @@ type Repeatable struct {
 
 // Item returns the page's top-level item with the given slug, enabled or
 // not, or nil.
-func (p *Page) Item(slug string) *Item { return findItem(p.Items, slug) }
+func (p *Page) Item(slug string) *Item { return FindItem(p.Items, slug) }
 
 // Item returns the repeatable's item with the given slug, enabled or not, or nil.
-func (r *Repeatable) Item(slug string) *Item { return findItem(r.Items, slug) }
+func (r *Repeatable) Item(slug string) *Item { return FindItem(r.Items, slug) }
 
 // Repeatable returns the canvas's repeatable with the given id, enabled or
 // not, or nil.
@@ -222,10 +185,10 @@ func (it *Item) Repeatable(id string) *Repeatable {
 	return nil
 }
 
-// fileByKey returns a stored file of the page with the blob key key: its
+// FileByKey returns a stored file of the page with the blob key key: its
 // og_image or a file item's, in any locale, at any depth, enabled or not;
 // nil when it holds none.
-func (p *Page) fileByKey(key string) *files.File {
+func (p *Page) FileByKey(key string) *files.File {
 	if p == nil {
 		return nil
 	}
@@ -251,7 +214,8 @@ func (p *Page) fileByKey(key string) *files.File {
 	return walk(p.Items)
 }
 
-func findItem(items []*Item, slug string) *Item {
+// FindItem returns the item of items with the given slug, enabled or not, or nil.
+func FindItem(items []*Item, slug string) *Item {
 	for _, it := range items {
 		if it.Slug == slug {
 			return it
@@ -260,67 +224,58 @@ func findItem(items []*Item, slug string) *Item {
 	return nil
 }
 
-// Clone returns a deep copy of p.
-func (p *Page) Clone() *Page {
-	c := *p
-	c.Title = cloneText(p.Title)
-	c.Slug = cloneText(p.Slug)
-	c.Fullpath = cloneText(p.Fullpath)
-	c.SEOTitle = cloneText(p.SEOTitle)
-	c.SEODescription = cloneText(p.SEODescription)
-	c.SEOKeywords = cloneText(p.SEOKeywords)
-	c.Locales = slices.Clone(p.Locales)
-	c.Roles = slices.Clone(p.Roles)
-	c.OGImage = p.OGImage.Clone()
-	c.Items = cloneItems(p.Items)
-	return &c
+// HasValue reports whether the item holds content, files, references or
+// blocks.
+func (it *Item) HasValue() bool {
+	return len(it.Content) > 0 || len(it.Files) > 0 || len(it.RefIDs) > 0 || len(it.Repeatables) > 0
 }
 
-func cloneText(t Text) Text {
-	if t == nil {
-		return nil
-	}
-	c := make(Text, len(t))
-	for k, v := range t {
-		c[k] = v
-	}
-	return c
-}
-
-func cloneItems(items []*Item) []*Item {
-	if items == nil {
-		return nil
-	}
-	c := make([]*Item, len(items))
-	for i, it := range items {
-		c[i] = it.clone()
-	}
-	return c
-}
-
-func (it *Item) clone() *Item {
-	c := *it
-	c.Content = cloneText(it.Content)
-	if it.Files != nil {
-		c.Files = make(map[string]*files.File, len(it.Files))
-		for k, f := range it.Files {
-			c.Files[k] = f.Clone()
+// Blocks returns a canvas item's enabled repeatables in position order.
+func (it *Item) Blocks() []*Repeatable {
+	out := make([]*Repeatable, 0, len(it.Repeatables))
+	for _, r := range ByPosition(it.Repeatables) {
+		if !r.Disabled {
+			out = append(out, r)
 		}
 	}
-	c.RefIDs = slices.Clone(it.RefIDs)
-	if it.Repeatables != nil {
-		c.Repeatables = make([]*Repeatable, len(it.Repeatables))
-		for i, r := range it.Repeatables {
-			rc := *r
-			rc.Items = cloneItems(r.Items)
-			c.Repeatables[i] = &rc
-		}
-	}
-	return &c
+	return out
 }
 
-// sortRepeatables orders a canvas's blocks by position, keeping the
+// ByPosition returns rs in position order. Canvases keep their blocks
+// sorted, so this is rs itself unless a stored document says otherwise.
+func ByPosition(rs []*Repeatable) []*Repeatable {
+	less := func(a, b *Repeatable) int { return a.Position - b.Position }
+	if slices.IsSortedFunc(rs, less) {
+		return rs
+	}
+	rs = slices.Clone(rs)
+	slices.SortStableFunc(rs, less)
+	return rs
+}
+
+// SortRepeatables orders a canvas's blocks by position, keeping the
 // previous order among equal positions.
-func sortRepeatables(rs []*Repeatable) {
+func SortRepeatables(rs []*Repeatable) {
 	slices.SortStableFunc(rs, func(a, b *Repeatable) int { return a.Position - b.Position })
 }
+
+// ReadFullpath is a stored fullpath as reads show it: with one leading slash.
+func ReadFullpath(fp string) string {
+	if strings.HasPrefix(fp, "/") {
+		return fp
+	}
+	return "/" + fp
+}
+
+// Decode decodes a stored page document (the JSON Encode writes).
+func Decode(data []byte) (*Page, error) {
+	var p Page
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil, err
+	}
+	return &p, nil
+}
+
+// Encode returns the stored form of p: the JSON the store keeps as the
+// page's document, a draft's content and a version's snapshot.
+func (p *Page) Encode() ([]byte, error) { return json.Marshal(p) }

@@ -1,4 +1,4 @@
-package pages_test
+package doc_test
 
 import (
 	"errors"
@@ -8,7 +8,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 )
 
 const (
@@ -20,46 +21,46 @@ const (
 func TestParsePath(t *testing.T) {
 	tests := []struct {
 		in   string
-		want pages.Path
+		want doc.Path
 		str  string // canonical form; "" means in
 	}{
-		{in: "/title", want: pages.Path{Kind: pages.PathField, Field: "title"}},
-		{in: "/items/Hero", want: pages.Path{Kind: pages.PathItem, Slug: "Hero"}},
-		{in: "/items/Hero+title", want: pages.Path{Kind: pages.PathItem, Slug: "Hero title"}, str: "/items/Hero%20title"},
-		{in: "/items/Hero%20title", want: pages.Path{Kind: pages.PathItem, Slug: "Hero title"}},
-		{in: "/items/Hero title", want: pages.Path{Kind: pages.PathItem, Slug: "Hero title"}, str: "/items/Hero%20title"},
-		{in: "/items/C%2B%2B", want: pages.Path{Kind: pages.PathItem, Slug: "C++"}},
-		{in: "/items/a%2Fb", want: pages.Path{Kind: pages.PathItem, Slug: "a/b"}},
-		{in: "/items/Caf%C3%A9", want: pages.Path{Kind: pages.PathItem, Slug: "Café"}, str: "/items/Café"},
-		{in: "/items/Body/repeatables", want: pages.Path{Kind: pages.PathRepeatables, Slug: "Body"}},
-		{in: "/items/Body/repeatables/" + idA, want: pages.Path{Kind: pages.PathRepeatable, Slug: "Body", ID: idA}},
+		{in: "/title", want: doc.Path{Kind: doc.PathField, Field: "title"}},
+		{in: "/items/Hero", want: doc.Path{Kind: doc.PathItem, Slug: "Hero"}},
+		{in: "/items/Hero+title", want: doc.Path{Kind: doc.PathItem, Slug: "Hero title"}, str: "/items/Hero%20title"},
+		{in: "/items/Hero%20title", want: doc.Path{Kind: doc.PathItem, Slug: "Hero title"}},
+		{in: "/items/Hero title", want: doc.Path{Kind: doc.PathItem, Slug: "Hero title"}, str: "/items/Hero%20title"},
+		{in: "/items/C%2B%2B", want: doc.Path{Kind: doc.PathItem, Slug: "C++"}},
+		{in: "/items/a%2Fb", want: doc.Path{Kind: doc.PathItem, Slug: "a/b"}},
+		{in: "/items/Caf%C3%A9", want: doc.Path{Kind: doc.PathItem, Slug: "Café"}, str: "/items/Café"},
+		{in: "/items/Body/repeatables", want: doc.Path{Kind: doc.PathRepeatables, Slug: "Body"}},
+		{in: "/items/Body/repeatables/" + idA, want: doc.Path{Kind: doc.PathRepeatable, Slug: "Body", ID: idA}},
 		{
 			in:   "/items/Body/repeatables/" + strings.ToUpper(idB),
-			want: pages.Path{Kind: pages.PathRepeatable, Slug: "Body", ID: idB},
+			want: doc.Path{Kind: doc.PathRepeatable, Slug: "Body", ID: idB},
 			str:  "/items/Body/repeatables/" + idB,
 		},
 		{
 			in:   "/items/Body/repeatables/" + idA + "/items/Heading",
-			want: pages.Path{Kind: pages.PathItem, Blocks: []pages.BlockRef{{Canvas: "Body", ID: idA}}, Slug: "Heading"},
+			want: doc.Path{Kind: doc.PathItem, Blocks: []doc.BlockRef{{Canvas: "Body", ID: idA}}, Slug: "Heading"},
 		},
 		{
 			in:   "/items/Body/repeatables/" + idA + "/items/Cols/repeatables",
-			want: pages.Path{Kind: pages.PathRepeatables, Blocks: []pages.BlockRef{{Canvas: "Body", ID: idA}}, Slug: "Cols"},
+			want: doc.Path{Kind: doc.PathRepeatables, Blocks: []doc.BlockRef{{Canvas: "Body", ID: idA}}, Slug: "Cols"},
 		},
 		{
 			in:   "/items/Body/repeatables/" + idA + "/items/Cols/repeatables/" + idB,
-			want: pages.Path{Kind: pages.PathRepeatable, Blocks: []pages.BlockRef{{Canvas: "Body", ID: idA}}, Slug: "Cols", ID: idB},
+			want: doc.Path{Kind: doc.PathRepeatable, Blocks: []doc.BlockRef{{Canvas: "Body", ID: idA}}, Slug: "Cols", ID: idB},
 		},
 		{
 			in: "/items/Body/repeatables/" + idA + "/items/Cols/repeatables/" + idB + "/items/Text",
-			want: pages.Path{Kind: pages.PathItem, Blocks: []pages.BlockRef{{Canvas: "Body", ID: idA}, {Canvas: "Cols", ID: idB}},
+			want: doc.Path{Kind: doc.PathItem, Blocks: []doc.BlockRef{{Canvas: "Body", ID: idA}, {Canvas: "Cols", ID: idB}},
 				Slug: "Text"},
 		},
-		{in: "/items/repeatables", want: pages.Path{Kind: pages.PathItem, Slug: "repeatables"}},
+		{in: "/items/repeatables", want: doc.Path{Kind: doc.PathItem, Slug: "repeatables"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := pages.ParsePath(tt.in)
+			got, err := doc.ParsePath(tt.in)
 			if err != nil {
 				t.Fatalf("ParsePath(%q): %v", tt.in, err)
 			}
@@ -103,8 +104,8 @@ func TestParsePathErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			_, err := pages.ParsePath(tt.in)
-			ce := wantCode(t, err, pages.EPathNotFound)
+			_, err := doc.ParsePath(tt.in)
+			ce := pagetest.WantCode(t, err, doc.EPathNotFound)
 			if ce.Message != tt.msg {
 				t.Errorf("got message %q, want %q", ce.Message, tt.msg)
 			}
@@ -113,28 +114,28 @@ func TestParsePathErrors(t *testing.T) {
 }
 
 func TestResolve(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	body := p.Item("Body")
-	hero := body.Repeatable(heroID)
+	hero := body.Repeatable(pagetest.HeroID)
 	columns := hero.Item("Columns")
 	tests := []struct {
 		path string
-		want pages.Target
+		want doc.Target
 	}{
-		{"/items/Intro", pages.Target{Item: p.Item("Intro")}},
-		{"/items/Body", pages.Target{Item: body}},
-		{"/items/Body/repeatables", pages.Target{Canvas: body}},
-		{"/items/Body/repeatables/" + heroID, pages.Target{Canvas: body, Repeatable: hero}},
-		{"/items/Body/repeatables/" + heroID + "/items/Heading", pages.Target{Parent: hero, Item: hero.Item("Heading")}},
-		{"/items/Body/repeatables/" + heroID + "/items/Columns/repeatables", pages.Target{Parent: hero, Canvas: columns}},
+		{"/items/Intro", doc.Target{Item: p.Item("Intro")}},
+		{"/items/Body", doc.Target{Item: body}},
+		{"/items/Body/repeatables", doc.Target{Canvas: body}},
+		{"/items/Body/repeatables/" + pagetest.HeroID, doc.Target{Canvas: body, Repeatable: hero}},
+		{"/items/Body/repeatables/" + pagetest.HeroID + "/items/Heading", doc.Target{Parent: hero, Item: hero.Item("Heading")}},
+		{"/items/Body/repeatables/" + pagetest.HeroID + "/items/Columns/repeatables", doc.Target{Parent: hero, Canvas: columns}},
 		{
-			"/items/Body/repeatables/" + heroID + "/items/Columns/repeatables/" + colID + "/items/Text",
-			pages.Target{Parent: columns.Repeatable(colID), Item: columns.Repeatable(colID).Item("Text")},
+			"/items/Body/repeatables/" + pagetest.HeroID + "/items/Columns/repeatables/" + pagetest.ColID + "/items/Text",
+			doc.Target{Parent: columns.Repeatable(pagetest.ColID), Item: columns.Repeatable(pagetest.ColID).Item("Text")},
 		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
-			path, err := pages.ParsePath(tt.path)
+			path, err := doc.ParsePath(tt.path)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -150,22 +151,22 @@ func TestResolve(t *testing.T) {
 }
 
 func TestResolveErrors(t *testing.T) {
-	p := testPage()
+	p := pagetest.Page()
 	for _, path := range []string{
 		"/title",
 		"/items/Sidebar",
 		"/items/Intro/repeatables",
-		"/items/Body/repeatables/" + goneID,
-		"/items/Body/repeatables/" + quoteID + "/items/Cite",
-		"/items/Body/repeatables/" + heroID + "/items/Heading/repeatables/" + colID,
+		"/items/Body/repeatables/" + pagetest.GoneID,
+		"/items/Body/repeatables/" + pagetest.QuoteID + "/items/Cite",
+		"/items/Body/repeatables/" + pagetest.HeroID + "/items/Heading/repeatables/" + pagetest.ColID,
 	} {
 		t.Run(path, func(t *testing.T) {
-			pp, err := pages.ParsePath(path)
+			pp, err := doc.ParsePath(path)
 			if err != nil {
 				t.Fatal(err)
 			}
 			_, err = p.Resolve(pp)
-			ce := wantCode(t, err, pages.EPathNotFound)
+			ce := pagetest.WantCode(t, err, doc.EPathNotFound)
 			if !strings.Contains(ce.Message, "not found") && !strings.Contains(ce.Message, "not a canvas") {
 				t.Errorf("message %q says neither not found nor not a canvas", ce.Message)
 			}
@@ -182,10 +183,10 @@ func FuzzParsePath(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		p, err := pages.ParsePath(s)
+		p, err := doc.ParsePath(s)
 		if err != nil {
 			var ce *cms.Error
-			if !errors.As(err, &ce) || ce.Code != pages.EPathNotFound {
+			if !errors.As(err, &ce) || ce.Code != doc.EPathNotFound {
 				t.Fatalf("ParsePath(%q): got error %v, want a path_not_found *cms.Error", s, err)
 			}
 			return
@@ -194,7 +195,7 @@ func FuzzParsePath(f *testing.F) {
 			t.Fatalf("ParsePath(%q) accepted canvas depth %d", s, p.CanvasDepth())
 		}
 		str := p.String()
-		q, err := pages.ParsePath(str)
+		q, err := doc.ParsePath(str)
 		if err != nil {
 			t.Fatalf("ParsePath(%q) = %+v; its String %q does not parse: %v", s, p, str, err)
 		}
