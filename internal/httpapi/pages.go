@@ -7,6 +7,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/view"
 )
 
 // pageBodyBytes limits page write bodies (PUT, batch, draft). They carry
@@ -41,7 +42,7 @@ func readOptions(r *http.Request) pages.ReadOptions {
 		ClientVersion: clientVersion(r),
 	}
 	if f := q.Get("fields"); f != "" {
-		opt.Fields = pages.ParseFields(f)
+		opt.Fields = view.ParseFields(f)
 	}
 	return opt
 }

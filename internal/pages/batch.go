@@ -470,7 +470,7 @@ func (b *batch) locate(p *doc.Page, pt doc.Path) (l *located, notCanvas bool, er
 
 // lookupItem finds the enabled item slug that the template defines.
 func lookupItem(items []*doc.Item, eds []*themes.Editable, slug string) (*doc.Item, *themes.Editable, error) {
-	ed := findEd(eds, slug)
+	ed := themes.FindEditable(eds, slug)
 	if ed == nil {
 		return nil, nil, doc.PathError("Item '%s' is not defined by the template", slug)
 	}

@@ -208,9 +208,9 @@ func FuzzApplyBatch(f *testing.F) {
 		}
 		checkInvariants(t, res.Page, opt.Template.Schema)
 		checkContiguous(t, res.Page.Items)
-		v := baseView()
+		v := pagetest.View()
 		v.Locale = opt.Locale
-		mustRender(t, res.Page, v)
+		pagetest.MustRender(t, res.Page, v)
 		stored, err := json.Marshal(res.Page)
 		if err != nil {
 			t.Fatal(err)

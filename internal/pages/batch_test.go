@@ -1306,6 +1306,6 @@ func TestBatchSpecExample(t *testing.T) {
 		t.Errorf("got %v, want %v", got, want)
 	}
 	// The result renders.
-	v := baseView()
-	mustRender(t, res.Page, v)
+	v := pagetest.View()
+	pagetest.MustRender(t, res.Page, v)
 }

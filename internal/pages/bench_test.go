@@ -9,6 +9,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
+	"github.com/tessera-cms/tessera/internal/pages/view"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
@@ -62,14 +63,14 @@ func benchPage() (*doc.Page, *themes.Template) {
 
 func benchRender(b *testing.B, compact bool) {
 	p, tpl := benchPage()
-	v := baseView()
+	v := pagetest.View()
 	v.Template = tpl
 	v.Compact = compact
 	buf := make([]byte, 0, 256<<10)
 	var n int
 	b.ReportAllocs()
 	for b.Loop() {
-		out, err := pages.RenderPage(buf[:0], p, v)
+		out, err := view.RenderPage(buf[:0], p, v)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -84,9 +85,9 @@ func BenchmarkRenderCompact(b *testing.B) { benchRender(b, true) }
 func BenchmarkApplyPutBack(b *testing.B) {
 	p, tpl := benchPage()
 	p.Template = tpl.Name
-	v := baseView()
+	v := pagetest.View()
 	v.Template = tpl
-	read := mustRender(b, p, v)
+	read := pagetest.MustRender(b, p, v)
 	opt := applyOpts()
 	opt.Template = &doc.TemplateInfo{ID: "x", UpdatedAt: pagetest.T0, Schema: tpl}
 	b.ReportAllocs()

@@ -10,6 +10,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/view"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -116,7 +117,7 @@ func (s *Service) renderDraft(tx store.Tx, site *store.Site, d *store.Draft, p *
 		return nil, err
 	}
 	v := s.view(site, p, tpl, ReadOptions{Locale: opt.Locale, Compact: opt.Compact, ClientVersion: opt.ClientVersion})
-	return RenderDraft(nil, DraftInfo{ID: d.ID, PageID: d.PageID, UpdatedAt: d.UpdatedAt}, p, v)
+	return view.RenderDraft(nil, view.DraftInfo{ID: d.ID, PageID: d.PageID, UpdatedAt: d.UpdatedAt}, p, v)
 }
 
 // GetDraft returns the draft document of the page ref names. ENotFound
@@ -426,11 +427,11 @@ func (s *Service) Versions(ctx context.Context, site *store.Site, ref string, li
 		if err != nil {
 			return err
 		}
-		infos := make([]VersionInfo, len(list))
+		infos := make([]view.VersionInfo, len(list))
 		for i, v := range list {
-			infos[i] = VersionInfo{ID: v.ID, PageID: v.PageID, SourceAction: v.SourceAction, CreatedAt: v.CreatedAt}
+			infos[i] = view.VersionInfo{ID: v.ID, PageID: v.PageID, SourceAction: v.SourceAction, CreatedAt: v.CreatedAt}
 		}
-		out = RenderVersionList(nil, infos)
+		out = view.RenderVersionList(nil, infos)
 		return nil
 	})
 	return out, err
@@ -476,11 +477,11 @@ func (s *Service) Version(ctx context.Context, site *store.Site, ref, versionID 
 		if err != nil {
 			return err
 		}
-		snap, err := RenderSnapshot(nil, p, s.view(site, p, tpl, ReadOptions{}))
+		snap, err := view.RenderSnapshot(nil, p, s.view(site, p, tpl, ReadOptions{}))
 		if err != nil {
 			return err
 		}
-		out = RenderVersion(nil, VersionInfo{ID: v.ID, PageID: v.PageID, SourceAction: v.SourceAction, CreatedAt: v.CreatedAt}, snap)
+		out = view.RenderVersion(nil, view.VersionInfo{ID: v.ID, PageID: v.PageID, SourceAction: v.SourceAction, CreatedAt: v.CreatedAt}, snap)
 		return nil
 	})
 	return out, err

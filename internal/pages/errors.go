@@ -58,8 +58,3 @@ func joinQuoted(s []string) string {
 	}
 	return string(b)
 }
-
-// errSubtreeNotFound is the item-subtree route's 404, a bare message with no code.
-func errSubtreeNotFound(msg string) *cms.Error {
-	return &cms.Error{Code: cms.EBareNotFound, Message: msg}
-}

@@ -21,9 +21,9 @@ import (
 func FuzzApply(f *testing.F) {
 	p := pagetest.Page()
 	for _, compact := range []bool{false, true} {
-		v := baseView()
+		v := pagetest.View()
 		v.Compact = compact
-		f.Add(mustRender(f, p, v), false, false)
+		f.Add(pagetest.MustRender(f, p, v), false, false)
 	}
 	for _, s := range []string{
 		`{"items":{"Body":[{"id":"` + pagetest.HeroID + `","position":3,"items":{"Columns":[{"slug":"column"}]}},{"slug":"quote"}]}}`,
@@ -63,10 +63,10 @@ func FuzzApply(f *testing.F) {
 		}
 		checkInvariants(t, res.Page, res.Template.Schema)
 		for _, compact := range []bool{false, true} {
-			v := baseView()
+			v := pagetest.View()
 			v.Compact = compact
 			v.Template = res.Template.Schema
-			mustRender(t, res.Page, v)
+			pagetest.MustRender(t, res.Page, v)
 		}
 		stored, err := json.Marshal(res.Page)
 		if err != nil {

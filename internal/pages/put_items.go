@@ -27,7 +27,7 @@ func (a *applier) applyItems(items []*doc.Item, eds []*themes.Editable, v any, c
 	keys := sortedKeys(m)
 	var unknown []string
 	for _, k := range keys {
-		if findEd(eds, k) == nil {
+		if themes.FindEditable(eds, k) == nil {
 			unknown = append(unknown, k)
 		}
 	}
@@ -36,7 +36,7 @@ func (a *applier) applyItems(items []*doc.Item, eds []*themes.Editable, v any, c
 	}
 	changed := false
 	for _, k := range keys {
-		ed := findEd(eds, k)
+		ed := themes.FindEditable(eds, k)
 		it := doc.FindItem(items, k)
 		if it == nil {
 			it = newItem(ed, a.now)

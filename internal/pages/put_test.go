@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
+	"github.com/tessera-cms/tessera/internal/pages/view"
 )
 
 func apply(t *testing.T, p *doc.Page, js string, edit func(*pages.ApplyOptions)) (*pages.Result, error) {
@@ -44,23 +45,23 @@ func mustApply(t *testing.T, p *doc.Page, js string, edit func(*pages.ApplyOptio
 func TestPutBackIdentity(t *testing.T) {
 	tests := []struct {
 		name string
-		view func(v *pages.View)
+		view func(v *view.View)
 	}{
 		{name: "full"},
-		{name: "compact", view: func(v *pages.View) { v.Compact = true }},
-		{name: "content_locale", view: func(v *pages.View) { v.Locale = "nl" }},
-		{name: "content_locale_compact", view: func(v *pages.View) { v.Locale = "nl"; v.Compact = true }},
-		{name: "client_version", view: func(v *pages.View) { v.ClientVersion = true }},
-		{name: "fields", view: func(v *pages.View) { v.Fields = []string{"title", "items", "translations"} }},
+		{name: "compact", view: func(v *view.View) { v.Compact = true }},
+		{name: "content_locale", view: func(v *view.View) { v.Locale = "nl" }},
+		{name: "content_locale_compact", view: func(v *view.View) { v.Locale = "nl"; v.Compact = true }},
+		{name: "client_version", view: func(v *view.View) { v.ClientVersion = true }},
+		{name: "fields", view: func(v *view.View) { v.Fields = []string{"title", "items", "translations"} }},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			p := pagetest.Page()
-			v := baseView()
+			v := pagetest.View()
 			if tt.view != nil {
 				tt.view(v)
 			}
-			read := mustRender(t, p, v)
+			read := pagetest.MustRender(t, p, v)
 			res := mustApply(t, p, string(read), func(o *pages.ApplyOptions) { o.Locale = v.Locale })
 			if diff := cmp.Diff(p, res.Page, cmpopts.IgnoreFields(doc.Page{}, "UpdatedAt")); diff != "" {
 				t.Errorf("stored document changed (-before +after):\n%s", diff)

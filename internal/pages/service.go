@@ -15,6 +15,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/view"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -215,7 +216,7 @@ func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Ti
 	refs := s.refResolver(tx, site)
 	v := s.viewAt(site, base, p, tpl, opt)
 	v.Refs = refs
-	body, err := RenderPage(nil, p, v)
+	body, err := view.RenderPage(nil, p, v)
 	if err != nil {
 		return nil, err
 	}
@@ -287,18 +288,18 @@ func (s *Service) baseURL(site *store.Site) string {
 }
 
 // view builds the View of a read of p.
-func (s *Service) view(site *store.Site, p *doc.Page, tpl *doc.TemplateInfo, opt ReadOptions) *View {
+func (s *Service) view(site *store.Site, p *doc.Page, tpl *doc.TemplateInfo, opt ReadOptions) *view.View {
 	return s.viewAt(site, s.baseURL(site), p, tpl, opt)
 }
 
 // viewAt builds the View of a read of p at the site's base URL base.
-func (s *Service) viewAt(site *store.Site, base string, p *doc.Page, tpl *doc.TemplateInfo, opt ReadOptions) *View {
+func (s *Service) viewAt(site *store.Site, base string, p *doc.Page, tpl *doc.TemplateInfo, opt ReadOptions) *view.View {
 	locale := opt.Locale
 	if locale == "" {
 		locale = site.DefaultLocale
 	}
 	fp := p.Fullpath.Get(locale, site.DefaultLocale)
-	v := &View{
+	v := &view.View{
 		DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
 		Compact: opt.Compact, Fields: opt.Fields, ClientVersion: opt.ClientVersion,
 		Depth:   strings.Count(p.Fullpath[site.DefaultLocale], "/"),
@@ -376,7 +377,7 @@ func (s *Service) RenderSaved(ctx context.Context, site *store.Site, p *doc.Page
 		}
 		v := s.view(site, p, tpl, opt)
 		v.Refs = s.refResolver(tx, site)
-		body, err := RenderPage(nil, p, v)
+		body, err := view.RenderPage(nil, p, v)
 		if err != nil {
 			return err
 		}
@@ -513,7 +514,7 @@ func (s *Service) Schema(ctx context.Context, site *store.Site, ref string) ([]b
 		if NeedsSync(p, tpl) {
 			Sync(p, tpl, tx.Now())
 		}
-		out = RenderSchema(nil, p, tpl)
+		out = view.RenderSchema(nil, p, tpl)
 		return nil
 	})
 	return out, err
@@ -525,7 +526,7 @@ func (s *Service) Item(ctx context.Context, site *store.Site, ref, rawPath strin
 	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
-	path, err := ParseSubtreePath(rawPath)
+	path, err := view.ParseSubtreePath(rawPath)
 	if err != nil {
 		return nil, err
 	}
@@ -537,7 +538,7 @@ func (s *Service) Item(ctx context.Context, site *store.Site, ref, rawPath strin
 		}
 		v := s.view(site, p, tpl, ReadOptions{Locale: opt.Locale, Compact: opt.Compact, ClientVersion: opt.ClientVersion})
 		v.Refs = s.refResolver(tx, site)
-		out, err = RenderItem(nil, p, path, v)
+		out, err = view.RenderItem(nil, p, path, v)
 		return err
 	})
 	return out, err

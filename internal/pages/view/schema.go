@@ -1,4 +1,4 @@
-package pages
+package view
 
 import (
 	"github.com/tessera-cms/tessera/internal/jsonw"

@@ -1,4 +1,32 @@
-package pages
+// Package view writes the read views of a page document: the page as GET
+// /pages/{id} shows it (full, compact, fields, content_locale,
+// translations), the item subtree, the schema, a draft's content and a
+// version's snapshot, and the version list. Output is deterministic (the
+// same page and View give the same bytes), so the service may cache it.
+// The only look-up, reference targets, comes through RefResolver.
+//
+// Decisions where the spec is silent:
+//
+//   - Translated values fall back to the default locale wherever they are
+//     read (top level under content_locale, translations entries, item
+//     content).
+//   - url is "/pages/" + the default-locale fullpath (the id when the
+//     fullpath is empty); public_url of a homepage is the locale root.
+//   - Items are read in stored order: template order after a sync.
+//   - A file item without a file reads content null and file null; files
+//     are per locale like content. X-Service-Client-Version adds __type to
+//     compact files too; compact still reduces them.
+//   - Unresolved reference targets read as null slug and title; the many
+//     form keeps its arrays aligned with reference_ids. reference_type is
+//     the template's target ("pages", "channels.articles").
+//   - Item subtree: position of an item (items have no stored position) is
+//     its 1-based index among its enabled siblings.
+//   - Schema: current_structure shows the stored enabled items; a field's
+//     options are the option values; blank hint, icon and default are null
+//     (so left out of fields).
+//   - Stored files are read at the view's BaseURL + "/files/" + key, not at
+//     the URL stored when they were written.
+package view
 
 import (
 	"fmt"
@@ -319,15 +347,6 @@ func (r *renderer) publicURL(p *doc.Page, locale string) string {
 	return b.String()
 }
 
-func findEd(eds []*themes.Editable, slug string) *themes.Editable {
-	for _, e := range eds {
-		if e.Slug == slug {
-			return e
-		}
-	}
-	return nil
-}
-
 func blockEditables(canvas *themes.Editable, block string) []*themes.Editable {
 	if canvas == nil {
 		return nil
@@ -347,7 +366,7 @@ func (r *renderer) items(items []*doc.Item, eds []*themes.Editable) {
 			continue
 		}
 		w.Key(it.Slug)
-		r.item(it, findEd(eds, it.Slug), !r.v.Compact)
+		r.item(it, themes.FindEditable(eds, it.Slug), !r.v.Compact)
 	}
 	w.CloseObject()
 }

@@ -1,4 +1,4 @@
-package pages
+package view
 
 // The item-subtree read (GET /api/pages/{page}/items/{path...}).
 
@@ -80,9 +80,9 @@ func RenderItem(dst []byte, p *doc.Page, path doc.Path, v *View) ([]byte, error)
 	w.Int(int64(siblingsCount(p, t)))
 	w.K("data")
 	if t.Repeatable != nil {
-		r.repeatable(t.Repeatable, blockEditables(findEd(eds, t.Canvas.Slug), t.Repeatable.Slug))
+		r.repeatable(t.Repeatable, blockEditables(themes.FindEditable(eds, t.Canvas.Slug), t.Repeatable.Slug))
 	} else {
-		r.item(t.Item, findEd(eds, t.Item.Slug), true)
+		r.item(t.Item, themes.FindEditable(eds, t.Item.Slug), true)
 	}
 	w.CloseObject()
 	return r.w.B, nil
@@ -122,8 +122,13 @@ func resolve(p *doc.Page, path doc.Path, tpl *themes.Template) (doc.Target, []*t
 	for _, br := range path.Blocks {
 		canvas := doc.FindItem(items, br.Canvas)
 		rep := canvas.Repeatable(br.ID)
-		eds = blockEditables(findEd(eds, br.Canvas), rep.Slug)
+		eds = blockEditables(themes.FindEditable(eds, br.Canvas), rep.Slug)
 		items = rep.Items
 	}
 	return t, eds, nil
+}
+
+// errSubtreeNotFound is the item-subtree route's 404, a bare message with no code.
+func errSubtreeNotFound(msg string) *cms.Error {
+	return &cms.Error{Code: cms.EBareNotFound, Message: msg}
 }

@@ -1,4 +1,4 @@
-package pages_test
+package view_test
 
 import (
 	"bytes"
@@ -8,28 +8,28 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
+	"github.com/tessera-cms/tessera/internal/pages/view"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
 func TestRenderPageGolden(t *testing.T) {
 	tests := []struct {
 		name string
-		edit func(v *pages.View)
+		edit func(v *view.View)
 		page func(p *doc.Page)
 	}{
 		{name: "full"},
-		{name: "compact", edit: func(v *pages.View) { v.Compact = true }},
-		{name: "fields", edit: func(v *pages.View) { v.Fields = pages.ParseFields("title, slug,items,nope,") }},
-		{name: "fields_translations", edit: func(v *pages.View) { v.Fields = []string{"translations", "fullpath"} }},
-		{name: "content_locale_nl", edit: func(v *pages.View) { v.Locale = "nl" }},
-		{name: "content_locale_nl_compact", edit: func(v *pages.View) { v.Locale = "nl"; v.Compact = true }},
-		{name: "client_version", edit: func(v *pages.View) { v.ClientVersion = true }},
-		{name: "client_version_compact", edit: func(v *pages.View) { v.ClientVersion = true; v.Compact = true }},
-		{name: "single_locale", edit: func(v *pages.View) { v.Locales = []string{"en"} }},
-		{name: "no_refs_no_template", edit: func(v *pages.View) { v.Refs = nil; v.Template = nil }},
+		{name: "compact", edit: func(v *view.View) { v.Compact = true }},
+		{name: "fields", edit: func(v *view.View) { v.Fields = view.ParseFields("title, slug,items,nope,") }},
+		{name: "fields_translations", edit: func(v *view.View) { v.Fields = []string{"translations", "fullpath"} }},
+		{name: "content_locale_nl", edit: func(v *view.View) { v.Locale = "nl" }},
+		{name: "content_locale_nl_compact", edit: func(v *view.View) { v.Locale = "nl"; v.Compact = true }},
+		{name: "client_version", edit: func(v *view.View) { v.ClientVersion = true }},
+		{name: "client_version_compact", edit: func(v *view.View) { v.ClientVersion = true; v.Compact = true }},
+		{name: "single_locale", edit: func(v *view.View) { v.Locales = []string{"en"} }},
+		{name: "no_refs_no_template", edit: func(v *view.View) { v.Refs = nil; v.Template = nil }},
 		{
 			name: "top_level_homepage",
 			page: func(p *doc.Page) {
@@ -44,7 +44,7 @@ func TestRenderPageGolden(t *testing.T) {
 				p.Items = nil
 				p.Fullpath = pagetest.Text("en", "index")
 			},
-			edit: func(v *pages.View) { v.ParentFullpath = ""; v.Depth = 0; v.Template = nil },
+			edit: func(v *view.View) { v.ParentFullpath = ""; v.Depth = 0; v.Template = nil },
 		},
 	}
 	for _, tt := range tests {
@@ -53,11 +53,11 @@ func TestRenderPageGolden(t *testing.T) {
 			if tt.page != nil {
 				tt.page(p)
 			}
-			v := baseView()
+			v := pagetest.View()
 			if tt.edit != nil {
 				tt.edit(v)
 			}
-			got := mustRender(t, p, v)
+			got := pagetest.MustRender(t, p, v)
 			pagetest.Golden(t, "page_"+tt.name, got)
 		})
 	}
@@ -66,11 +66,11 @@ func TestRenderPageGolden(t *testing.T) {
 func TestRenderPageDeterministic(t *testing.T) {
 	p := pagetest.Page()
 	for _, compact := range []bool{false, true} {
-		v := baseView()
+		v := pagetest.View()
 		v.Compact = compact
-		a := mustRender(t, p, v)
+		a := pagetest.MustRender(t, p, v)
 		for range 20 {
-			if b := mustRender(t, p, v); !bytes.Equal(a, b) {
+			if b := pagetest.MustRender(t, p, v); !bytes.Equal(a, b) {
 				t.Fatalf("compact=%v: two renders differ:\n%s\n%s", compact, a, b)
 			}
 		}
@@ -80,14 +80,14 @@ func TestRenderPageDeterministic(t *testing.T) {
 // TestRenderPageRules checks the spec's read rules on the decoded document,
 // independent of the golden files.
 func TestRenderPageRules(t *testing.T) {
-	read := func(t *testing.T, edit func(*pages.View)) map[string]any {
+	read := func(t *testing.T, edit func(*view.View)) map[string]any {
 		t.Helper()
-		v := baseView()
+		v := pagetest.View()
 		if edit != nil {
 			edit(v)
 		}
 		var m map[string]any
-		if err := json.Unmarshal(mustRender(t, pagetest.Page(), v), &m); err != nil {
+		if err := json.Unmarshal(pagetest.MustRender(t, pagetest.Page(), v), &m); err != nil {
 			t.Fatal(err)
 		}
 		return m
@@ -143,7 +143,7 @@ func TestRenderPageRules(t *testing.T) {
 		}
 	})
 	t.Run("CompactDropsSlugsTypesTimes", func(t *testing.T) {
-		m := read(t, func(v *pages.View) { v.Compact = true })
+		m := read(t, func(v *view.View) { v.Compact = true })
 		var walk func(where string, items map[string]any)
 		walk = func(where string, items map[string]any) {
 			for slug, iv := range items {
@@ -181,7 +181,7 @@ func TestRenderPageRules(t *testing.T) {
 		}
 	})
 	t.Run("Fields", func(t *testing.T) {
-		m := read(t, func(v *pages.View) { v.Fields = []string{"title", "items"} })
+		m := read(t, func(v *view.View) { v.Fields = []string{"title", "items"} })
 		var keys []string
 		for k := range m {
 			keys = append(keys, k)
@@ -193,14 +193,14 @@ func TestRenderPageRules(t *testing.T) {
 }
 
 func TestRenderSchemaGolden(t *testing.T) {
-	pagetest.Golden(t, "schema", pages.RenderSchema(nil, pagetest.Page(), pagetest.TemplateInfo()))
-	if got, want := string(pages.RenderSchema(nil, pagetest.Page(), nil)), `{"warnings":[{"code":"template_missing","template":"standard",`+
+	pagetest.Golden(t, "schema", view.RenderSchema(nil, pagetest.Page(), pagetest.TemplateInfo()))
+	if got, want := string(view.RenderSchema(nil, pagetest.Page(), nil)), `{"warnings":[{"code":"template_missing","template":"standard",`+
 		`"message":"The theme has no template standard; push it again or give the page another template."}]}`; got != want {
 		t.Errorf("template missing: got %s, want %s", got, want)
 	}
 	bare := pagetest.Page()
 	bare.Template = ""
-	if got, want := string(pages.RenderSchema(nil, bare, nil)), "{}"; got != want {
+	if got, want := string(view.RenderSchema(nil, bare, nil)), "{}"; got != want {
 		t.Errorf("no template: got %s, want %s", got, want)
 	}
 }
@@ -208,13 +208,13 @@ func TestRenderSchemaGolden(t *testing.T) {
 func TestRenderItem(t *testing.T) {
 	tests := []struct {
 		name, path string
-		edit       func(v *pages.View)
+		edit       func(v *view.View)
 	}{
 		{name: "top_level", path: "/items/Hero%20title"},
-		{name: "top_level_nl_compact", path: "/items/Hero+title", edit: func(v *pages.View) { v.Locale = "nl"; v.Compact = true }},
+		{name: "top_level_nl_compact", path: "/items/Hero+title", edit: func(v *view.View) { v.Locale = "nl"; v.Compact = true }},
 		{name: "canvas", path: "/items/Body"},
 		{name: "repeatable", path: "/items/Body/repeatables/" + pagetest.HeroID},
-		{name: "repeatable_compact", path: "/items/Body/repeatables/" + pagetest.HeroID, edit: func(v *pages.View) { v.Compact = true }},
+		{name: "repeatable_compact", path: "/items/Body/repeatables/" + pagetest.HeroID, edit: func(v *view.View) { v.Compact = true }},
 		{name: "in_repeatable", path: "/items/Body/repeatables/" + pagetest.QuoteID + "/items/Author"},
 		{name: "nested_repeatable", path: "/items/Body/repeatables/" + pagetest.HeroID + "/items/Columns/repeatables/" + pagetest.Col2ID},
 		{name: "nested_item", path: "/items/Body/repeatables/" + pagetest.HeroID + "/items/Columns/repeatables/" + pagetest.ColID + "/items/Align"},
@@ -226,11 +226,11 @@ func TestRenderItem(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			v := baseView()
+			v := pagetest.View()
 			if tt.edit != nil {
 				tt.edit(v)
 			}
-			got, err := pages.RenderItem(nil, pagetest.Page(), path, v)
+			got, err := view.RenderItem(nil, pagetest.Page(), path, v)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -256,7 +256,7 @@ func TestRenderItemNotFound(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = pages.RenderItem(nil, pagetest.Page(), path, baseView())
+			_, err = view.RenderItem(nil, pagetest.Page(), path, pagetest.View())
 			ce := pagetest.WantCode(t, err, cms.EBareNotFound)
 			if ce.Message != tt.want {
 				t.Errorf("got message %q, want %q", ce.Message, tt.want)
@@ -281,10 +281,10 @@ func TestCheckContentLocale(t *testing.T) {
 func TestRenderEscaping(t *testing.T) {
 	p := pagetest.Page()
 	p.Title = pagetest.Text("en", "a\"b\\c\n\t\x01\u2028<é>\xff")
-	v := baseView()
+	v := pagetest.View()
 	v.Fields = []string{"title"}
 	var m map[string]string
-	if err := json.Unmarshal(mustRender(t, p, v), &m); err != nil {
+	if err := json.Unmarshal(pagetest.MustRender(t, p, v), &m); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := m["title"], "a\"b\\c\n\t\x01\u2028<é>\ufffd"; got != want {
@@ -300,7 +300,7 @@ func TestRenderSchemaNestedBlocks(t *testing.T) {
 			Fields []map[string]any
 		} `json:"available_blocks"`
 	}
-	if err := json.Unmarshal(pages.RenderSchema(nil, pagetest.Page(), pagetest.TemplateInfo()), &m); err != nil {
+	if err := json.Unmarshal(view.RenderSchema(nil, pagetest.Page(), pagetest.TemplateInfo()), &m); err != nil {
 		t.Fatal(err)
 	}
 	hero := m.AvailableBlocks["Body"][0]
@@ -314,7 +314,7 @@ func TestRenderSchemaNestedBlocks(t *testing.T) {
 }
 
 func TestParseSubtreePath(t *testing.T) {
-	p, err := pages.ParseSubtreePath("Body/repeatables/" + pagetest.HeroID + "/items/C%2B%2B")
+	p, err := view.ParseSubtreePath("Body/repeatables/" + pagetest.HeroID + "/items/C%2B%2B")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -322,7 +322,7 @@ func TestParseSubtreePath(t *testing.T) {
 		t.Errorf("got %+v", p)
 	}
 	for _, rest := range []string{"Body/repeatables/x", "", "Body/blocks"} {
-		_, err := pages.ParseSubtreePath(rest)
+		_, err := view.ParseSubtreePath(rest)
 		ce := pagetest.WantCode(t, err, cms.EBareNotFound)
 		if want := "Item not found: /items/" + rest; ce.Message != want {
 			t.Errorf("got %q, want %q", ce.Message, want)
@@ -347,10 +347,10 @@ func FuzzRenderString(f *testing.F) {
 	f.Fuzz(func(t *testing.T, s string) {
 		p := pagetest.Page()
 		p.Title = pagetest.Text("en", s)
-		v := baseView()
+		v := pagetest.View()
 		v.Fields = []string{"title"}
 		var got map[string]string
-		if err := json.Unmarshal(mustRender(t, p, v), &got); err != nil {
+		if err := json.Unmarshal(pagetest.MustRender(t, p, v), &got); err != nil {
 			t.Fatal(err)
 		}
 		ref, _ := json.Marshal(s)
