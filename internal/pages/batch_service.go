@@ -9,6 +9,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -24,7 +25,7 @@ type BatchRequest struct {
 
 // BatchOutcome is what a batch did.
 type BatchOutcome struct {
-	Results []OpResult
+	Results []edit.OpResult
 	// Page is the page after the batch (as saved, or for a dry run as it
 	// would be saved).
 	Page *doc.Page
@@ -59,7 +60,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 	if !req.DryRun && strings.TrimSpace(req.IfMatch) == "" {
 		return nil, errIfMatchRequired
 	}
-	ops, err := DecodeOperations(body)
+	ops, err := edit.DecodeOperations(body)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +77,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		if err != nil {
 			return err
 		}
-		res, err := ApplyBatch(p, ops, BatchOptions{
+		res, err := edit.ApplyBatch(p, ops, edit.BatchOptions{
 			Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: req.Locale,
 			Now: tx.Now(), Refs: &refChecker{tx: tx, site: site}, Files: fv,
 		})
@@ -85,7 +86,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		}
 		out = &BatchOutcome{Results: res.Results, Page: p, ETag: p.ETag(), UpdatedAt: p.UpdatedAt, Valid: res.Failed() == 0}
 		if req.Atomic && res.Failed() > 0 && !req.DryRun {
-			return cms.Errorf(EAtomicFailure, "Batch failed: %d of %d operations failed; nothing was saved", res.Failed(), len(ops)).
+			return cms.Errorf(edit.EAtomicFailure, "Batch failed: %d of %d operations failed; nothing was saved", res.Failed(), len(ops)).
 				WithField("results", res.Results)
 		}
 		if res.Changed {

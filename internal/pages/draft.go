@@ -169,11 +169,11 @@ func pageItemsHash(v any, where string) (any, error) {
 	for i, e := range list {
 		m, ok := e.(map[string]any)
 		if !ok {
-			return nil, errInvalid("%s[%d] must be an object", where, i)
+			return nil, cms.Errorf(cms.EValidationFailed, "%s[%d] must be an object", where, i)
 		}
 		slug, ok := m["slug"].(string)
 		if !ok || slug == "" {
-			return nil, errInvalid("%s[%d].slug must be an item slug", where, i)
+			return nil, cms.Errorf(cms.EValidationFailed, "%s[%d].slug must be an item slug", where, i)
 		}
 		val := make(map[string]any, len(m))
 		for k, ev := range m {

@@ -10,6 +10,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/view"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -153,7 +154,7 @@ func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.Page
 	if err != nil {
 		return nil, err
 	}
-	res, err := Apply(live, body, ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
+	res, err := edit.Apply(live, body, edit.ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
 		Locale: locale, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}})
 	if err == nil {
 		err = s.save(tx, site, rec, res.Page, false, false)
@@ -192,7 +193,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 	if err := checkDrafts(site); err != nil {
 		return nil, err
 	}
-	values, err := DecodeBody(body)
+	values, err := edit.DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +228,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 		if err != nil {
 			return err
 		}
-		res, err := Apply(draft, parts.Draft, ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
+		res, err := edit.Apply(draft, parts.Draft, edit.ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
 			Locale: opt.Locale, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}, Files: fv})
 		if err != nil {
 			return err
@@ -260,14 +261,14 @@ func (s *Service) DeleteDraft(ctx context.Context, site *store.Site, ref string)
 // DraftBatch runs batch operations on the page's draft, creating it when
 // there is none: all or nothing (422 operation_failed with the results when
 // any fails). A slug set is applied to the live page at once.
-func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, body []byte, locale string, caller files.Caller) (results []OpResult, draft []byte, err error) {
+func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, body []byte, locale string, caller files.Caller) (results []edit.OpResult, draft []byte, err error) {
 	if err := checkDrafts(site); err != nil {
 		return nil, nil, err
 	}
 	if err := cms.CheckContentLocale(locale, site.Locales); err != nil {
 		return nil, nil, err
 	}
-	ops, err := DecodeOperations(body)
+	ops, err := edit.DecodeOperations(body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -286,14 +287,14 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 		if err != nil {
 			return err
 		}
-		res, err := ApplyBatch(dp, ops, BatchOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
+		res, err := edit.ApplyBatch(dp, ops, edit.BatchOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
 			Locale: locale, Now: tx.Now(), Refs: &refChecker{tx: tx, site: site}, Files: fv})
 		if err != nil {
 			return err
 		}
 		results = res.Results
 		if res.Failed() > 0 {
-			return cms.Errorf(EOperationFailed, "Draft batch failed").WithField("results", res.Results)
+			return cms.Errorf(edit.EOperationFailed, "Draft batch failed").WithField("results", res.Results)
 		}
 		np := res.Page
 		if len(res.SlugChanged) > 0 {
@@ -345,8 +346,8 @@ func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string
 		np := PublishDraft(live, dp, tx.Now())
 		if tpl, err := s.templateInfo(tx, site, np.Template); err != nil {
 			return err
-		} else if NeedsSync(np, tpl) {
-			Sync(np, tpl, tx.Now())
+		} else if edit.NeedsSync(np, tpl) {
+			edit.Sync(np, tpl, tx.Now())
 		}
 		if err := s.save(tx, site, rec, np, false, false); err != nil {
 			return err

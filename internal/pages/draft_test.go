@@ -11,6 +11,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -28,16 +29,16 @@ func TestSnapshotBackIdentity(t *testing.T) {
 			if tt.Edit != nil {
 				tt.Edit(v)
 			}
-			d, err := pages.DraftableBody(decode(t, pagetest.MustSnapshot(t, p, v)))
+			d, err := pages.DraftableBody(pagetest.Decode(t, pagetest.MustSnapshot(t, p, v)))
 			if err != nil {
 				t.Fatalf("DraftableBody: %v", err)
 			}
 			if d.Live != nil {
 				t.Errorf("Live: got %v, want nil", d.Live)
 			}
-			opt := applyOpts()
+			opt := pagetest.ApplyOptions()
 			opt.Locale = v.Locale
-			res, err := pages.Apply(p, d.Draft, opt)
+			res, err := edit.Apply(p, d.Draft, opt)
 			if err != nil {
 				t.Fatalf("Apply: %v", err)
 			}
@@ -51,8 +52,8 @@ func TestSnapshotBackIdentity(t *testing.T) {
 func TestDraftableBody(t *testing.T) {
 	split := func(t *testing.T, js string) pages.DraftBody {
 		t.Helper()
-		b := body(t, js)
-		before := body(t, js)
+		b := pagetest.Body(t, js)
+		before := pagetest.Body(t, js)
 		d, err := pages.DraftableBody(b)
 		if err != nil {
 			t.Fatalf("DraftableBody(%s): %v", js, err)
@@ -158,7 +159,7 @@ func TestDraftableBody(t *testing.T) {
 			`{"page_items": [{"content": "x"}]}`,
 			`{"page_items": [{"slug": "Body", "repeatables": [{"id": "r", "page_items": [{"slug": ""}]}]}]}`,
 		} {
-			_, err := pages.DraftableBody(body(t, js))
+			_, err := pages.DraftableBody(pagetest.Body(t, js))
 			pagetest.WantCode(t, err, cms.EValidationFailed)
 		}
 	})
@@ -173,7 +174,7 @@ func TestDraftableBody(t *testing.T) {
 // TestDraftableBodyApply runs both halves through Apply: the draft gets the
 // content and none of the live-only keys, the live page gets the slugs.
 func TestDraftableBodyApply(t *testing.T) {
-	d, err := pages.DraftableBody(body(t, `{
+	d, err := pages.DraftableBody(pagetest.Body(t, `{
 		"title": "Draft title", "slug": "new-about", "published": false, "position": 9,
 		"template": "landing", "homepage": true, "security_mechanism": "humans",
 		"items": {"Intro": "draft intro"},
@@ -182,7 +183,7 @@ func TestDraftableBodyApply(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := pagetest.Page()
-	draft, err := pages.Apply(p, d.Draft, applyOpts())
+	draft, err := edit.Apply(p, d.Draft, pagetest.ApplyOptions())
 	if err != nil {
 		t.Fatalf("Apply draft: %v", err)
 	}
@@ -204,7 +205,7 @@ func TestDraftableBodyApply(t *testing.T) {
 		t.Errorf("draft slug: got %v, want %v", dp.Slug, p.Slug)
 	}
 
-	live, err := pages.Apply(p, d.Live, applyOpts())
+	live, err := edit.Apply(p, d.Live, pagetest.ApplyOptions())
 	if err != nil {
 		t.Fatalf("Apply live: %v", err)
 	}
@@ -308,7 +309,7 @@ func TestPublishDraft(t *testing.T) {
 			t.Errorf("template_synced_at: got %v, want zero", got.TemplateSyncedAt)
 		}
 		landing := &doc.TemplateInfo{UpdatedAt: pagetest.T0, Schema: &themes.Template{Name: "landing"}}
-		if !pages.NeedsSync(got, landing) {
+		if !edit.NeedsSync(got, landing) {
 			t.Error("NeedsSync: got false, want true")
 		}
 	})

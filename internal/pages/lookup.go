@@ -63,17 +63,3 @@ func GetTx(tx store.Tx, siteID, id string) (*doc.Page, error) {
 	}
 	return decodePage(rec)
 }
-
-// ParseRoles reads a list of customer role names (a page's roles): an
-// array of strings, or null for none (see cms.RoleNames).
-func ParseRoles(v any) ([]string, error) {
-	list, ok := asStrings(v)
-	if !ok {
-		return nil, errInvalid("roles must be an array of customer role names")
-	}
-	out, err := cms.RoleNames(list)
-	if err != nil {
-		return nil, errInvalid("roles: %v", err)
-	}
-	return out, nil
-}

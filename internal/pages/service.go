@@ -15,6 +15,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/view"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
@@ -422,7 +423,7 @@ func (s *Service) List(ctx context.Context, site *store.Site, f ListFilter, opt 
 		return [][]byte{}, 0, nil // "/" names no page
 	}
 	if len(f.Query) > MaxQuery {
-		return nil, 0, errInvalid("q: at most %d bytes", MaxQuery)
+		return nil, 0, cms.Errorf(cms.EValidationFailed, "q: at most %d bytes", MaxQuery)
 	}
 	var out [][]byte
 	var total int
@@ -511,8 +512,8 @@ func (s *Service) Schema(ctx context.Context, site *store.Site, ref string) ([]b
 		if err != nil {
 			return err
 		}
-		if NeedsSync(p, tpl) {
-			Sync(p, tpl, tx.Now())
+		if edit.NeedsSync(p, tpl) {
+			edit.Sync(p, tpl, tx.Now())
 		}
 		out = view.RenderSchema(nil, p, tpl)
 		return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -22,7 +23,7 @@ import (
 // page's write lock, and returns the saved page (or, for a dry run, the
 // page as it would be saved).
 func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body []byte, opt WriteOptions) (*doc.Page, error) {
-	values, err := DecodeBody(body)
+	values, err := edit.DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
@@ -46,7 +47,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		if err != nil {
 			return err
 		}
-		res, err := Apply(p, values, ApplyOptions{
+		res, err := edit.Apply(p, values, edit.ApplyOptions{
 			Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
 			Replace: opt.Replace, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}, Files: fv,
 		})
@@ -100,7 +101,7 @@ func (s *Service) withPage(ctx context.Context, site *store.Site, id string, dry
 // Create stores a new page from a POST /pages body (or validates it, for a
 // dry run).
 func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt WriteOptions) (*doc.Page, error) {
-	values, err := DecodeBody(body)
+	values, err := edit.DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +113,7 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
 		fv = s.Files.Writer(ctx, tx, site, opt.Caller, opt.DryRun)
 		blank := doc.NewPage(cms.NewID(tx.Now()), site.ID, tx.Now())
-		res, err := Apply(blank, values, ApplyOptions{
+		res, err := edit.Apply(blank, values, edit.ApplyOptions{
 			DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
 			Replace: opt.Replace, Now: tx.Now(), New: true, Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}, Files: fv,
 		})
@@ -159,7 +160,7 @@ func (s *Service) save(tx store.Tx, site *store.Site, prev *store.PageRecord, p 
 	if p.ParentID != "" {
 		prec, err := tx.Pages().Get(site.ID, p.ParentID)
 		if cms.IsCode(err, cms.ENotFound) {
-			return errInvalid("parent: no page %s", p.ParentID)
+			return cms.Errorf(cms.EValidationFailed, "parent: no page %s", p.ParentID)
 		} else if err != nil {
 			return err
 		}
@@ -186,7 +187,7 @@ func (s *Service) save(tx store.Tx, site *store.Site, prev *store.PageRecord, p 
 func (s *Service) checkNotDescendant(tx store.Tx, site *store.Site, pageID string, parent *doc.Page) error {
 	for a := parent; a != nil; {
 		if a.ID == pageID {
-			return errInvalid("parent: a page cannot be moved under itself or one of its descendants")
+			return cms.Errorf(cms.EValidationFailed, "parent: a page cannot be moved under itself or one of its descendants")
 		}
 		if a.ParentID == "" {
 			return nil
@@ -258,7 +259,7 @@ func (s *Service) place(tx store.Tx, site *store.Site, prev *store.PageRecord, p
 	if pathsChanged {
 		if err := tx.Pages().SetPaths(site.ID, p.ID, full); err != nil {
 			if cms.IsCode(err, cms.EConflict) {
-				return errInvalid("slug: another page already has the path /%s", full[site.DefaultLocale])
+				return cms.Errorf(cms.EValidationFailed, "slug: another page already has the path /%s", full[site.DefaultLocale])
 			}
 			return err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/demo"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
@@ -23,7 +24,7 @@ import (
 // smaller than it, and a row stored before compression (the JSON itself)
 // still reads as it is.
 func TestVersionDocFormats(t *testing.T) {
-	p, _ := benchPage()
+	p, _ := pagetest.LargePage()
 	doc, err := json.Marshal(p)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func chain(docs ...[]byte) []*store.Version {
 // a document stored on its own: exact, small, and refused rather than
 // wrong when a link is damaged or missing.
 func TestVersionChainDoc(t *testing.T) {
-	p, _ := benchPage()
+	p, _ := pagetest.LargePage()
 	var docs [][]byte
 	for i := range 5 {
 		p.Title["en"] = fmt.Sprintf("Saved %d times", i)

@@ -307,3 +307,51 @@ func (r Refs) Exists(refType string, ids []string) ([]string, error) {
 	}
 	return missing, nil
 }
+
+// LargePage is a page with 40 top-level items, two canvases of 20 blocks of
+// three items each, and content in two locales.
+func LargePage() (*doc.Page, *themes.Template) {
+	block := &themes.Block{Slug: "section", Editables: []*themes.Editable{
+		{Slug: "Heading", Type: themes.TypeField, Default: "Heading"},
+		{Slug: "Body", Type: themes.TypeText},
+		{Slug: "Image", Type: themes.TypeFile},
+	}}
+	tpl := &themes.Template{Name: "bench"}
+	p := Page()
+	p.Items = nil
+	types := []string{themes.TypeField, themes.TypeText, themes.TypeSelect, themes.TypeSwitch, themes.TypeFile, themes.TypeReference}
+	for i := range 40 {
+		typ := types[i%len(types)]
+		slug := fmt.Sprintf("Item %02d", i)
+		tpl.Editables = append(tpl.Editables, &themes.Editable{Slug: slug, Type: typ, Default: "default", Reference: "pages"})
+		it := Item(100+i, slug, typ)
+		switch typ {
+		case themes.TypeFile:
+			it.Files = map[string]*files.File{"en": HeroImage, "nl": HeroImageNL}
+		case themes.TypeReference:
+			it.RefType, it.RefIDs = "pages", []string{RefPageID}
+		default:
+			it.Content = Text("en", fmt.Sprintf("<p>English content of item %d with some length to it.</p>", i),
+				"nl", fmt.Sprintf("<p>Nederlandse inhoud van item %d, ook wat langer.</p>", i))
+		}
+		p.Items = append(p.Items, it)
+	}
+	for c := range 2 {
+		slug := fmt.Sprintf("Canvas %d", c)
+		tpl.Editables = append(tpl.Editables, &themes.Editable{Slug: slug, Type: themes.TypeCanvas, Blocks: []*themes.Block{block}})
+		canvas := Item(200+c, slug, themes.TypeCanvas)
+		for b := range 20 {
+			r := &doc.Repeatable{ID: ID(1000 + c*100 + b), Slug: "section", Position: b + 1, CreatedAt: T0, UpdatedAt: T1}
+			h := Item(2000+c*100+b, "Heading", themes.TypeField)
+			h.Content = Text("en", fmt.Sprintf("Section %d", b), "nl", fmt.Sprintf("Sectie %d", b))
+			body := Item(3000+c*100+b, "Body", themes.TypeText)
+			body.Content = Text("en", "<p>Lorem ipsum dolor sit amet, consectetur adipiscing elit.</p>", "nl", "<p>Nederlandse tekst.</p>")
+			img := Item(4000+c*100+b, "Image", themes.TypeFile)
+			img.Files = map[string]*files.File{"en": HeroImage}
+			r.Items = []*doc.Item{h, body, img}
+			canvas.Repeatables = append(canvas.Repeatables, r)
+		}
+		p.Items = append(p.Items, canvas)
+	}
+	return p, tpl
+}

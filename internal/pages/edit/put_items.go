@@ -1,6 +1,8 @@
-package pages
+package edit
 
-// PUT of canvases: the spec's rules for arrays of repeatables.
+// PUT of items: the items object of a page or a block, every scalar
+// editable type, and canvases with the spec's rules for arrays of
+// repeatables (a canvas holds items again, so both live here).
 
 import (
 	"fmt"
@@ -11,6 +13,125 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
+
+// applyItems merges an items object onto items, whose editables are eds.
+// canvas and block name the enclosing repeatable for editable_not_in_theme.
+func (a *applier) applyItems(items []*doc.Item, eds []*themes.Editable, v any, canvas, block, where string) ([]*doc.Item, bool, error) {
+	m, ok := v.(map[string]any)
+	if !ok {
+		if v == nil {
+			return items, false, nil
+		}
+		return nil, false, errInvalid("%s must be an object", where)
+	}
+	keys := sortedKeys(m)
+	var unknown []string
+	for _, k := range keys {
+		if themes.FindEditable(eds, k) == nil {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, false, errEditablesNotInTheme(unknown, canvas, block)
+	}
+	changed := false
+	for _, k := range keys {
+		ed := themes.FindEditable(eds, k)
+		it := doc.FindItem(items, k)
+		if it == nil {
+			it = newItem(ed, a.now)
+			items = append(items, it)
+			changed = true
+		}
+		if it.Disabled {
+			it.Disabled = false
+			changed = true
+		}
+		if syncItem(it, ed, a.now) {
+			changed = true
+		}
+		c, err := a.applyItem(it, ed, m[k], where+"."+k)
+		if err != nil {
+			return nil, false, err
+		}
+		if c {
+			it.UpdatedAt = a.now
+			changed = true
+		}
+	}
+	return items, changed, nil
+}
+
+// applyItem writes one item value and reports whether its content changed.
+func (a *applier) applyItem(it *doc.Item, ed *themes.Editable, v any, where string) (bool, error) {
+	switch ed.Type {
+	case themes.TypeCanvas:
+		return a.applyCanvas(it, ed, v, where)
+	case themes.TypeReference:
+		return a.applyReference(it, ed, v, where)
+	case themes.TypeFile:
+		return a.applyFileItem(it, v, where)
+	}
+	return a.applyScalar(it, ed, v, where)
+}
+
+// scalarContent is the content a field, text, select or switch value writes.
+func scalarContent(ed *themes.Editable, v any) (string, bool) {
+	switch v := v.(type) {
+	case nil:
+		return "", true
+	case string:
+		return v, true
+	case bool:
+		if ed.Type == themes.TypeSwitch {
+			if v {
+				return "true", true
+			}
+			return "false", true
+		}
+	}
+	return "", false
+}
+
+func (a *applier) applyScalar(it *doc.Item, ed *themes.Editable, v any, where string) (bool, error) {
+	m, isObj := v.(map[string]any)
+	if !isObj {
+		s, ok := scalarContent(ed, v)
+		if !ok {
+			return false, errInvalid("%s: content must be a string", where)
+		}
+		return it.Content.Set(a.locale, a.def, s), nil
+	}
+	changed := false
+	if tr, ok := m["translations"]; ok && tr != nil {
+		err := a.eachTranslation(tr, where, func(l string, tv any) error {
+			if em, ok := tv.(map[string]any); ok {
+				cv, ok := em["content"]
+				if !ok {
+					return nil
+				}
+				tv = cv
+			}
+			s, ok := scalarContent(ed, tv)
+			if !ok {
+				return errInvalid("%s.translations.%s: content must be a string", where, l)
+			}
+			changed = it.Content.Set(l, a.def, s) || changed
+			return nil
+		})
+		if err != nil {
+			return false, err
+		}
+	}
+	if cv, ok := m["content"]; ok {
+		s, ok := scalarContent(ed, cv)
+		if !ok {
+			return false, errInvalid("%s: content must be a string", where)
+		}
+		changed = it.Content.Set(a.locale, a.def, s) || changed
+	}
+	return changed, nil
+}
 
 // applyCanvas applies the spec's canvas rules to a canvas value: an array
 // of repeatables or {repeatables: [...]}.

@@ -1,4 +1,4 @@
-package pages
+package edit
 
 // The batch engine: POST /pages/{id}/batch (and the draft batch) apply up to
 // ten targeted operations (set, insert, delete, move) to one page. The engine
@@ -58,24 +58,14 @@ package pages
 //     invalid_slug; a missing or blank one is missing_slug.
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
-	"github.com/tessera-cms/tessera/internal/themes"
-)
-
-// Batch limits.
-const (
-	// MaxOperations is the most operations one batch may hold.
-	MaxOperations = 10
 )
 
 // Batch operation names.
@@ -85,103 +75,6 @@ const (
 	OpDelete = "delete"
 	OpMove   = "move"
 )
-
-// Batch result statuses.
-const (
-	StatusOK    = "ok"
-	StatusError = "error"
-)
-
-// Batch-level codes (besides cms.EInvalid, cms.EPreconditionRequired,
-// cms.EPreconditionFailed, cms.EValidationFailed, cms.EConcurrentMod and
-// cms.EServiceUnavailable).
-const (
-	EEmptyBatch      = "empty_batch"
-	EBatchTooLarge   = "batch_too_large"
-	EAtomicFailure   = "atomic_failure"
-	EOperationFailed = "operation_failed" // draft batch: any op failed
-)
-
-// Per-operation codes (besides those errors.go declares, cms.ENotFound,
-// cms.EUnauthorized, cms.EValidationFailed and the theme codes).
-const (
-	EUnknownOperation       = "unknown_operation"
-	EMissingValue           = "missing_value"
-	EInvalidTarget          = "invalid_target"
-	EInvalidField           = "invalid_field"
-	EInvalidContainerValue  = "invalid_container_value"
-	EInvalidContainerParent = "invalid_container_parent"
-	EInvalidBoolean         = "invalid_boolean"
-	EInvalidOperation       = "invalid_operation"
-	EInvalidSwitchValue     = "invalid_switch_value"
-	EInvalidSelectValue     = "invalid_select_value"
-	EInvalidReferenceFormat = "invalid_reference_format"
-	ESetFailed              = "set_failed"
-	EInvalidSlug            = "invalid_slug"
-	EInvalidInsertPath      = "invalid_insert_path"
-	ENotACanvas             = "not_a_canvas"
-	EInsertFailed           = "insert_failed"
-	EInvalidDeleteTarget    = "invalid_delete_target"
-	EDeleteFailed           = "delete_failed"
-	EInvalidMoveTarget      = "invalid_move_target"
-	EMoveFailed             = "move_failed"
-)
-
-// ReferenceChecker tells whether reference targets exist. The service
-// implements it on top of its transaction.
-type ReferenceChecker interface {
-	// Exists returns the ids among ids (lower-case object ids, no
-	// duplicates) that name no record of refType ("pages",
-	// "channels.articles", as in themes.Editable.Reference). A *cms.Error
-	// becomes the operation's error; any other error aborts the batch.
-	Exists(refType string, ids []string) (missing []string, err error)
-}
-
-// FileValues stores the files batch and PUT writes bring (a *files.Writer
-// in the service). A *cms.Error becomes the operation's error: for FileRef
-// sources unauthorized, not_found, gone, validation_failed or copy_failed;
-// for bytes and URLs invalid_content_type, file_too_large or
-// invalid_file_format. Any other error aborts the batch.
-type FileValues interface {
-	Store(v files.Value, private bool) (*files.File, error)
-}
-
-// BatchOptions are the inputs of ApplyBatch besides the page and operations.
-type BatchOptions struct {
-	// Template is the page's template as the theme defines it now; nil when
-	// the page has none or the theme lacks it (no item path resolves then).
-	Template *doc.TemplateInfo
-	// DefaultLocale and Locales are the site's default and enabled locales.
-	DefaultLocale string
-	Locales       []string
-	// Locale is query content_locale: every localized write (page text
-	// fields, item content and files) goes to it; "" writes the default.
-	Locale string
-	// Now is the time of the write.
-	Now time.Time
-	// Refs checks reference targets; nil accepts no reference.
-	Refs ReferenceChecker
-	// Files stores file values; nil refuses every upload, URL and FileRef.
-	Files FileValues
-}
-
-// OpError is a failed operation's error object.
-type OpError struct {
-	Code    string
-	Message string
-}
-
-// OpResult is the result of one operation.
-type OpResult struct {
-	Index  int
-	Status string // StatusOK or StatusError
-	// Path is the path as sent; for a successful insert the new block's
-	// path (the canvas path as sent plus "/" and the new id).
-	Path    string
-	ID      string // the new block's id, insert only
-	Warning string
-	Error   *OpError // nil on success
-}
 
 // BatchResult is the outcome of ApplyBatch.
 type BatchResult struct {
@@ -341,23 +234,6 @@ func opCode(op, code string) string {
 	return EUnknownOperation
 }
 
-type batch struct {
-	opt    BatchOptions
-	def    string
-	locale string
-	now    time.Time
-	eds    []*themes.Editable
-}
-
-// opState collects what one operation did; it is kept only when the
-// operation succeeds.
-type opState struct {
-	res      OpResult
-	changed  bool
-	slug     bool
-	warnings []string
-}
-
 func (b *batch) apply(w *doc.Page, op *Operation, st *opState) error {
 	switch op.Op {
 	case OpSet, OpInsert, OpDelete, OpMove:
@@ -382,101 +258,4 @@ func (b *batch) apply(w *doc.Page, op *Operation, st *opState) error {
 		return b.delete(w, path, st)
 	}
 	return b.move(w, op, path, st)
-}
-
-// decodeRaw decodes a raw operation member, numbers as json.Number.
-func decodeRaw(raw json.RawMessage) (any, error) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var v any
-	if err := dec.Decode(&v); err != nil {
-		return nil, errInvalid("Invalid JSON value: %v", err)
-	}
-	return v, nil
-}
-
-// located is what an item path resolves to, with the template definitions.
-type located struct {
-	// canvases and reps enclose the target, outermost first.
-	canvases []*doc.Item
-	reps     []*doc.Repeatable
-	// item and ed are a PathItem's target and its editable.
-	item *doc.Item
-	ed   *themes.Editable
-	// canvas and canvasEd are the canvas of a PathRepeatable(s).
-	canvas   *doc.Item
-	canvasEd *themes.Editable
-	// rep is a PathRepeatable's block.
-	rep *doc.Repeatable
-}
-
-// touch bumps the updated_at of every block and canvas enclosing the
-// target (and of the canvas of a repeatable path).
-func (l *located) touch(now time.Time) {
-	for _, c := range l.canvases {
-		c.UpdatedAt = now
-	}
-	for _, r := range l.reps {
-		r.UpdatedAt = now
-	}
-	if l.canvas != nil {
-		l.canvas.UpdatedAt = now
-	}
-}
-
-// locate resolves an item path against the page and the template. Errors
-// are path_not_found; notCanvas reports that the last container of a
-// repeatable path is an item but not a canvas.
-func (b *batch) locate(p *doc.Page, pt doc.Path) (l *located, notCanvas bool, err error) {
-	l = &located{}
-	items, eds := p.Items, b.eds
-	for _, br := range pt.Blocks {
-		it, ed, err := lookupItem(items, eds, br.Canvas)
-		if err != nil {
-			return nil, false, err
-		}
-		if it.Type != themes.TypeCanvas {
-			return nil, false, doc.PathError("Item '%s' is not a canvas", br.Canvas)
-		}
-		rep := it.Repeatable(br.ID)
-		if rep == nil || rep.Disabled || ed.Block(rep.Slug) == nil {
-			return nil, false, doc.PathError("Repeatable %s not found in canvas '%s'", br.ID, br.Canvas)
-		}
-		l.canvases = append(l.canvases, it)
-		l.reps = append(l.reps, rep)
-		items, eds = rep.Items, ed.Block(rep.Slug).Editables
-	}
-	it, ed, err := lookupItem(items, eds, pt.Slug)
-	if err != nil {
-		return nil, false, err
-	}
-	if pt.Kind == doc.PathItem {
-		l.item, l.ed = it, ed
-		return l, false, nil
-	}
-	if it.Type != themes.TypeCanvas {
-		return nil, true, doc.PathError("Item '%s' is not a canvas", pt.Slug)
-	}
-	l.canvas, l.canvasEd = it, ed
-	if pt.Kind == doc.PathRepeatable {
-		rep := it.Repeatable(pt.ID)
-		if rep == nil || rep.Disabled {
-			return nil, false, doc.PathError("Repeatable %s not found in canvas '%s'", pt.ID, pt.Slug)
-		}
-		l.rep = rep
-	}
-	return l, false, nil
-}
-
-// lookupItem finds the enabled item slug that the template defines.
-func lookupItem(items []*doc.Item, eds []*themes.Editable, slug string) (*doc.Item, *themes.Editable, error) {
-	ed := themes.FindEditable(eds, slug)
-	if ed == nil {
-		return nil, nil, doc.PathError("Item '%s' is not defined by the template", slug)
-	}
-	it := doc.FindItem(items, slug)
-	if it == nil || it.Disabled || it.Type != ed.Type {
-		return nil, nil, doc.PathError("Item '%s' not found", slug)
-	}
-	return it, ed, nil
 }

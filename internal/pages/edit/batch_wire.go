@@ -1,4 +1,4 @@
-package pages
+package edit
 
 // The batch on the wire: the operations array as sent, and the results
 // array as answered. The engine between them (batch.go) sees neither JSON.
@@ -12,6 +12,36 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/jsonw"
 )
+
+// Batch limits.
+const (
+	// MaxOperations is the most operations one batch may hold.
+	MaxOperations = 10
+)
+
+// Batch result statuses.
+const (
+	StatusOK    = "ok"
+	StatusError = "error"
+)
+
+// OpError is a failed operation's error object.
+type OpError struct {
+	Code    string
+	Message string
+}
+
+// OpResult is the result of one operation.
+type OpResult struct {
+	Index  int
+	Status string // StatusOK or StatusError
+	// Path is the path as sent; for a successful insert the new block's
+	// path (the canvas path as sent plus "/" and the new id).
+	Path    string
+	ID      string // the new block's id, insert only
+	Warning string
+	Error   *OpError // nil on success
+}
 
 // Operation is one element of a batch's operations array, as sent.
 type Operation struct {

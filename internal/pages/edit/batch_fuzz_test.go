@@ -1,4 +1,4 @@
-package pages_test
+package edit_test
 
 import (
 	"bytes"
@@ -11,8 +11,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -66,7 +66,7 @@ func FuzzDecodeOperations(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		ops, err := pages.DecodeOperations(data)
+		ops, err := edit.DecodeOperations(data)
 		if err != nil {
 			var ce *cms.Error
 			if !errors.As(err, &ce) || ce.Message == "" || !slices.Contains(specDecodeCodes, ce.Code) {
@@ -74,7 +74,7 @@ func FuzzDecodeOperations(f *testing.F) {
 			}
 			return
 		}
-		if len(ops) == 0 || len(ops) > pages.MaxOperations {
+		if len(ops) == 0 || len(ops) > edit.MaxOperations {
 			t.Fatalf("got %d operations", len(ops))
 		}
 		elems := make([]map[string]json.RawMessage, len(ops))
@@ -103,7 +103,7 @@ func FuzzDecodeOperations(f *testing.F) {
 			elems[i] = m
 		}
 		again, _ := json.Marshal(map[string]any{"operations": elems})
-		back, err := pages.DecodeOperations(again)
+		back, err := edit.DecodeOperations(again)
 		if err != nil {
 			t.Fatalf("re-decode of %s: %v", again, err)
 		}
@@ -157,7 +157,7 @@ func FuzzApplyBatch(f *testing.F) {
 		f.Add([]byte(opsBody(ops...)), true)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, nl bool) {
-		ops, err := pages.DecodeOperations(data)
+		ops, err := edit.DecodeOperations(data)
 		if err != nil {
 			return
 		}
@@ -167,7 +167,7 @@ func FuzzApplyBatch(f *testing.F) {
 		if nl {
 			opt.Locale = "nl"
 		}
-		res, err := pages.ApplyBatch(p, ops, opt)
+		res, err := edit.ApplyBatch(p, ops, opt)
 		if after, _ := json.Marshal(p); string(after) != string(before) {
 			t.Fatal("ApplyBatch modified its input")
 		}
@@ -182,14 +182,14 @@ func FuzzApplyBatch(f *testing.F) {
 				t.Fatalf("result %d: %+v", i, r)
 			}
 			switch r.Status {
-			case pages.StatusOK:
+			case edit.StatusOK:
 				if r.Error != nil {
 					t.Fatalf("result %d: ok with an error", i)
 				}
 				if (r.ID != "") != (ops[i].Op == "insert") {
 					t.Fatalf("result %d: id %q on op %q", i, r.ID, ops[i].Op)
 				}
-			case pages.StatusError:
+			case edit.StatusError:
 				if r.Error == nil || r.Error.Message == "" || r.ID != "" {
 					t.Fatalf("result %d: %+v", i, r)
 				}
@@ -200,7 +200,7 @@ func FuzzApplyBatch(f *testing.F) {
 				t.Fatalf("result %d: status %q", i, r.Status)
 			}
 		}
-		if !json.Valid(pages.AppendResults(nil, res.Results)) {
+		if !json.Valid(edit.AppendResults(nil, res.Results)) {
 			t.Fatal("results are not valid JSON")
 		}
 		if res.Changed != !res.Page.UpdatedAt.Equal(p.UpdatedAt) {

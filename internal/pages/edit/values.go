@@ -1,13 +1,15 @@
-package pages
+package edit
 
 // Reading the loosely typed values of a decoded body (strings, lists,
-// integers, locales), shared by PUT and the batch engine.
+// integers, locales, ids, roles), shared by PUT and the batch engine.
 
 import (
 	"encoding/json"
 	"math"
 	"slices"
 	"strings"
+
+	"github.com/tessera-cms/tessera/internal/cms"
 )
 
 // asString reads a string; null reads as "".
@@ -100,4 +102,58 @@ func sortedKeys(m map[string]any) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// Why a value is not a list of ids (parseIDList).
+const (
+	idListOK    = iota
+	idListShape // neither an id, an array nor null
+	idNotString // an element is not a string
+	idInvalid   // an element is not a 24-hex id
+)
+
+// parseIDList reads a reference value that is null, one id or an array of
+// ids, returning the ids lower-cased without duplicates, or why it is not
+// such a value and the offending element. PUT and batch share it and word
+// their errors differently.
+func parseIDList(v any) (ids []string, bad any, why int) {
+	var raw []any
+	switch v := v.(type) {
+	case nil:
+		return nil, nil, idListOK
+	case string:
+		raw = []any{v}
+	case []any:
+		raw = v
+	default:
+		return nil, v, idListShape
+	}
+	ids = make([]string, 0, len(raw))
+	for _, e := range raw {
+		s, ok := e.(string)
+		if !ok {
+			return nil, e, idNotString
+		}
+		if !cms.IsID(s) {
+			return nil, s, idInvalid
+		}
+		if s = strings.ToLower(s); !slices.Contains(ids, s) {
+			ids = append(ids, s)
+		}
+	}
+	return ids, nil, idListOK
+}
+
+// ParseRoles reads a list of customer role names (a page's roles): an
+// array of strings, or null for none (see cms.RoleNames).
+func ParseRoles(v any) ([]string, error) {
+	list, ok := asStrings(v)
+	if !ok {
+		return nil, errInvalid("roles must be an array of customer role names")
+	}
+	out, err := cms.RoleNames(list)
+	if err != nil {
+		return nil, errInvalid("roles: %v", err)
+	}
+	return out, nil
 }

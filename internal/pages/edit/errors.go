@@ -1,4 +1,4 @@
-package pages
+package edit
 
 import (
 	"slices"
@@ -6,14 +6,49 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 )
 
-// Error codes the page engine returns besides those package cms names. The
-// engine sets the HTTP status on every *cms.Error it returns, so the HTTP
-// layer need not know these codes.
+// Error codes of PUT and the batch besides those package cms names (and
+// doc.EPathNotFound). httpapi answers every one of them 422, its status for
+// the codes its table does not list.
 const (
 	EMissingSlug        = "missing_slug"
 	EInvalidPosition    = "invalid_position"
 	EInvalidReferenceID = "invalid_reference_id"
 	EReferenceNotFound  = "reference_not_found"
+)
+
+// Batch-level codes (besides cms.EInvalid, cms.EPreconditionRequired,
+// cms.EPreconditionFailed, cms.EValidationFailed, cms.EConcurrentMod and
+// cms.EServiceUnavailable).
+const (
+	EEmptyBatch      = "empty_batch"
+	EBatchTooLarge   = "batch_too_large"
+	EAtomicFailure   = "atomic_failure"
+	EOperationFailed = "operation_failed" // draft batch: any op failed
+)
+
+// Per-operation codes (besides the PUT codes above, doc.EPathNotFound, cms.ENotFound,
+// cms.EUnauthorized, cms.EValidationFailed and the theme codes).
+const (
+	EUnknownOperation       = "unknown_operation"
+	EMissingValue           = "missing_value"
+	EInvalidTarget          = "invalid_target"
+	EInvalidField           = "invalid_field"
+	EInvalidContainerValue  = "invalid_container_value"
+	EInvalidContainerParent = "invalid_container_parent"
+	EInvalidBoolean         = "invalid_boolean"
+	EInvalidOperation       = "invalid_operation"
+	EInvalidSwitchValue     = "invalid_switch_value"
+	EInvalidSelectValue     = "invalid_select_value"
+	EInvalidReferenceFormat = "invalid_reference_format"
+	ESetFailed              = "set_failed"
+	EInvalidSlug            = "invalid_slug"
+	EInvalidInsertPath      = "invalid_insert_path"
+	ENotACanvas             = "not_a_canvas"
+	EInsertFailed           = "insert_failed"
+	EInvalidDeleteTarget    = "invalid_delete_target"
+	EDeleteFailed           = "delete_failed"
+	EInvalidMoveTarget      = "invalid_move_target"
+	EMoveFailed             = "move_failed"
 )
 
 // errInvalid is a 422 validation_failed naming the offending key in its message.

@@ -1,4 +1,4 @@
-package pages_test
+package edit_test
 
 import (
 	"testing"
@@ -6,8 +6,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -32,7 +32,7 @@ func TestNeedsSync(t *testing.T) {
 			if tt.page != nil {
 				tt.page(p)
 			}
-			if got := pages.NeedsSync(p, tt.tpl); got != tt.want {
+			if got := edit.NeedsSync(p, tt.tpl); got != tt.want {
 				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
@@ -81,7 +81,7 @@ func pushedTemplate() *doc.TemplateInfo {
 func TestSync(t *testing.T) {
 	p := pagetest.Page()
 	tpl := pushedTemplate()
-	if !pages.Sync(p, tpl, pagetest.Now) {
+	if !edit.Sync(p, tpl, pagetest.Now) {
 		t.Fatal("Sync reported no change")
 	}
 	want := []itemState{
@@ -121,7 +121,7 @@ func TestSync(t *testing.T) {
 	if !p.TemplateSyncedAt.Equal(pagetest.T2) || p.Template != "standard" {
 		t.Errorf("got synced at %v template %q", p.TemplateSyncedAt, p.Template)
 	}
-	if pages.Sync(p, tpl, pagetest.Now.Add(time.Hour)) {
+	if edit.Sync(p, tpl, pagetest.Now.Add(time.Hour)) {
 		t.Error("a second Sync reported a change")
 	}
 }
@@ -132,7 +132,7 @@ func TestSyncReferences(t *testing.T) {
 	tpl.UpdatedAt = pagetest.T2
 	tpl.Schema.Editable("Featured").Reference = "channels.articles"
 	tpl.Schema.Editable("Related").Multiple = false
-	pages.Sync(p, tpl, pagetest.Now)
+	edit.Sync(p, tpl, pagetest.Now)
 	if it := p.Item("Featured"); it.RefIDs != nil || it.RefType != "channels.articles" || !it.UpdatedAt.Equal(pagetest.Now) {
 		t.Errorf("Featured: got ids %v type %q updated %v", it.RefIDs, it.RefType, it.UpdatedAt)
 	}
@@ -143,7 +143,7 @@ func TestSyncReferences(t *testing.T) {
 
 func TestSyncNilTemplate(t *testing.T) {
 	p := pagetest.Page()
-	pages.Sync(p, nil, pagetest.Now)
+	edit.Sync(p, nil, pagetest.Now)
 	for _, it := range p.Items {
 		if !it.Disabled {
 			t.Errorf("%s still enabled", it.Slug)
@@ -156,13 +156,13 @@ func TestSyncNilTemplate(t *testing.T) {
 
 // A save after a theme push re-syncs; the dropped editable is then unknown.
 func TestApplySyncsNewerTemplate(t *testing.T) {
-	res := mustApply(t, pagetest.Page(), `{"items":{"Subtitle":"S"}}`, func(o *pages.ApplyOptions) { o.Template = pushedTemplate() })
+	res := mustApply(t, pagetest.Page(), `{"items":{"Subtitle":"S"}}`, func(o *edit.ApplyOptions) { o.Template = pushedTemplate() })
 	if !res.Synced || res.TemplateChanged {
 		t.Errorf("got synced %v changed %v, want synced only", res.Synced, res.TemplateChanged)
 	}
 	if !res.Page.Item("Style").Disabled || res.Page.Item("Subtitle").Content["en"] != "S" {
 		t.Error("sync did not happen before the items were applied")
 	}
-	_, err := apply(t, pagetest.Page(), `{"items":{"Style":"solid"}}`, func(o *pages.ApplyOptions) { o.Template = pushedTemplate() })
+	_, err := apply(t, pagetest.Page(), `{"items":{"Style":"solid"}}`, func(o *edit.ApplyOptions) { o.Template = pushedTemplate() })
 	pagetest.WantCode(t, err, "editable_not_in_theme")
 }

@@ -1,4 +1,4 @@
-package pages_test
+package edit_test
 
 import (
 	"encoding/json"
@@ -9,8 +9,8 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -43,17 +43,17 @@ func FuzzApply(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, replace, nl bool) {
 		p := pagetest.Page()
 		before, _ := json.Marshal(p)
-		b, err := pages.DecodeBody(data)
+		b, err := edit.DecodeBody(data)
 		if err != nil {
 			checkErr(t, err)
 			return
 		}
-		opt := applyOpts()
+		opt := pagetest.ApplyOptions()
 		opt.Replace = replace
 		if nl {
 			opt.Locale = "nl"
 		}
-		res, err := pages.Apply(p, b, opt)
+		res, err := edit.Apply(p, b, opt)
 		if after, _ := json.Marshal(p); string(after) != string(before) {
 			t.Fatalf("Apply modified its input")
 		}

@@ -1,4 +1,4 @@
-package pages_test
+package edit_test
 
 import (
 	"encoding/json"
@@ -11,29 +11,29 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/pages/view"
 )
 
-func apply(t *testing.T, p *doc.Page, js string, edit func(*pages.ApplyOptions)) (*pages.Result, error) {
+func apply(t *testing.T, p *doc.Page, js string, change func(*edit.ApplyOptions)) (*edit.Result, error) {
 	t.Helper()
-	opt := applyOpts()
-	if edit != nil {
-		edit(&opt)
+	opt := pagetest.ApplyOptions()
+	if change != nil {
+		change(&opt)
 	}
 	before := p.Clone()
-	res, err := pages.Apply(p, body(t, js), opt)
+	res, err := edit.Apply(p, pagetest.Body(t, js), opt)
 	if diff := cmp.Diff(before, p); diff != "" {
 		t.Fatalf("Apply modified its input page (-before +after):\n%s", diff)
 	}
 	return res, err
 }
 
-func mustApply(t *testing.T, p *doc.Page, js string, edit func(*pages.ApplyOptions)) *pages.Result {
+func mustApply(t *testing.T, p *doc.Page, js string, change func(*edit.ApplyOptions)) *edit.Result {
 	t.Helper()
-	res, err := apply(t, p, js, edit)
+	res, err := apply(t, p, js, change)
 	if err != nil {
 		t.Fatalf("Apply(%s): %v", js, err)
 	}
@@ -62,7 +62,7 @@ func TestPutBackIdentity(t *testing.T) {
 				tt.view(v)
 			}
 			read := pagetest.MustRender(t, p, v)
-			res := mustApply(t, p, string(read), func(o *pages.ApplyOptions) { o.Locale = v.Locale })
+			res := mustApply(t, p, string(read), func(o *edit.ApplyOptions) { o.Locale = v.Locale })
 			if diff := cmp.Diff(p, res.Page, cmpopts.IgnoreFields(doc.Page{}, "UpdatedAt")); diff != "" {
 				t.Errorf("stored document changed (-before +after):\n%s", diff)
 			}
@@ -75,7 +75,7 @@ func TestPutBackIdentity(t *testing.T) {
 			if c, _ := json.Marshal(p); string(c) != string(b) {
 				t.Errorf("stored JSON differs:\n%s\n%s", c, b)
 			}
-			want := &pages.Result{Page: res.Page, Template: res.Template}
+			want := &edit.Result{Page: res.Page, Template: res.Template}
 			if diff := cmp.Diff(want, res); diff != "" {
 				t.Errorf("result reports changes (-want +got):\n%s", diff)
 			}
@@ -90,7 +90,7 @@ func TestApplyUpdatedAt(t *testing.T) {
 		t.Errorf("got updated_at %v, want %v", res.Page.UpdatedAt, pagetest.Now)
 	}
 	// A clock behind the stored updated_at still moves it forward.
-	res = mustApply(t, p, `{}`, func(o *pages.ApplyOptions) { o.Now = pagetest.T0 })
+	res = mustApply(t, p, `{}`, func(o *edit.ApplyOptions) { o.Now = pagetest.T0 })
 	if want := pagetest.T1.Add(time.Millisecond); !res.Page.UpdatedAt.Equal(want) {
 		t.Errorf("got updated_at %v, want %v", res.Page.UpdatedAt, want)
 	}
@@ -100,14 +100,14 @@ func TestApplyPageFields(t *testing.T) {
 	tests := []struct {
 		name  string
 		body  string
-		check func(t *testing.T, p *doc.Page, res *pages.Result)
+		check func(t *testing.T, p *doc.Page, res *edit.Result)
 	}{
 		{
 			name: "ReadOnlyIgnored",
 			body: `{"id":"x","url":"/pages/x","public_url":"http://x","fullpath":"/x","parent_path":"/y","depth":9,
 				"created_at":"2000-01-01T00:00:00.000Z","updated_at":"2000-01-01T00:00:00.000Z",
 				"security_password":"secret","security_access_groups":["a"],"enabled":false,"redirect":true}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				q := pagetest.Page()
 				q.UpdatedAt = p.UpdatedAt
 				if diff := cmp.Diff(q, p); diff != "" {
@@ -119,7 +119,7 @@ func TestApplyPageFields(t *testing.T) {
 			name: "Scalars",
 			body: `{"published":"no","homepage":true,"filter":"tag:x","security_mechanism":"customers",
 				"locales":["de"],"fixed_locale":"pt-BR","position":7,"caching_strategy":"hourly"}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				got := []any{p.Published, p.Homepage, p.Filter, p.SecurityMechanism, p.Locales, p.FixedLocale, p.Position, p.CachingStrategy}
 				want := []any{false, true, "tag:x", "customers", []string{"de"}, "pt-BR", 7, "hourly"}
 				if diff := cmp.Diff(want, got); diff != "" {
@@ -133,7 +133,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "Nulls",
 			body: `{"filter":null,"fixed_locale":null,"locales":null,"security_mechanism":null,"og_image":null,"channel":null}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if p.Filter != "" || p.FixedLocale != "" || p.Locales != nil || p.SecurityMechanism != "none" || p.OGImage != nil {
 					t.Errorf("got %q %q %v %q %v, want all cleared", p.Filter, p.FixedLocale, p.Locales, p.SecurityMechanism, p.OGImage)
 				}
@@ -142,7 +142,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "TemplateByIDAlias",
 			body: `{"template_id":"6a6c60362e4510dd4a45bbbb","items":{"Call to action":"Go"}}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if p.Template != "landing" || !res.TemplateChanged || !res.Synced || res.Template.Name() != "landing" {
 					t.Fatalf("got template %q changed=%v synced=%v", p.Template, res.TemplateChanged, res.Synced)
 				}
@@ -169,7 +169,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "TemplateSameNameNoSync",
 			body: `{"template":"standard"}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if res.TemplateChanged || res.Synced {
 					t.Errorf("got changed=%v synced=%v, want neither", res.TemplateChanged, res.Synced)
 				}
@@ -178,7 +178,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "TemplateNull",
 			body: `{"template":null}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if p.Template != "" || !res.TemplateChanged || res.Template != nil {
 					t.Fatalf("got template %q changed=%v", p.Template, res.TemplateChanged)
 				}
@@ -192,7 +192,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "ParentByFullpathAlias",
 			body: `{"parent_id":"/company/contact"}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if p.ParentID != pagetest.RefPageID || !res.ParentChanged {
 					t.Errorf("got parent %q changed=%v, want %s", p.ParentID, res.ParentChanged, pagetest.RefPageID)
 				}
@@ -201,7 +201,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "ParentSame",
 			body: `{"parent":"company"}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if p.ParentID != pagetest.ParentID || res.ParentChanged {
 					t.Errorf("got parent %q changed=%v", p.ParentID, res.ParentChanged)
 				}
@@ -210,7 +210,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "ParentNull",
 			body: `{"parent":null}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if p.ParentID != "" || !res.ParentChanged {
 					t.Errorf("got parent %q changed=%v", p.ParentID, res.ParentChanged)
 				}
@@ -219,7 +219,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "ChannelByID",
 			body: `{"channel_id":"6a6c60362e4510dd4a45cccc"}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if p.Channel != "news" || !res.ChannelChanged {
 					t.Errorf("got channel %q changed=%v", p.Channel, res.ChannelChanged)
 				}
@@ -228,7 +228,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "SlugSlugified",
 			body: `{"slug":"  Über uns & Café_2 ","title":"Über uns"}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if p.Slug["en"] != "uber-uns-cafe-2" || p.Title["en"] != "Über uns" {
 					t.Errorf("got slug %q title %q", p.Slug["en"], p.Title["en"])
 				}
@@ -240,7 +240,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "SlugUnchanged",
 			body: `{"slug":"About-Us"}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if res.SlugChanged != nil {
 					t.Errorf("got SlugChanged %v, want none", res.SlugChanged)
 				}
@@ -249,7 +249,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "OGImageRemove",
 			body: `{"og_image":{"__type":"File","remove":true}}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if p.OGImage != nil {
 					t.Errorf("got og_image %v, want nil", p.OGImage)
 				}
@@ -258,7 +258,7 @@ func TestApplyPageFields(t *testing.T) {
 		{
 			name: "OGImageURLOnlyIgnored",
 			body: `{"og_image":{"__type":"File","url":"https://elsewhere/x.png"}}`,
-			check: func(t *testing.T, p *doc.Page, res *pages.Result) {
+			check: func(t *testing.T, p *doc.Page, res *edit.Result) {
 				if diff := cmp.Diff(pagetest.HeroImage, p.OGImage); diff != "" {
 					t.Errorf("og_image changed (-want +got):\n%s", diff)
 				}
@@ -276,7 +276,7 @@ func TestApplyPageFields(t *testing.T) {
 func TestApplyErrors(t *testing.T) {
 	tests := []struct {
 		name, body string
-		edit       func(*pages.ApplyOptions)
+		edit       func(*edit.ApplyOptions)
 		code       string
 		msg        string // substring
 		data       any
@@ -328,13 +328,13 @@ func TestApplyErrors(t *testing.T) {
 			body: `{"items":{"Body":[{"id":"` + pagetest.HeroID + `","items":{"Columns":[{"slug":"hero"}]}}]}}`, code: cms.ERepeatableNotInTheme,
 			data: map[string]any{"canvas": "Columns", "slugs": []string{"hero"}},
 		},
-		{name: "MissingSlug", body: `{"items":{"Body":[{"items":{}}]}}`, code: pages.EMissingSlug, msg: "items.Body.repeatables[0]"},
+		{name: "MissingSlug", body: `{"items":{"Body":[{"items":{}}]}}`, code: edit.EMissingSlug, msg: "items.Body.repeatables[0]"},
 		{name: "UnknownRepeatableID", body: `{"items":{"Body":[{"id":"` + pagetest.MissingID + `"}]}}`, code: cms.EValidationFailed, msg: "not found"},
 		{name: "DisabledRepeatableID", body: `{"items":{"Body":[{"id":"` + pagetest.GoneID + `","slug":"video"}]}}`, code: cms.EValidationFailed, msg: "not found"},
 		{name: "RepeatableNotObject", body: `{"items":{"Body":["x"]}}`, code: cms.EValidationFailed, msg: "items.Body.repeatables[0]"},
 		{name: "CanvasType", body: `{"items":{"Body":"x"}}`, code: cms.EValidationFailed, msg: "items.Body"},
 		{name: "CanvasRepeatablesType", body: `{"items":{"Body":{"repeatables":{}}}}`, code: cms.EValidationFailed, msg: "items.Body.repeatables"},
-		{name: "Position", body: `{"items":{"Body":[{"id":"` + pagetest.HeroID + `","position":0}]}}`, code: pages.EInvalidPosition, msg: "position"},
+		{name: "Position", body: `{"items":{"Body":[{"id":"` + pagetest.HeroID + `","position":0}]}}`, code: edit.EInvalidPosition, msg: "position"},
 		{name: "FileUpload", body: `{"items":{"Hero image":{"__type":"File","filename":"a.png","attachment":"aGk="}}}`, code: files.EInvalidFileFormat, msg: "not supported yet"},
 		{name: "FileRefBadURI", body: `{"items":{"Hero image":{"__type":"FileRef","source":"service://s/pages/x/y"}}}`, code: cms.EValidationFailed, msg: "24-hex id"},
 		{name: "FileRefWithoutStorage", body: `{"items":{"Hero image":{"__type":"FileRef","source":"service://s/pages/6a6c60362e4510dd4a459982/Hero image"}}}`, code: files.EInvalidFileFormat, msg: "not supported yet"},
@@ -346,13 +346,13 @@ func TestApplyErrors(t *testing.T) {
 		{name: "OGImageUpload", body: `{"og_image":{"__type":"File","filename":"a.png","attachment":"aGk="}}`, code: files.EInvalidFileFormat, msg: "og_image"},
 		{name: "FileBareURL", body: `{"items":{"Hero image":"https://x/y.png"}}`, code: files.EInvalidFileFormat, msg: "items.Hero image"},
 		{name: "FileEmptyObject", body: `{"items":{"Hero image":{"__type":"File"}}}`, code: files.EInvalidFileFormat, msg: "invalid file object"},
-		{name: "ReferenceBadID", body: `{"items":{"Featured":"about-us"}}`, code: pages.EInvalidReferenceID, msg: "items.Featured"},
-		{name: "ReferenceBadIDs", body: `{"items":{"Related":{"reference_ids":["` + pagetest.Article1 + `",3]}}}`, code: pages.EInvalidReferenceID, msg: "reference_ids"},
-		{name: "ReferenceUnknownSlug", body: `{"items":{"Featured":{"reference_slug":"nope"}}}`, code: pages.EReferenceNotFound, msg: "nope"},
+		{name: "ReferenceBadID", body: `{"items":{"Featured":"about-us"}}`, code: edit.EInvalidReferenceID, msg: "items.Featured"},
+		{name: "ReferenceBadIDs", body: `{"items":{"Related":{"reference_ids":["` + pagetest.Article1 + `",3]}}}`, code: edit.EInvalidReferenceID, msg: "reference_ids"},
+		{name: "ReferenceUnknownSlug", body: `{"items":{"Featured":{"reference_slug":"nope"}}}`, code: edit.EReferenceNotFound, msg: "nope"},
 		{name: "ReferenceTooMany", body: `{"items":{"Featured":["` + pagetest.Article1 + `","` + pagetest.Article2 + `"]}}`, code: cms.EValidationFailed, msg: "single"},
 		{name: "ReferenceType", body: `{"items":{"Featured":7}}`, code: cms.EValidationFailed, msg: "items.Featured"},
 		{name: "ItemTranslationLocale", body: `{"items":{"Intro":{"translations":{"fr":{"content":"x"}}}}}`, code: cms.EValidationFailed, msg: `"fr"`},
-		{name: "NewPageNeedsTitle", body: `{"slug":"x"}`, edit: func(o *pages.ApplyOptions) { o.New = true }, code: cms.EValidationFailed, msg: "title"},
+		{name: "NewPageNeedsTitle", body: `{"slug":"x"}`, edit: func(o *edit.ApplyOptions) { o.New = true }, code: cms.EValidationFailed, msg: "title"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -376,7 +376,7 @@ func TestApplyErrors(t *testing.T) {
 
 func TestApplyContentLocale(t *testing.T) {
 	t.Run("MessageOnlyError", func(t *testing.T) {
-		_, err := apply(t, pagetest.Page(), `{}`, func(o *pages.ApplyOptions) { o.Locale = "fr" })
+		_, err := apply(t, pagetest.Page(), `{}`, func(o *edit.ApplyOptions) { o.Locale = "fr" })
 		ce := pagetest.WantCode(t, err, cms.EBareInvalid)
 		if want := "Invalid content_locale: fr is not enabled for this site."; ce.Message != want {
 			t.Errorf("got %q, want %q", ce.Message, want)
@@ -384,7 +384,7 @@ func TestApplyContentLocale(t *testing.T) {
 	})
 	t.Run("PageKeys", func(t *testing.T) {
 		res := mustApply(t, pagetest.Page(), `{"title":"Nieuw","slug":"Nieuwe Pagina","seo_keywords":"a,b"}`,
-			func(o *pages.ApplyOptions) { o.Locale = "nl" })
+			func(o *edit.ApplyOptions) { o.Locale = "nl" })
 		p := res.Page
 		want := []string{"About us", "Nieuw", "about-us", "nieuwe-pagina", "", "a,b"}
 		got := []string{p.Title["en"], p.Title["nl"], p.Slug["en"], p.Slug["nl"], p.SEOKeywords["en"], p.SEOKeywords["nl"]}
@@ -398,7 +398,7 @@ func TestApplyContentLocale(t *testing.T) {
 	t.Run("ItemStrings", func(t *testing.T) {
 		res := mustApply(t, pagetest.Page(), `{"items":{"Hero title":"Nieuwe kop","Intro":"<p>NL</p>",
 			"Body":[{"id":"`+pagetest.QuoteID+`","items":{"Quote":"Minder is meer."}}]}}`,
-			func(o *pages.ApplyOptions) { o.Locale = "nl" })
+			func(o *edit.ApplyOptions) { o.Locale = "nl" })
 		p := res.Page
 		if got := p.Item("Hero title").Content; !cmp.Equal(got, pagetest.Text("en", `We build <things> & "stuff"`, "nl", "Nieuwe kop")) {
 			t.Errorf("Hero title: got %v", got)
@@ -489,7 +489,7 @@ func TestApplyItems(t *testing.T) {
 	t.Run("FileRemoveInLocale", func(t *testing.T) {
 		p := pagetest.Page()
 		p.Item("Hero image").Files = map[string]*files.File{"en": pagetest.HeroImage}
-		res := mustApply(t, p, `{"items":{"Hero image":{"__type":"File","remove":true}}}`, func(o *pages.ApplyOptions) { o.Locale = "nl" })
+		res := mustApply(t, p, `{"items":{"Hero image":{"__type":"File","remove":true}}}`, func(o *edit.ApplyOptions) { o.Locale = "nl" })
 		it := res.Page.Item("Hero image")
 		if !cmp.Equal(it.File("en", "en"), pagetest.HeroImage) || it.File("nl", "en") != nil {
 			t.Errorf("got en %v nl %v, want en kept, nl cleared", it.File("en", "en"), it.File("nl", "en"))
@@ -609,7 +609,7 @@ func TestApplyCanvas(t *testing.T) {
 			t.Errorf("canvas changed (-want +got):\n%s", diff)
 		}
 	})
-	replace := func(o *pages.ApplyOptions) { o.Replace = true }
+	replace := func(o *edit.ApplyOptions) { o.Replace = true }
 	t.Run("EmptyArrayReplace", func(t *testing.T) {
 		res := mustApply(t, pagetest.Page(), `{"items":{"Body":[]}}`, replace)
 		if got := res.Page.Item("Body").Repeatables; got != nil {
@@ -682,7 +682,7 @@ func TestApplyCanvas(t *testing.T) {
 func TestApplyNewPage(t *testing.T) {
 	p := doc.NewPage(pagetest.PageID, pagetest.SiteID, pagetest.T0)
 	res := mustApply(t, p, `{"title":"Hello World!","template":"standard","parent":"company","items":{"Intro":"<p>x</p>"}}`,
-		func(o *pages.ApplyOptions) { o.New = true; o.Template = nil })
+		func(o *edit.ApplyOptions) { o.New = true; o.Template = nil })
 	np := res.Page
 	if np.Slug["en"] != "hello-world" || np.Template != "standard" || np.ParentID != pagetest.ParentID || !res.Synced {
 		t.Errorf("got slug %q template %q parent %q synced %v", np.Slug["en"], np.Template, np.ParentID, res.Synced)
@@ -711,14 +711,14 @@ func TestApplyNewPage(t *testing.T) {
 
 func TestDecodeBody(t *testing.T) {
 	for _, in := range []string{`[]`, `"x"`, `null`} {
-		_, err := pages.DecodeBody([]byte(in))
+		_, err := edit.DecodeBody([]byte(in))
 		pagetest.WantCode(t, err, cms.EInvalid)
 	}
 	for _, in := range []string{``, `{"a":1} {}`, `{"a":`} {
-		_, err := pages.DecodeBody([]byte(in))
+		_, err := edit.DecodeBody([]byte(in))
 		pagetest.WantCode(t, err, cms.EInvalidJSON)
 	}
-	m, err := pages.DecodeBody([]byte(` {"position": 3} `))
+	m, err := edit.DecodeBody([]byte(` {"position": 3} `))
 	if err != nil || m["position"] != json.Number("3") {
 		t.Errorf("got %v %v", m, err)
 	}

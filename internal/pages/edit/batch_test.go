@@ -1,4 +1,4 @@
-package pages_test
+package edit_test
 
 import (
 	"encoding/base64"
@@ -14,8 +14,8 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -39,8 +39,8 @@ func (f *fakeFiles) Store(v files.Value, _ bool) (*files.File, error) {
 	return &files.File{Filename: name, URL: "/files/site/" + name, ContentType: v.ContentType, Version: 1, Size: int64(len(v.Data))}, nil
 }
 
-func batchOpts() pages.BatchOptions {
-	return pages.BatchOptions{
+func batchOpts() edit.BatchOptions {
+	return edit.BatchOptions{
 		Template:      pagetest.TemplateInfo(),
 		DefaultLocale: "en",
 		Locales:       []string{"en", "nl"},
@@ -55,18 +55,18 @@ func opsBody(ops ...string) string { return `{"operations":[` + strings.Join(ops
 
 // runBatch decodes body and applies it to p, failing the test when the
 // decode fails, ApplyBatch fails, or p is modified.
-func runBatch(t *testing.T, p *doc.Page, body string, edit func(*pages.BatchOptions)) *pages.BatchResult {
+func runBatch(t *testing.T, p *doc.Page, body string, change func(*edit.BatchOptions)) *edit.BatchResult {
 	t.Helper()
-	ops, err := pages.DecodeOperations([]byte(body))
+	ops, err := edit.DecodeOperations([]byte(body))
 	if err != nil {
 		t.Fatalf("DecodeOperations(%s): %v", body, err)
 	}
 	opt := batchOpts()
-	if edit != nil {
-		edit(&opt)
+	if change != nil {
+		change(&opt)
 	}
 	before := p.Clone()
-	res, err := pages.ApplyBatch(p, ops, opt)
+	res, err := edit.ApplyBatch(p, ops, opt)
 	if diff := cmp.Diff(before, p); diff != "" {
 		t.Fatalf("ApplyBatch modified its input page (-before +after):\n%s", diff)
 	}
@@ -82,18 +82,18 @@ func runBatch(t *testing.T, p *doc.Page, body string, edit func(*pages.BatchOpti
 // runOne applies the single operation op to testPage and checks the
 // result's status against code ("" for ok). A failed operation must leave
 // the document unchanged.
-func runOne(t *testing.T, op, code string, edit func(*pages.BatchOptions)) (*pages.BatchResult, *doc.Page) {
+func runOne(t *testing.T, op, code string, change func(*edit.BatchOptions)) (*edit.BatchResult, *doc.Page) {
 	t.Helper()
 	p := pagetest.Page()
-	res := runBatch(t, p, opsBody(op), edit)
+	res := runBatch(t, p, opsBody(op), change)
 	r := res.Results[0]
 	if code == "" {
-		if r.Status != pages.StatusOK || r.Error != nil {
+		if r.Status != edit.StatusOK || r.Error != nil {
 			t.Fatalf("got %+v (%+v), want status ok", r, r.Error)
 		}
 		return res, p
 	}
-	if r.Status != pages.StatusError || r.Error == nil {
+	if r.Status != edit.StatusError || r.Error == nil {
 		t.Fatalf("got %+v, want status error with code %q", r, code)
 	}
 	if r.Error.Code != code {
@@ -173,7 +173,7 @@ func TestDecodeOperations(t *testing.T) {
 	tests := []struct {
 		name string
 		body string
-		want []pages.Operation
+		want []edit.Operation
 		code string
 	}{
 		{name: "not JSON", body: `{"operations":`, code: cms.EInvalid},
@@ -185,15 +185,15 @@ func TestDecodeOperations(t *testing.T) {
 		{name: "operations null", body: `{"operations":null}`, code: cms.EInvalid},
 		{name: "operations object", body: `{"operations":{"op":"set"}}`, code: cms.EInvalid},
 		{name: "operations string", body: `{"operations":"set"}`, code: cms.EInvalid},
-		{name: "empty", body: `{"operations":[]}`, code: pages.EEmptyBatch},
-		{name: "eleven", body: opsBody(slices.Repeat([]string{`{}`}, 11)...), code: pages.EBatchTooLarge},
+		{name: "empty", body: `{"operations":[]}`, code: edit.EEmptyBatch},
+		{name: "eleven", body: opsBody(slices.Repeat([]string{`{}`}, 11)...), code: edit.EBatchTooLarge},
 		{
 			name: "ten",
 			body: opsBody(slices.Repeat([]string{`{"op":"delete","path":"/x"}`}, 10)...),
-			want: func() []pages.Operation {
-				var out []pages.Operation
+			want: func() []edit.Operation {
+				var out []edit.Operation
 				for i := range 10 {
-					out = append(out, pages.Operation{Index: i, Op: "delete", Path: "/x"})
+					out = append(out, edit.Operation{Index: i, Op: "delete", Path: "/x"})
 				}
 				return out
 			}(),
@@ -211,7 +211,7 @@ func TestDecodeOperations(t *testing.T) {
 				`{"op":5,"path":["x"],"Value":1}`,
 				`{"path":"/title","op":"set","value":"a","op":"delete"}`,
 			),
-			want: []pages.Operation{
+			want: []edit.Operation{
 				{Index: 0, Op: "set", Path: "/title", Value: json.RawMessage(`"Hi"`)},
 				{Index: 1, Op: "set", Path: "/title", Value: json.RawMessage(`null`)},
 				{Index: 2, Op: "set", Path: "/title"},
@@ -226,7 +226,7 @@ func TestDecodeOperations(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := pages.DecodeOperations([]byte(tt.body))
+			got, err := edit.DecodeOperations([]byte(tt.body))
 			if tt.code != "" {
 				pagetest.WantCode(t, err, tt.code)
 				return
@@ -248,13 +248,13 @@ func TestDecodeOperations(t *testing.T) {
 
 func TestApplyBatchLevelErrors(t *testing.T) {
 	p := pagetest.Page()
-	_, err := pages.ApplyBatch(p, nil, batchOpts())
-	pagetest.WantCode(t, err, pages.EEmptyBatch)
-	_, err = pages.ApplyBatch(p, make([]pages.Operation, pages.MaxOperations+1), batchOpts())
-	pagetest.WantCode(t, err, pages.EBatchTooLarge)
+	_, err := edit.ApplyBatch(p, nil, batchOpts())
+	pagetest.WantCode(t, err, edit.EEmptyBatch)
+	_, err = edit.ApplyBatch(p, make([]edit.Operation, edit.MaxOperations+1), batchOpts())
+	pagetest.WantCode(t, err, edit.EBatchTooLarge)
 	opt := batchOpts()
 	opt.Locale = "fr"
-	_, err = pages.ApplyBatch(p, []pages.Operation{{Op: "set", Path: "/title", Value: json.RawMessage(`"x"`)}}, opt)
+	_, err = edit.ApplyBatch(p, []edit.Operation{{Op: "set", Path: "/title", Value: json.RawMessage(`"x"`)}}, opt)
 	ce := pagetest.WantCode(t, err, cms.EBareInvalid)
 	if got, want := ce.Message, "Invalid content_locale: fr is not enabled for this site."; got != want {
 		t.Errorf("got message %q, want %q", got, want)
@@ -267,11 +267,11 @@ func TestBatchAnyOpErrors(t *testing.T) {
 	tests := []struct {
 		name, op, code, msg string
 	}{
-		{"unknown op", `{"op":"replace","path":"/title","value":"x"}`, pages.EUnknownOperation, "replace"},
-		{"op missing", `{"path":"/title","value":"x"}`, pages.EUnknownOperation, ""},
-		{"op not a string", `{"op":1,"path":"/title","value":"x"}`, pages.EUnknownOperation, ""},
-		{"op upper case", `{"op":"SET","path":"/title","value":"x"}`, pages.EUnknownOperation, ""},
-		{"element not an object", `"set"`, pages.EUnknownOperation, ""},
+		{"unknown op", `{"op":"replace","path":"/title","value":"x"}`, edit.EUnknownOperation, "replace"},
+		{"op missing", `{"path":"/title","value":"x"}`, edit.EUnknownOperation, ""},
+		{"op not a string", `{"op":1,"path":"/title","value":"x"}`, edit.EUnknownOperation, ""},
+		{"op upper case", `{"op":"SET","path":"/title","value":"x"}`, edit.EUnknownOperation, ""},
+		{"element not an object", `"set"`, edit.EUnknownOperation, ""},
 		{"path missing", `{"op":"set","value":"x"}`, doc.EPathNotFound, ""},
 		{"path not a string", `{"op":"set","path":5,"value":"x"}`, doc.EPathNotFound, ""},
 		{"no leading slash", `{"op":"set","path":"title","value":"x"}`, doc.EPathNotFound, ""},
@@ -339,15 +339,15 @@ func TestBatchSetPageFields(t *testing.T) {
 		{field: "published", value: `"1"`, get: func(p *doc.Page) any { return p.Published }, want: true},
 		{field: "published", value: `"on"`, get: func(p *doc.Page) any { return p.Published }, want: true},
 		{field: "published", value: `1`, get: func(p *doc.Page) any { return p.Published }, want: true},
-		{field: "published", value: `"maybe"`, code: pages.EInvalidBoolean},
-		{field: "published", value: `null`, code: pages.EInvalidBoolean},
-		{field: "published", value: `2`, code: pages.EInvalidBoolean},
-		{field: "template", value: `"landing"`, code: pages.EInvalidField},
-		{field: "id", value: `"x"`, code: pages.EInvalidField},
-		{field: "position", value: `1`, code: pages.EInvalidField},
-		{field: "homepage", value: `true`, code: pages.EInvalidField},
-		{field: "fullpath", value: `"x"`, code: pages.EInvalidField},
-		{field: "Title", value: `"x"`, code: pages.EInvalidField},
+		{field: "published", value: `"maybe"`, code: edit.EInvalidBoolean},
+		{field: "published", value: `null`, code: edit.EInvalidBoolean},
+		{field: "published", value: `2`, code: edit.EInvalidBoolean},
+		{field: "template", value: `"landing"`, code: edit.EInvalidField},
+		{field: "id", value: `"x"`, code: edit.EInvalidField},
+		{field: "position", value: `1`, code: edit.EInvalidField},
+		{field: "homepage", value: `true`, code: edit.EInvalidField},
+		{field: "fullpath", value: `"x"`, code: edit.EInvalidField},
+		{field: "Title", value: `"x"`, code: edit.EInvalidField},
 	}
 	for _, tt := range tests {
 		t.Run(tt.field+"="+tt.value, func(t *testing.T) {
@@ -406,10 +406,10 @@ func TestBatchSetItems(t *testing.T) {
 		{name: "switch On", path: "/items/Show banner", value: `"On"`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
 		{name: "switch string true", path: "/items/Show banner", value: `"true"`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
 		{name: "switch content", path: "/items/Show banner", value: `{"content":"yes"}`, get: content("/items/Show banner"), want: pagetest.Text("en", "true"), changed: true},
-		{name: "switch maybe", path: "/items/Show banner", value: `"maybe"`, code: pages.EInvalidSwitchValue},
-		{name: "switch null", path: "/items/Show banner", value: `null`, code: pages.EInvalidSwitchValue},
-		{name: "switch 2", path: "/items/Show banner", value: `2`, code: pages.EInvalidSwitchValue},
-		{name: "switch object", path: "/items/Show banner", value: `{"on":true}`, code: pages.EInvalidSwitchValue},
+		{name: "switch maybe", path: "/items/Show banner", value: `"maybe"`, code: edit.EInvalidSwitchValue},
+		{name: "switch null", path: "/items/Show banner", value: `null`, code: edit.EInvalidSwitchValue},
+		{name: "switch 2", path: "/items/Show banner", value: `2`, code: edit.EInvalidSwitchValue},
+		{name: "switch object", path: "/items/Show banner", value: `{"on":true}`, code: edit.EInvalidSwitchValue},
 		// select
 		{name: "select exact", path: "/items/Style", value: `"ghost"`, get: content("/items/Style"), want: pagetest.Text("en", "ghost"), changed: true},
 		{name: "select case", path: "/items/Style", value: `"GHOST"`, get: content("/items/Style"), want: pagetest.Text("en", "ghost"), changed: true},
@@ -417,9 +417,9 @@ func TestBatchSetItems(t *testing.T) {
 		{name: "select null clears", path: "/items/Style", value: `null`, get: content("/items/Style"), want: pagetest.Text("en", ""), changed: true},
 		{name: "select blank clears", path: "/items/Style", value: `"  "`, get: content("/items/Style"), want: pagetest.Text("en", ""), changed: true},
 		{name: "select nested", path: pCol + "/items/Align", value: `"Right"`, get: content(pCol + "/items/Align"), want: pagetest.Text("en", "right"), changed: true},
-		{name: "select unknown", path: "/items/Style", value: `"bold"`, code: pages.EInvalidSelectValue},
-		{name: "select number", path: "/items/Style", value: `1`, code: pages.EInvalidSelectValue},
-		{name: "select object", path: "/items/Style", value: `{"value":"ghost"}`, code: pages.EInvalidSelectValue},
+		{name: "select unknown", path: "/items/Style", value: `"bold"`, code: edit.EInvalidSelectValue},
+		{name: "select number", path: "/items/Style", value: `1`, code: edit.EInvalidSelectValue},
+		{name: "select object", path: "/items/Style", value: `{"value":"ghost"}`, code: edit.EInvalidSelectValue},
 		// reference
 		{name: "reference id", path: "/items/Featured", value: `null`, get: refIDs("/items/Featured"), want: []string(nil), changed: true},
 		{name: "reference id same", path: "/items/Featured", value: `"` + pagetest.RefPageID + `"`, get: refIDs("/items/Featured"), want: []string{pagetest.RefPageID}},
@@ -430,23 +430,23 @@ func TestBatchSetItems(t *testing.T) {
 		{name: "reference_ids", path: "/items/Related", value: `{"reference_ids":["` + pagetest.Article1 + `"]}`, get: refIDs("/items/Related"), want: []string{pagetest.Article1}, changed: true},
 		{name: "reference_ids empty", path: "/items/Related", value: `{"reference_ids":[]}`, get: refIDs("/items/Related"), want: []string(nil), changed: true},
 		{name: "reference empty array", path: "/items/Related", value: `[]`, get: refIDs("/items/Related"), want: []string(nil), changed: true},
-		{name: "reference two for single", path: "/items/Featured", value: `["` + pagetest.RefPageID + `","` + pagetest.Article1 + `"]`, code: pages.EInvalidReferenceFormat},
-		{name: "reference_slug", path: "/items/Featured", value: `{"reference_slug":"company/contact"}`, code: pages.EInvalidReferenceFormat},
-		{name: "reference_slugs", path: "/items/Related", value: `{"reference_slugs":["first-post"]}`, code: pages.EInvalidReferenceFormat},
-		{name: "reference number", path: "/items/Featured", value: `5`, code: pages.EInvalidReferenceFormat},
-		{name: "reference object", path: "/items/Featured", value: `{"id":"` + pagetest.RefPageID + `"}`, code: pages.EInvalidReferenceFormat},
-		{name: "reference array of numbers", path: "/items/Related", value: `[1]`, code: pages.EInvalidReferenceFormat},
-		{name: "reference slug string", path: "/items/Featured", value: `"company/contact"`, code: pages.EInvalidReferenceID},
-		{name: "reference short id", path: "/items/Related", value: `["abc"]`, code: pages.EInvalidReferenceID},
-		{name: "reference missing", path: "/items/Related", value: `["` + pagetest.Article1 + `","` + pagetest.MissingID + `"]`, code: pages.EReferenceNotFound},
-		{name: "reference wrong type", path: "/items/Featured", value: `"` + pagetest.Article1 + `"`, code: pages.EReferenceNotFound},
+		{name: "reference two for single", path: "/items/Featured", value: `["` + pagetest.RefPageID + `","` + pagetest.Article1 + `"]`, code: edit.EInvalidReferenceFormat},
+		{name: "reference_slug", path: "/items/Featured", value: `{"reference_slug":"company/contact"}`, code: edit.EInvalidReferenceFormat},
+		{name: "reference_slugs", path: "/items/Related", value: `{"reference_slugs":["first-post"]}`, code: edit.EInvalidReferenceFormat},
+		{name: "reference number", path: "/items/Featured", value: `5`, code: edit.EInvalidReferenceFormat},
+		{name: "reference object", path: "/items/Featured", value: `{"id":"` + pagetest.RefPageID + `"}`, code: edit.EInvalidReferenceFormat},
+		{name: "reference array of numbers", path: "/items/Related", value: `[1]`, code: edit.EInvalidReferenceFormat},
+		{name: "reference slug string", path: "/items/Featured", value: `"company/contact"`, code: edit.EInvalidReferenceID},
+		{name: "reference short id", path: "/items/Related", value: `["abc"]`, code: edit.EInvalidReferenceID},
+		{name: "reference missing", path: "/items/Related", value: `["` + pagetest.Article1 + `","` + pagetest.MissingID + `"]`, code: edit.EReferenceNotFound},
+		{name: "reference wrong type", path: "/items/Featured", value: `"` + pagetest.Article1 + `"`, code: edit.EReferenceNotFound},
 		// canvas
-		{name: "canvas", path: "/items/Body", value: `[]`, code: pages.EInvalidOperation},
-		{name: "canvas null", path: "/items/Body", value: `null`, code: pages.EInvalidOperation},
-		{name: "nested canvas", path: pColumns, value: `{"repeatables":[]}`, code: pages.EInvalidOperation},
+		{name: "canvas", path: "/items/Body", value: `[]`, code: edit.EInvalidOperation},
+		{name: "canvas null", path: "/items/Body", value: `null`, code: edit.EInvalidOperation},
+		{name: "nested canvas", path: pColumns, value: `{"repeatables":[]}`, code: edit.EInvalidOperation},
 		// value
-		{name: "missing value", path: "/items/Intro", code: pages.EMissingValue},
-		{name: "missing value canvas", path: "/items/Body", code: pages.EMissingValue},
+		{name: "missing value", path: "/items/Intro", code: edit.EMissingValue},
+		{name: "missing value canvas", path: "/items/Body", code: edit.EMissingValue},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -476,37 +476,37 @@ func TestBatchSetSelectLabel(t *testing.T) {
 	tpl := &doc.TemplateInfo{ID: "6a6c60362e4510dd4a45eeee", UpdatedAt: pagetest.T0, Schema: &themes.Template{Name: "standard", Editables: []*themes.Editable{
 		{Slug: "Style", Type: themes.TypeSelect, Options: []themes.Option{{Value: "ghost", Label: "Outlined"}, {Value: "solid", Label: "Filled"}}},
 	}}}
-	edit := func(o *pages.BatchOptions) { o.Template = tpl }
+	withTemplate := func(o *edit.BatchOptions) { o.Template = tpl }
 	for in, want := range map[string]string{`"filled"`: "solid", `"Solid"`: "solid", `"OUTLINED"`: "ghost"} {
-		res, _ := runOne(t, `{"op":"set","path":"/items/Style","value":`+in+`}`, "", edit)
+		res, _ := runOne(t, `{"op":"set","path":"/items/Style","value":`+in+`}`, "", withTemplate)
 		if got := res.Page.Item("Style").Content["en"]; got != want {
 			t.Errorf("%s: got %q, want %q", in, got, want)
 		}
 	}
-	runOne(t, `{"op":"set","path":"/items/Style","value":"Bold"}`, pages.EInvalidSelectValue, edit)
+	runOne(t, `{"op":"set","path":"/items/Style","value":"Bold"}`, edit.EInvalidSelectValue, withTemplate)
 }
 
 func TestBatchSetReferenceChecker(t *testing.T) {
 	op := `{"op":"set","path":"/items/Related","value":["` + pagetest.Article1 + `"]}`
-	res, _ := runOne(t, op, pages.EReferenceNotFound, func(o *pages.BatchOptions) { o.Refs = nil })
+	res, _ := runOne(t, op, edit.EReferenceNotFound, func(o *edit.BatchOptions) { o.Refs = nil })
 	if !strings.Contains(res.Results[0].Error.Message, "cannot be checked") {
 		t.Errorf("got message %q", res.Results[0].Error.Message)
 	}
 	// Clearing needs no checker.
-	runOne(t, `{"op":"set","path":"/items/Related","value":null}`, "", func(o *pages.BatchOptions) { o.Refs = nil })
+	runOne(t, `{"op":"set","path":"/items/Related","value":null}`, "", func(o *edit.BatchOptions) { o.Refs = nil })
 
 	// A checker's *cms.Error is the operation's error; any other error aborts.
 	p := pagetest.Page()
-	ops, _ := pages.DecodeOperations([]byte(opsBody(op)))
+	ops, _ := edit.DecodeOperations([]byte(opsBody(op)))
 	opt := batchOpts()
 	opt.Refs = errChecker{cms.Errorf(cms.ENotFound, "gone")}
-	res, err := pages.ApplyBatch(p, ops, opt)
+	res, err := edit.ApplyBatch(p, ops, opt)
 	if err != nil || res.Results[0].Error == nil || res.Results[0].Error.Code != cms.ENotFound {
 		t.Fatalf("got %v, %+v; want per-op not_found", err, res)
 	}
 	boom := errors.New("db down")
 	opt.Refs = errChecker{boom}
-	if _, err := pages.ApplyBatch(p, ops, opt); !errors.Is(err, boom) {
+	if _, err := edit.ApplyBatch(p, ops, opt); !errors.Is(err, boom) {
 		t.Fatalf("got %v, want the checker's error", err)
 	}
 }
@@ -593,7 +593,7 @@ func TestBatchSetFiles(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ff := &fakeFiles{}
 			op := `{"op":"set","path":"/items/Hero image","value":` + tt.value + `}`
-			res, _ := runOne(t, op, tt.code, func(o *pages.BatchOptions) { o.Files = ff })
+			res, _ := runOne(t, op, tt.code, func(o *edit.BatchOptions) { o.Files = ff })
 			if tt.code != "" {
 				if len(ff.got) != 0 {
 					t.Errorf("FileValues was called for a failed value: %+v", ff.got)
@@ -638,7 +638,7 @@ func TestBatchFileSizeLimit(t *testing.T) {
 	}
 	ff := &fakeFiles{}
 	runOne(t, `{"op":"set","path":"/items/Hero image","value":{"data":"`+wrapped.String()+`","filename":"big.bin"}}`, "",
-		func(o *pages.BatchOptions) { o.Files = ff })
+		func(o *edit.BatchOptions) { o.Files = ff })
 	if len(ff.got) != 1 || len(ff.got[0].Data) != files.MaxValueSize {
 		t.Errorf("got %d stored files", len(ff.got))
 	}
@@ -650,7 +650,7 @@ func TestBatchFileTooLarge(t *testing.T) {
 }
 
 func TestBatchFilesUnavailable(t *testing.T) {
-	noFiles := func(o *pages.BatchOptions) { o.Files = nil }
+	noFiles := func(o *edit.BatchOptions) { o.Files = nil }
 	for _, v := range []string{
 		`{"data":"` + b64("x") + `","filename":"a.txt"}`,
 		`"https://example.com/a.png"`,
@@ -670,19 +670,19 @@ func TestBatchFilesUnavailable(t *testing.T) {
 	// A FileValues *cms.Error is the operation's; others abort.
 	ff := &fakeFiles{err: cms.Errorf(EGoneCode, "expired")}
 	res, _ = runOne(t, `{"op":"set","path":"/items/Hero image","value":{"source":"service://acme/tmp/abc/x.png"}}`, EGoneCode,
-		func(o *pages.BatchOptions) { o.Files = ff })
+		func(o *edit.BatchOptions) { o.Files = ff })
 	if got := res.Results[0].Error.Message; got != "expired" {
 		t.Errorf("got message %q, want the store's", got)
 	}
 	ff.err = cms.Errorf("weird_code", "odd")
-	runOne(t, `{"op":"set","path":"/items/Hero image","value":"https://example.com/a.png"}`, pages.ESetFailed,
-		func(o *pages.BatchOptions) { o.Files = ff })
+	runOne(t, `{"op":"set","path":"/items/Hero image","value":"https://example.com/a.png"}`, edit.ESetFailed,
+		func(o *edit.BatchOptions) { o.Files = ff })
 	boom := errors.New("disk full")
 	ff.err = boom
-	ops, _ := pages.DecodeOperations([]byte(opsBody(`{"op":"set","path":"/items/Hero image","value":"https://example.com/a.png"}`)))
+	ops, _ := edit.DecodeOperations([]byte(opsBody(`{"op":"set","path":"/items/Hero image","value":"https://example.com/a.png"}`)))
 	opt := batchOpts()
 	opt.Files = ff
-	if _, err := pages.ApplyBatch(pagetest.Page(), ops, opt); !errors.Is(err, boom) {
+	if _, err := edit.ApplyBatch(pagetest.Page(), ops, opt); !errors.Is(err, boom) {
 		t.Fatalf("got %v, want the store's error", err)
 	}
 }
@@ -702,22 +702,22 @@ func TestBatchSetRepeatable(t *testing.T) {
 		{name: "position clamped", path: pQuote, value: `{"position":99}`, canvas: "/items/Body", want: []string{"hero@1", "quote@2", "gone@3(disabled)"}},
 		{name: "position json float", path: pHero, value: `{"position":1.0}`, canvas: "/items/Body", want: []string{"hero@1", "quote@2", "gone@3(disabled)"}},
 		{name: "nested position", path: pCol2, value: `{"position":1}`, canvas: pColumns, want: []string{"col2@1", "col@2"}},
-		{name: "position 0", path: pQuote, value: `{"position":0}`, code: pages.EInvalidPosition},
-		{name: "position negative", path: pQuote, value: `{"position":-3}`, code: pages.EInvalidPosition},
-		{name: "position string", path: pQuote, value: `{"position":"2"}`, code: pages.EInvalidPosition},
-		{name: "position fraction", path: pQuote, value: `{"position":1.5}`, code: pages.EInvalidPosition},
-		{name: "position null", path: pQuote, value: `{"position":null}`, code: pages.EInvalidPosition},
+		{name: "position 0", path: pQuote, value: `{"position":0}`, code: edit.EInvalidPosition},
+		{name: "position negative", path: pQuote, value: `{"position":-3}`, code: edit.EInvalidPosition},
+		{name: "position string", path: pQuote, value: `{"position":"2"}`, code: edit.EInvalidPosition},
+		{name: "position fraction", path: pQuote, value: `{"position":1.5}`, code: edit.EInvalidPosition},
+		{name: "position null", path: pQuote, value: `{"position":null}`, code: edit.EInvalidPosition},
 		{name: "slug to unknown", path: pQuote, value: `{"slug":"video"}`, code: cms.ERepeatableNotInTheme},
 		{name: "slug from other canvas", path: pQuote, value: `{"slug":"column"}`, code: cms.ERepeatableNotInTheme},
-		{name: "slug ok then bad position", path: pQuote, value: `{"slug":"hero","position":0}`, code: pages.EInvalidPosition},
-		{name: "slug not a string", path: pQuote, value: `{"slug":5}`, code: pages.EInvalidContainerValue},
-		{name: "not an object", path: pQuote, value: `"hero"`, code: pages.EInvalidContainerValue},
-		{name: "null", path: pQuote, value: `null`, code: pages.EInvalidContainerValue},
-		{name: "empty object", path: pQuote, value: `{}`, code: pages.EInvalidContainerValue},
-		{name: "items", path: pQuote, value: `{"items":{"Quote":"x"}}`, code: pages.EInvalidContainerValue},
-		{name: "missing value", path: pQuote, code: pages.EMissingValue},
-		{name: "canvas list", path: "/items/Body/repeatables", value: `{"position":1}`, code: pages.EInvalidTarget},
-		{name: "not a canvas", path: "/items/Intro/repeatables/" + pagetest.HeroID, value: `{"position":1}`, code: pages.EInvalidContainerParent},
+		{name: "slug ok then bad position", path: pQuote, value: `{"slug":"hero","position":0}`, code: edit.EInvalidPosition},
+		{name: "slug not a string", path: pQuote, value: `{"slug":5}`, code: edit.EInvalidContainerValue},
+		{name: "not an object", path: pQuote, value: `"hero"`, code: edit.EInvalidContainerValue},
+		{name: "null", path: pQuote, value: `null`, code: edit.EInvalidContainerValue},
+		{name: "empty object", path: pQuote, value: `{}`, code: edit.EInvalidContainerValue},
+		{name: "items", path: pQuote, value: `{"items":{"Quote":"x"}}`, code: edit.EInvalidContainerValue},
+		{name: "missing value", path: pQuote, code: edit.EMissingValue},
+		{name: "canvas list", path: "/items/Body/repeatables", value: `{"position":1}`, code: edit.EInvalidTarget},
+		{name: "not a canvas", path: "/items/Intro/repeatables/" + pagetest.HeroID, value: `{"position":1}`, code: edit.EInvalidContainerParent},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -799,33 +799,33 @@ func TestBatchInsert(t *testing.T) {
 		{name: "empty canvas value", path: "/items/Body/repeatables", value: `{"slug":"hero","items":{"Columns":[]}}`,
 			canvas: "/items/Body", want: []string{"quote@1", "hero@2", "new@3", "gone@4(disabled)"}},
 
-		{name: "no value", path: "/items/Body/repeatables", code: pages.EMissingValue},
-		{name: "null value", path: "/items/Body/repeatables", value: `null`, code: pages.EMissingValue},
-		{name: "string value", path: "/items/Body/repeatables", value: `"hero"`, code: pages.EMissingValue},
-		{name: "no slug", path: "/items/Body/repeatables", value: `{"items":{}}`, code: pages.EMissingSlug},
-		{name: "null slug", path: "/items/Body/repeatables", value: `{"slug":null}`, code: pages.EMissingSlug},
-		{name: "blank slug", path: "/items/Body/repeatables", value: `{"slug":" "}`, code: pages.EMissingSlug},
-		{name: "markup slug", path: "/items/Body/repeatables", value: `{"slug":"<b>hero</b>"}`, code: pages.EInvalidSlug},
-		{name: "liquid slug", path: "/items/Body/repeatables", value: `{"slug":"{{ x }}"}`, code: pages.EInvalidSlug},
-		{name: "control slug", path: "/items/Body/repeatables", value: `{"slug":"he\nro"}`, code: pages.EInvalidSlug},
-		{name: "padded slug", path: "/items/Body/repeatables", value: `{"slug":"hero "}`, code: pages.EInvalidSlug},
-		{name: "numeric slug", path: "/items/Body/repeatables", value: `{"slug":5}`, code: pages.EInvalidSlug},
+		{name: "no value", path: "/items/Body/repeatables", code: edit.EMissingValue},
+		{name: "null value", path: "/items/Body/repeatables", value: `null`, code: edit.EMissingValue},
+		{name: "string value", path: "/items/Body/repeatables", value: `"hero"`, code: edit.EMissingValue},
+		{name: "no slug", path: "/items/Body/repeatables", value: `{"items":{}}`, code: edit.EMissingSlug},
+		{name: "null slug", path: "/items/Body/repeatables", value: `{"slug":null}`, code: edit.EMissingSlug},
+		{name: "blank slug", path: "/items/Body/repeatables", value: `{"slug":" "}`, code: edit.EMissingSlug},
+		{name: "markup slug", path: "/items/Body/repeatables", value: `{"slug":"<b>hero</b>"}`, code: edit.EInvalidSlug},
+		{name: "liquid slug", path: "/items/Body/repeatables", value: `{"slug":"{{ x }}"}`, code: edit.EInvalidSlug},
+		{name: "control slug", path: "/items/Body/repeatables", value: `{"slug":"he\nro"}`, code: edit.EInvalidSlug},
+		{name: "padded slug", path: "/items/Body/repeatables", value: `{"slug":"hero "}`, code: edit.EInvalidSlug},
+		{name: "numeric slug", path: "/items/Body/repeatables", value: `{"slug":5}`, code: edit.EInvalidSlug},
 		{name: "unknown slug", path: "/items/Body/repeatables", value: `{"slug":"video"}`, code: cms.ERepeatableNotInTheme},
 		{name: "slug of nested canvas", path: "/items/Body/repeatables", value: `{"slug":"column"}`, code: cms.ERepeatableNotInTheme},
 		{name: "unknown item", path: "/items/Body/repeatables", value: `{"slug":"quote","items":{"Quote":"x","Cite":"y"}}`, code: cms.EEditableNotInTheme},
-		{name: "items not an object", path: "/items/Body/repeatables", value: `{"slug":"quote","items":["x"]}`, code: pages.EInsertFailed},
-		{name: "item content array", path: "/items/Body/repeatables", value: `{"slug":"quote","items":{"Quote":["x"]}}`, code: pages.EInsertFailed},
-		{name: "item content object", path: "/items/Body/repeatables", value: `{"slug":"quote","items":{"Quote":{"text":"x"}}}`, code: pages.EInsertFailed},
-		{name: "bad select", path: pColumns + "/repeatables", value: `{"slug":"column","items":{"Align":"middle"}}`, code: pages.EInsertFailed},
+		{name: "items not an object", path: "/items/Body/repeatables", value: `{"slug":"quote","items":["x"]}`, code: edit.EInsertFailed},
+		{name: "item content array", path: "/items/Body/repeatables", value: `{"slug":"quote","items":{"Quote":["x"]}}`, code: edit.EInsertFailed},
+		{name: "item content object", path: "/items/Body/repeatables", value: `{"slug":"quote","items":{"Quote":{"text":"x"}}}`, code: edit.EInsertFailed},
+		{name: "bad select", path: pColumns + "/repeatables", value: `{"slug":"column","items":{"Align":"middle"}}`, code: edit.EInsertFailed},
 		{name: "bad file", path: "/items/Body/repeatables", value: `{"slug":"hero","items":{"Image":5}}`, code: files.EInvalidFileFormat},
 		{name: "bad base64 file", path: "/items/Body/repeatables", value: `{"slug":"hero","items":{"Image":{"data":"%%","filename":"a.png"}}}`, code: files.EInvalidBase64},
 		{name: "html file", path: "/items/Body/repeatables", value: `{"slug":"hero","items":{"Image":"https://x.com/a.htm"}}`, code: files.EInvalidContentType},
-		{name: "canvas path", path: "/items/Body", value: `{"slug":"hero"}`, code: pages.EInvalidInsertPath},
-		{name: "field path", path: "/title", value: `{"slug":"hero"}`, code: pages.EInvalidInsertPath},
-		{name: "block path", path: pHero, value: `{"slug":"hero"}`, code: pages.EInvalidInsertPath},
-		{name: "item path", path: pHero + "/items/Heading", value: `{"slug":"hero"}`, code: pages.EInvalidInsertPath},
-		{name: "not a canvas", path: "/items/Intro/repeatables", value: `{"slug":"hero"}`, code: pages.ENotACanvas},
-		{name: "nested not a canvas", path: pHero + "/items/Heading/repeatables", value: `{"slug":"hero"}`, code: pages.ENotACanvas},
+		{name: "canvas path", path: "/items/Body", value: `{"slug":"hero"}`, code: edit.EInvalidInsertPath},
+		{name: "field path", path: "/title", value: `{"slug":"hero"}`, code: edit.EInvalidInsertPath},
+		{name: "block path", path: pHero, value: `{"slug":"hero"}`, code: edit.EInvalidInsertPath},
+		{name: "item path", path: pHero + "/items/Heading", value: `{"slug":"hero"}`, code: edit.EInvalidInsertPath},
+		{name: "not a canvas", path: "/items/Intro/repeatables", value: `{"slug":"hero"}`, code: edit.ENotACanvas},
+		{name: "nested not a canvas", path: pHero + "/items/Heading/repeatables", value: `{"slug":"hero"}`, code: edit.ENotACanvas},
 		{name: "unknown canvas", path: "/items/Aside/repeatables", value: `{"slug":"hero"}`, code: doc.EPathNotFound},
 		{name: "canvas missing in block", path: pQuote + "/items/Columns/repeatables", value: `{"slug":"column"}`, code: doc.EPathNotFound},
 	}
@@ -871,7 +871,7 @@ func TestBatchInsertItems(t *testing.T) {
 	ff := &fakeFiles{}
 	res, _ := runOne(t, `{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"hero","position":1,"id":"`+pagetest.MissingID+`",
 		"items":{"Heading":{"content":"Hi"},"Image":{"data":"`+b64("img")+`","filename":"i.png"}}}}`, "",
-		func(o *pages.BatchOptions) { o.Files = ff })
+		func(o *edit.BatchOptions) { o.Files = ff })
 	id := res.Results[0].ID
 	if id == pagetest.MissingID {
 		t.Fatal("insert took the id from the value")
@@ -903,10 +903,10 @@ func TestBatchInsertItems(t *testing.T) {
 
 	// Files: without a store nothing is inserted.
 	runOne(t, `{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"hero","items":{"Image":"https://x.com/a.png"}}}`,
-		files.EInvalidFileFormat, func(o *pages.BatchOptions) { o.Files = nil })
+		files.EInvalidFileFormat, func(o *edit.BatchOptions) { o.Files = nil })
 	// A null file is no file and needs no store.
 	runOne(t, `{"op":"insert","path":"/items/Body/repeatables","value":{"slug":"hero","items":{"Image":null}}}`,
-		"", func(o *pages.BatchOptions) { o.Files = nil })
+		"", func(o *edit.BatchOptions) { o.Files = nil })
 }
 
 func TestBatchInsertReferencesAndSwitches(t *testing.T) {
@@ -917,13 +917,13 @@ func TestBatchInsertReferencesAndSwitches(t *testing.T) {
 		}}}},
 	}}}
 	p := doc.NewPage(pagetest.PageID, pagetest.SiteID, pagetest.T0)
-	run := func(value string) *pages.BatchResult {
+	run := func(value string) *edit.BatchResult {
 		return runBatch(t, p, opsBody(`{"op":"insert","path":"/items/Body/repeatables","value":`+value+`}`),
-			func(o *pages.BatchOptions) { o.Template = tpl })
+			func(o *edit.BatchOptions) { o.Template = tpl })
 	}
 	res := run(`{"slug":"card","items":{"Link":"` + pagetest.RefPageID + `","Wide":"YES"}}`)
 	r := res.Results[0]
-	if r.Status != pages.StatusOK {
+	if r.Status != edit.StatusOK {
 		t.Fatalf("got %+v", r.Error)
 	}
 	if want := "Reference 'Link' is not assigned on insert; set it afterwards"; r.Warning != want {
@@ -940,7 +940,7 @@ func TestBatchInsertReferencesAndSwitches(t *testing.T) {
 		t.Error("a page never synced was not synced")
 	}
 	res = run(`{"slug":"card","items":{"Wide":"maybe"}}`)
-	if e := res.Results[0].Error; e == nil || e.Code != pages.EInsertFailed {
+	if e := res.Results[0].Error; e == nil || e.Code != edit.EInsertFailed {
 		t.Errorf("got %+v, want insert_failed", e)
 	}
 	if res.Page.Item("Body").Repeatables != nil {
@@ -958,12 +958,12 @@ func TestBatchDelete(t *testing.T) {
 		{name: "last", path: pHero, canvas: "/items/Body", want: []string{"quote@1", "gone@2(disabled)"}},
 		{name: "nested", path: pCol, canvas: pColumns, want: []string{"col2@1"}},
 		{name: "upper-case id", path: "/items/Body/repeatables/" + strings.ToUpper(pagetest.QuoteID), canvas: "/items/Body", want: []string{"hero@1", "gone@2(disabled)"}},
-		{name: "item", path: "/items/Intro", code: pages.EInvalidDeleteTarget},
-		{name: "canvas", path: "/items/Body", code: pages.EInvalidDeleteTarget},
-		{name: "canvas list", path: "/items/Body/repeatables", code: pages.EInvalidDeleteTarget},
-		{name: "field", path: "/title", code: pages.EInvalidDeleteTarget},
-		{name: "item in block", path: pQuote + "/items/Quote", code: pages.EInvalidDeleteTarget},
-		{name: "not a canvas", path: "/items/Intro/repeatables/" + pagetest.HeroID, code: pages.EInvalidDeleteTarget},
+		{name: "item", path: "/items/Intro", code: edit.EInvalidDeleteTarget},
+		{name: "canvas", path: "/items/Body", code: edit.EInvalidDeleteTarget},
+		{name: "canvas list", path: "/items/Body/repeatables", code: edit.EInvalidDeleteTarget},
+		{name: "field", path: "/title", code: edit.EInvalidDeleteTarget},
+		{name: "item in block", path: pQuote + "/items/Quote", code: edit.EInvalidDeleteTarget},
+		{name: "not a canvas", path: "/items/Intro/repeatables/" + pagetest.HeroID, code: edit.EInvalidDeleteTarget},
 		{name: "unknown id", path: "/items/Body/repeatables/" + pagetest.MissingID, code: doc.EPathNotFound},
 		{name: "disabled block", path: "/items/Body/repeatables/" + pagetest.GoneID, code: doc.EPathNotFound},
 	}
@@ -1010,10 +1010,10 @@ func TestBatchMove(t *testing.T) {
 		{name: "nested", path: pCol, after: `"` + pagetest.Col2ID + `"`, canvas: pColumns, want: []string{"col2@1", "col@2"}, changed: true},
 		{name: "empty anchor", path: pQuote, after: `""`, canvas: "/items/Body",
 			want: []string{"hero@1", "quote@2", "gone@3(disabled)"}, warning: "Anchor '' not found, appending to end", changed: true},
-		{name: "item", path: "/items/Intro", after: `null`, code: pages.EInvalidMoveTarget},
-		{name: "canvas list", path: "/items/Body/repeatables", after: `null`, code: pages.EInvalidMoveTarget},
-		{name: "field", path: "/title", code: pages.EInvalidMoveTarget},
-		{name: "not a canvas", path: "/items/Intro/repeatables/" + pagetest.HeroID, code: pages.EInvalidMoveTarget},
+		{name: "item", path: "/items/Intro", after: `null`, code: edit.EInvalidMoveTarget},
+		{name: "canvas list", path: "/items/Body/repeatables", after: `null`, code: edit.EInvalidMoveTarget},
+		{name: "field", path: "/title", code: edit.EInvalidMoveTarget},
+		{name: "not a canvas", path: "/items/Intro/repeatables/" + pagetest.HeroID, code: edit.EInvalidMoveTarget},
 		{name: "unknown id", path: "/items/Body/repeatables/" + pagetest.MissingID, after: `null`, code: doc.EPathNotFound},
 	}
 	for _, tt := range tests {
@@ -1139,7 +1139,7 @@ func TestBatchTimestamps(t *testing.T) {
 		}
 	}
 	// updated_at strictly increases even when the clock has not moved.
-	res = runBatch(t, p, opsBody(`{"op":"set","path":"/title","value":"x"}`), func(o *pages.BatchOptions) { o.Now = pagetest.T1 })
+	res = runBatch(t, p, opsBody(`{"op":"set","path":"/title","value":"x"}`), func(o *edit.BatchOptions) { o.Now = pagetest.T1 })
 	if got, want := res.Page.UpdatedAt, pagetest.T1.Add(1e6); !got.Equal(want) {
 		t.Errorf("got page updated_at %v, want %v", got, want)
 	}
@@ -1171,7 +1171,7 @@ func TestBatchTimestamps(t *testing.T) {
 // that locale and the default locale is untouched.
 func TestBatchContentLocale(t *testing.T) {
 	p := pagetest.Page()
-	nl := func(o *pages.BatchOptions) { o.Locale = "nl" }
+	nl := func(o *edit.BatchOptions) { o.Locale = "nl" }
 	res := runBatch(t, p, opsBody(
 		`{"op":"set","path":"/title","value":"Nieuw"}`,
 		`{"op":"set","path":"/slug","value":"Nieuwe pagina"}`,
@@ -1214,7 +1214,7 @@ func TestBatchContentLocale(t *testing.T) {
 	// A file set in nl leaves en's.
 	ff := &fakeFiles{}
 	res = runBatch(t, p, opsBody(`{"op":"set","path":"/items/Hero image","value":"https://x.com/n.png"}`),
-		func(o *pages.BatchOptions) { o.Locale = "nl"; o.Files = ff })
+		func(o *edit.BatchOptions) { o.Locale = "nl"; o.Files = ff })
 	if f := res.Page.Item("Hero image").Files; !cmp.Equal(f["en"], pagetest.HeroImage) || f["nl"] == nil || f["nl"].Filename != "n.png" {
 		t.Errorf("got files %+v", f)
 	}
@@ -1222,7 +1222,7 @@ func TestBatchContentLocale(t *testing.T) {
 		t.Errorf("got current %+v, want the nl file", ff.got[0].Current)
 	}
 	// content_locale equal to the default is the default.
-	res = runBatch(t, p, opsBody(`{"op":"set","path":"/title","value":"T"}`), func(o *pages.BatchOptions) { o.Locale = "en" })
+	res = runBatch(t, p, opsBody(`{"op":"set","path":"/title","value":"T"}`), func(o *edit.BatchOptions) { o.Locale = "en" })
 	if diff := cmp.Diff(pagetest.Text("en", "T", "nl", "Over ons"), res.Page.Title); diff != "" {
 		t.Errorf("title (-want +got):\n%s", diff)
 	}
@@ -1232,11 +1232,11 @@ func TestBatchContentLocale(t *testing.T) {
 // needs a sync is synced first.
 func TestBatchTemplate(t *testing.T) {
 	// No template: page fields only.
-	res, _ := runOne(t, `{"op":"set","path":"/items/Intro","value":"x"}`, doc.EPathNotFound, func(o *pages.BatchOptions) { o.Template = nil })
+	res, _ := runOne(t, `{"op":"set","path":"/items/Intro","value":"x"}`, doc.EPathNotFound, func(o *edit.BatchOptions) { o.Template = nil })
 	if !strings.Contains(res.Results[0].Error.Message, "not defined") {
 		t.Errorf("got %q", res.Results[0].Error.Message)
 	}
-	runOne(t, `{"op":"set","path":"/title","value":"x"}`, "", func(o *pages.BatchOptions) { o.Template = nil })
+	runOne(t, `{"op":"set","path":"/title","value":"x"}`, "", func(o *edit.BatchOptions) { o.Template = nil })
 
 	// A template pushed after the page's last sync adds an editable that
 	// the batch can write at once, and disables one it dropped.
@@ -1247,8 +1247,8 @@ func TestBatchTemplate(t *testing.T) {
 	res = runBatch(t, p, opsBody(
 		`{"op":"set","path":"/items/Subtitle","value":"Sub"}`,
 		`{"op":"set","path":"/items/Hero title","value":"x"}`,
-	), func(o *pages.BatchOptions) { o.Template = tpl })
-	if !res.Synced || res.Results[0].Status != pages.StatusOK || res.Results[1].Error == nil || res.Results[1].Error.Code != doc.EPathNotFound {
+	), func(o *edit.BatchOptions) { o.Template = tpl })
+	if !res.Synced || res.Results[0].Status != edit.StatusOK || res.Results[1].Error == nil || res.Results[1].Error.Code != doc.EPathNotFound {
 		t.Fatalf("got Synced %v results %+v", res.Synced, res.Results)
 	}
 	if got := res.Page.Item("Subtitle").Content["en"]; got != "Sub" {
@@ -1260,18 +1260,18 @@ func TestBatchTemplate(t *testing.T) {
 }
 
 func TestAppendResults(t *testing.T) {
-	results := []pages.OpResult{
-		{Index: 0, Status: pages.StatusOK, Path: "/title"},
-		{Index: 1, Status: pages.StatusOK, Path: "/items/Body/repeatables/" + pagetest.HeroID, ID: pagetest.HeroID, Warning: "Anchor 'x' not found, appending to end"},
-		{Index: 2, Status: pages.StatusError, Path: "/items/\"Nope\"", Error: &pages.OpError{Code: "path_not_found", Message: "Item '<Nope>' not found"}},
+	results := []edit.OpResult{
+		{Index: 0, Status: edit.StatusOK, Path: "/title"},
+		{Index: 1, Status: edit.StatusOK, Path: "/items/Body/repeatables/" + pagetest.HeroID, ID: pagetest.HeroID, Warning: "Anchor 'x' not found, appending to end"},
+		{Index: 2, Status: edit.StatusError, Path: "/items/\"Nope\"", Error: &edit.OpError{Code: "path_not_found", Message: "Item '<Nope>' not found"}},
 	}
 	want := `[{"index":0,"status":"ok","path":"/title"},` +
 		`{"index":1,"status":"ok","path":"/items/Body/repeatables/` + pagetest.HeroID + `","id":"` + pagetest.HeroID + `","warning":"Anchor 'x' not found, appending to end"},` +
 		`{"index":2,"status":"error","path":"/items/\"Nope\"","error":{"code":"path_not_found","message":"Item '<Nope>' not found"}}]`
-	if got := string(pages.AppendResults([]byte("x"), results)); got != "x"+want {
+	if got := string(edit.AppendResults([]byte("x"), results)); got != "x"+want {
 		t.Errorf("got  %s\nwant x%s", got, want)
 	}
-	if got := string(pages.AppendResults(nil, nil)); got != "[]" {
+	if got := string(edit.AppendResults(nil, nil)); got != "[]" {
 		t.Errorf("got %s, want []", got)
 	}
 	var buf strings.Builder
@@ -1299,7 +1299,7 @@ func TestBatchSpecExample(t *testing.T) {
 		`{"index":2,"status":"ok","path":"` + pHero + `"},` +
 		`{"index":3,"status":"error","path":"/items/Intro","error":{"code":"invalid_delete_target","message":"Only canvas blocks can be deleted (path .../repeatables/<id>)"}},` +
 		`{"index":4,"status":"error","path":"/title","error":{"code":"unknown_operation","message":"Unknown operation 'frobnicate': use set, insert, delete or move"}}]`
-	if got := string(pages.AppendResults(nil, res.Results)); got != want {
+	if got := string(edit.AppendResults(nil, res.Results)); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	if got, want := order(t, res.Page, "/items/Body"), []string{"hero@1", "quote@2", "new@3", "gone@4(disabled)"}; !cmp.Equal(got, want) {

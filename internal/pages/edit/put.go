@@ -1,4 +1,31 @@
-package pages
+// Package edit changes a page document: PUT merge (Apply), the batch
+// operations (ApplyBatch: set, insert, delete, move) and the re-sync of a
+// page's items against its template (Sync). Each works on a copy of a
+// doc.Page and returns it; none performs I/O. The look-ups a write needs
+// (templates, parents, channels, reference targets, file storage) come
+// through small interfaces (lookups.go) that the service implements on top
+// of its transaction.
+//
+// Decisions where the spec is silent (the batch's are in batch.go):
+//
+//   - Writing the value a locale already reads (possibly through the
+//     default locale's fallback) is a no-op, so an unset locale stays unset
+//     when a read document is written back.
+//   - PUT: unknown top-level keys are ignored; template wins over
+//     template_id (likewise parent, channel); on a merge a repeatable id
+//     that the canvas lacks is a 422 (with _destroy it is skipped), while a
+//     create or a replace keeps it for a new block when it is unique in the
+//     page; a new repeatable without slug is missing_slug; positions below
+//     1 are invalid_position; reference ids are stored unchecked, but one
+//     that names nothing yields to the slug sent beside it; a reference slug
+//     that resolves to nothing is reference_not_found (there is no id to
+//     store); a file item's URL (its content, a translation's) names a file
+//     stored on this server or is invalid_file_format; null clears a field,
+//     file or reference and leaves a canvas untouched; item translations
+//     for locales the site does not enable are a 422.
+//   - fixed_locale must look like a locale code ("en", "pt-BR"); filter,
+//     channel, template and fixed_locale store "" for null.
+package edit
 
 import (
 	"bytes"
@@ -8,81 +35,11 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
-
-// Resolver looks up what a write names by id, name or path. The service
-// implements it on top of its transaction. Each method returns "" or nil for
-// no match; an error aborts the write and is returned wrapped.
-type Resolver interface {
-	// Template returns the template of the site's active theme whose name
-	// or id is ref, or nil.
-	Template(ref string) (*doc.TemplateInfo, error)
-	// PageID returns the id of the page whose id, or fullpath (no leading
-	// slash) in locale, is ref.
-	PageID(ref, locale string) (string, error)
-	// ChannelSlug returns the slug of the channel whose slug or id is ref.
-	ChannelSlug(ref string) (string, error)
-	// ReferenceID returns the id of the record of refType (as in
-	// Editable.Reference) whose slug in locale is slug; for pages the slug
-	// is a fullpath without leading slash.
-	ReferenceID(refType, slug, locale string) (string, error)
-}
-
-// ApplyOptions are the inputs of Apply besides the page and the body.
-type ApplyOptions struct {
-	// Template is the page's current template as the theme defines it now;
-	// nil when the page has none or the theme lacks it.
-	Template *doc.TemplateInfo
-	// DefaultLocale and Locales are the site's default and enabled locales.
-	DefaultLocale string
-	Locales       []string
-	// Locale is query content_locale; "" writes the default locale.
-	Locale string
-	// Replace is query replace=1.
-	Replace bool
-	// Now is the time of the write (one timestamp per transaction).
-	Now time.Time
-	// New reports whether the page is being created (POST /pages): the
-	// page is synced, needs a title, and gets a slug from its title when
-	// none is given.
-	New bool
-	// Resolver looks up templates, parents, channels and reference slugs by
-	// name. Nil only resolves nothing: any such look-up is then a 422.
-	Resolver Resolver
-	// Files stores uploaded and copied files; nil refuses them.
-	Files FileValues
-	// Refs tells which reference ids name no record. PUT stores ids
-	// unchecked (the spec); Refs is asked only when a reference value sends
-	// slugs beside its ids (a read written back, or copied from another
-	// site): an id that names nothing then yields to its slug. Nil keeps
-	// the ids.
-	Refs ReferenceChecker
-}
-
-// Result is the outcome of a successful Apply.
-type Result struct {
-	// Page is the updated page; the page passed to Apply is untouched.
-	Page *doc.Page
-	// Template is the template the page now uses (nil for none).
-	Template *doc.TemplateInfo
-	// TemplateChanged, ParentChanged, ChannelChanged and HomepageChanged
-	// report which of those the write changed.
-	TemplateChanged bool
-	ParentChanged   bool
-	ChannelChanged  bool
-	HomepageChanged bool
-	// SlugChanged lists the locales whose slug changed: the service
-	// recomputes their fullpaths and cascades them to descendants (every
-	// locale when ParentChanged or HomepageChanged).
-	SlugChanged []string
-	// Synced reports whether items were re-synced against the template.
-	Synced bool
-}
 
 // DecodeBody decodes a PUT/POST body for Apply. Numbers stay json.Number.
 // A body that is not one JSON object gives a 422 invalid_request.
@@ -146,19 +103,6 @@ func Apply(p *doc.Page, body map[string]any, opt ApplyOptions) (*Result, error) 
 		np.UpdatedAt = cms.NextUpdatedAt(p.UpdatedAt, opt.Now)
 	}
 	return a.res, nil
-}
-
-type applier struct {
-	opt    ApplyOptions
-	def    string
-	locale string
-	now    time.Time
-	orig   *doc.Page // the page as it was before the write
-	page   *doc.Page
-	res    *Result
-	// repIDs are the repeatable ids of the page and those new blocks of
-	// this write claimed (claimRepeatableID), made on first use.
-	repIDs map[string]bool
 }
 
 // translated page keys, in the order writes apply them.
@@ -463,17 +407,3 @@ func (a *applier) slugChanged(locale string) {
 		a.res.SlugChanged = append(a.res.SlugChanged, locale)
 	}
 }
-
-func (a *applier) resolver() Resolver {
-	if a.opt.Resolver == nil {
-		return nopResolver{}
-	}
-	return a.opt.Resolver
-}
-
-type nopResolver struct{}
-
-func (nopResolver) Template(string) (*doc.TemplateInfo, error)         { return nil, nil }
-func (nopResolver) PageID(string, string) (string, error)              { return "", nil }
-func (nopResolver) ChannelSlug(string) (string, error)                 { return "", nil }
-func (nopResolver) ReferenceID(string, string, string) (string, error) { return "", nil }
