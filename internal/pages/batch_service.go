@@ -10,6 +10,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/pages/edit"
+	"github.com/tessera-cms/tessera/internal/pages/history"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -105,7 +106,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		if !res.Changed {
 			return nil
 		}
-		return s.archive(tx, site, out.Page, VersionLiveSave)
+		return s.archive(tx, site, out.Page, history.VersionLiveSave)
 	})
 	fv.Finish(err == nil && !req.DryRun)
 	if err != nil {

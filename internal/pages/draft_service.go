@@ -11,6 +11,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/pages/edit"
+	"github.com/tessera-cms/tessera/internal/pages/history"
 	"github.com/tessera-cms/tessera/internal/pages/view"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -165,24 +166,7 @@ func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.Page
 	} else if err != nil {
 		return nil, err
 	}
-	return res.Page, s.archive(tx, site, res.Page, VersionLiveSave)
-}
-
-// rebasedOn is the base of a draft after its slug was applied to live: the
-// new live version when the draft was current, so that the draft's own slug
-// does not count as a live change; else the old base, so that a change
-// somebody else made to live still needs confirm to be overwritten.
-func rebasedOn(basedOn time.Time, current bool, live *doc.Page) time.Time {
-	if current {
-		return live.UpdatedAt
-	}
-	return basedOn
-}
-
-// rebase makes the draft follow the live page's slugs and fullpaths, which
-// are not draftable.
-func rebase(draft, live *doc.Page) {
-	draft.Slug, draft.Fullpath = doc.CloneText(live.Slug), doc.CloneText(live.Fullpath)
+	return res.Page, s.archive(tx, site, res.Page, history.VersionLiveSave)
 }
 
 // SaveDraft applies a draft save body (POST/PUT/PATCH /draft) to the page's
@@ -200,7 +184,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
-	parts, err := DraftableBody(values)
+	parts, err := history.DraftableBody(values)
 	if err != nil {
 		return nil, err
 	}
@@ -221,9 +205,9 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 			if live, err = s.applySlugToLive(tx, site, rec, live, parts.Live, opt.Locale); err != nil {
 				return err
 			}
-			basedOn = rebasedOn(basedOn, current, live)
+			basedOn = history.RebasedOn(basedOn, current, live)
 		}
-		rebase(draft, live)
+		history.Rebase(draft, live)
 		tpl, err := s.templateInfo(tx, site, draft.Template)
 		if err != nil {
 			return err
@@ -306,9 +290,9 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 			if live, err = s.applySlugToLive(tx, site, rec, live, map[string]any{"translations": slugs}, ""); err != nil {
 				return err
 			}
-			basedOn = rebasedOn(basedOn, current, live)
+			basedOn = history.RebasedOn(basedOn, current, live)
 		}
-		rebase(np, live)
+		history.Rebase(np, live)
 		d, err := putDraft(tx, site, np, basedOn)
 		if err != nil {
 			return err
@@ -343,7 +327,7 @@ func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string
 		if !d.BasedOn.Equal(live.UpdatedAt) && !confirm {
 			return cms.Errorf(EDraftBaseChanged, "The live page changed after the draft was started; publish with {\"confirm\": true} to replace it")
 		}
-		np := PublishDraft(live, dp, tx.Now())
+		np := history.PublishDraft(live, dp, tx.Now())
 		if tpl, err := s.templateInfo(tx, site, np.Template); err != nil {
 			return err
 		} else if edit.NeedsSync(np, tpl) {
@@ -356,7 +340,7 @@ func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string
 			return err
 		}
 		saved = np
-		return s.archive(tx, site, np, VersionDraftPublish)
+		return s.archive(tx, site, np, history.VersionDraftPublish)
 	})
 	return saved, err
 }
@@ -406,7 +390,7 @@ func (s *Service) Preview(ctx context.Context, site *store.Site, ref, token stri
 		case err != nil:
 			return err
 		}
-		rebase(dp, live)
+		history.Rebase(dp, live)
 		mode, p = "draft", dp
 		return nil
 	})
@@ -448,7 +432,7 @@ func loadVersion(tx store.Tx, site *store.Site, pageID, versionID string) (*stor
 		return nil, nil, err
 	}
 	v := chain[0]
-	data, err := chainDoc(chain)
+	data, err := history.ChainDoc(chain)
 	if err != nil {
 		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
 	}
@@ -504,7 +488,7 @@ func (s *Service) RestoreVersion(ctx context.Context, site *store.Site, ref, ver
 		if err != nil {
 			return err
 		}
-		dp := PublishDraft(live, vp, tx.Now())
+		dp := history.PublishDraft(live, vp, tx.Now())
 		dp.UpdatedAt = live.UpdatedAt
 		d, err := putDraft(tx, site, dp, live.UpdatedAt)
 		if err != nil {

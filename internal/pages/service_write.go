@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/pages/edit"
+	"github.com/tessera-cms/tessera/internal/pages/history"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -61,7 +62,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		if opt.DryRun {
 			return errDryRun
 		}
-		return s.archive(tx, site, res.Page, VersionLiveSave)
+		return s.archive(tx, site, res.Page, history.VersionLiveSave)
 	})
 	fv.Finish(err == nil && !opt.DryRun)
 	return saved, err

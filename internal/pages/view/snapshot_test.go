@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/history"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/pages/view"
 )
@@ -357,13 +357,13 @@ func TestRenderSnapshotRules(t *testing.T) {
 }
 
 func TestRenderVersion(t *testing.T) {
-	info := view.VersionInfo{ID: draftID, PageID: pagetest.PageID, SourceAction: pages.VersionDraftPublish, CreatedAt: pagetest.T0}
+	info := view.VersionInfo{ID: draftID, PageID: pagetest.PageID, SourceAction: history.VersionDraftPublish, CreatedAt: pagetest.T0}
 	const head = `{"id":"` + draftID + `","page_id":"` + pagetest.PageID + `","source_action":"draft_publish","created_at":"2026-09-10T14:31:12.408Z"`
 
 	if got, want := string(view.RenderVersionListItem(nil, info)), head+`}`; got != want {
 		t.Errorf("list item: got %s, want %s", got, want)
 	}
-	list := []view.VersionInfo{info, {ID: "b", PageID: pagetest.PageID, SourceAction: pages.VersionLiveSave, CreatedAt: pagetest.T1}}
+	list := []view.VersionInfo{info, {ID: "b", PageID: pagetest.PageID, SourceAction: history.VersionLiveSave, CreatedAt: pagetest.T1}}
 	wantList := `[` + head + `},{"id":"b","page_id":"` + pagetest.PageID + `","source_action":"live_save","created_at":"2026-09-10T15:31:12.408Z"}]`
 	if got := string(view.RenderVersionList([]byte(nil), list)); got != wantList {
 		t.Errorf("list: got %s, want %s", got, wantList)

@@ -1,4 +1,4 @@
-package pages
+package history
 
 import (
 	"bytes"
@@ -14,10 +14,10 @@ import (
 
 // A version's snapshot is stored as a delta against the page's version
 // before it: a save archives the whole page, and a one-field change would
-// otherwise store the full document again. Every versionChainMax versions
+// otherwise store the full document again. Every ChainMax versions
 // (and after a change too large for a delta to pay) the document is stored
 // on its own, compressed, so reading any version takes one inflate and at
-// most versionChainMax-1 delta applications. Reads are exact: the decoded
+// most ChainMax-1 delta applications. Reads are exact: the decoded
 // bytes are the JSON that was archived, byte for byte, which delta.Apply
 // checks by length and checksum at each step.
 //
@@ -40,11 +40,11 @@ const (
 	versionDeltaDeflate = 0x03
 )
 
-// versionChainMax is the most versions a chain holds: one stored on its
+// ChainMax is the most versions a chain holds: one stored on its
 // own and the deltas on top of it. Sixteen keeps a read to a few hundred
 // microseconds on a 70 KB page while the document stored on its own costs
 // each version of the chain a sixteenth of its size.
-const versionChainMax = 16
+const ChainMax = 16
 
 // maxVersionDoc bounds a decoded snapshot, so a corrupt or hostile row
 // cannot inflate without limit. It is far above any page the size limits
@@ -85,15 +85,15 @@ func inflate(b []byte) ([]byte, error) {
 	return out, nil
 }
 
-// encodeVersionDoc returns the stored form of a version's JSON document
+// EncodeDoc returns the stored form of a version's JSON document
 // on its own.
-func encodeVersionDoc(doc []byte) []byte {
+func EncodeDoc(doc []byte) []byte {
 	return deflate(versionDeflate, doc)
 }
 
-// encodeVersionDelta returns the stored form of a version's JSON document
+// EncodeDelta returns the stored form of a version's JSON document
 // against its base's: the delta, compressed when that makes it shorter.
-func encodeVersionDelta(base, doc []byte) []byte {
+func EncodeDelta(base, doc []byte) []byte {
 	d := delta.Diff(base, doc)
 	raw := append([]byte{versionDelta}, d...)
 	if len(d) < 64 {
@@ -105,9 +105,9 @@ func encodeVersionDelta(base, doc []byte) []byte {
 	return raw
 }
 
-// decodeVersionDoc returns the JSON document of a snapshot stored on its
+// DecodeDoc returns the JSON document of a snapshot stored on its
 // own, in either format.
-func decodeVersionDoc(stored []byte) ([]byte, error) {
+func DecodeDoc(stored []byte) ([]byte, error) {
 	if len(stored) == 0 {
 		return nil, errVersionFormat
 	}
@@ -136,9 +136,9 @@ func decodeVersionDelta(stored []byte) ([]byte, error) {
 	}
 }
 
-// chainDoc returns the JSON document of chain[0] from the chain the store
+// ChainDoc returns the JSON document of chain[0] from the chain the store
 // returns for it (store.Versions.Chain): the version, then its bases.
-func chainDoc(chain []*store.Version) ([]byte, error) {
+func ChainDoc(chain []*store.Version) ([]byte, error) {
 	if len(chain) == 0 {
 		return nil, errors.New("no versions to read")
 	}
@@ -146,7 +146,7 @@ func chainDoc(chain []*store.Version) ([]byte, error) {
 	if last.BaseID != "" {
 		return nil, fmt.Errorf("version %s: base %s is missing", last.ID, last.BaseID)
 	}
-	doc, err := decodeVersionDoc(last.Snapshot)
+	doc, err := DecodeDoc(last.Snapshot)
 	if err != nil {
 		return nil, fmt.Errorf("version %s: %w", last.ID, err)
 	}
@@ -165,86 +165,24 @@ func chainDoc(chain []*store.Version) ([]byte, error) {
 	return doc, nil
 }
 
-// nextVersion returns how to store doc as the page's next version: its
-// snapshot, the version it is stored against (none: on its own) and the
-// length of its chain. It is a delta against the page's newest version
-// while that version's chain is shorter than versionChainMax and the delta
-// is shorter than the document compressed on its own. The newest
-// version's document comes from docs when this process archived it, and
-// is read back from its chain otherwise.
-func nextVersion(tx store.Tx, docs *versionDocs, siteID, pageID string, doc []byte) (snapshot []byte, baseID string, depth int, err error) {
-	latest, err := tx.Versions().Latest(siteID, pageID)
-	if err != nil || latest == "" {
-		return encodeVersionDoc(doc), "", 1, err
+// Next returns the stored form of doc as the version after one whose JSON
+// document is base and whose chain holds n versions (0: there is none): a
+// delta against base (onBase) while the chain is shorter than ChainMax and
+// the delta is shorter than the document compressed on its own; else the
+// document on its own, starting a chain. depth is the new version's chain
+// length.
+func Next(base []byte, n int, doc []byte) (stored []byte, onBase bool, depth int) {
+	if n == 0 || n >= ChainMax {
+		return EncodeDoc(doc), false, 1
 	}
-	base, n, ok := docs.get(latest)
-	if !ok {
-		chain, err := tx.Versions().Chain(siteID, pageID, latest)
-		if err != nil {
-			return nil, "", 0, err
-		}
-		// A full chain is not decoded: the new version starts its own.
-		if n = len(chain); n < versionChainMax {
-			if base, err = chainDoc(chain); err != nil {
-				// The newest version does not read (a damaged row): the
-				// new one starts a chain of its own rather than fail.
-				return encodeVersionDoc(doc), "", 1, nil
-			}
-		}
-	}
-	if n >= versionChainMax {
-		return encodeVersionDoc(doc), "", 1, nil
-	}
-	stored := encodeVersionDelta(base, doc)
+	stored = EncodeDelta(base, doc)
 	// A delta past an eighth of the document may cost more than the
 	// document compressed on its own (about a quarter of it for prose):
 	// only then is the comparison worth a compression.
 	if len(stored) > len(doc)/8 {
-		if full := encodeVersionDoc(doc); len(full) <= len(stored) {
-			return full, "", 1, nil
+		if full := EncodeDoc(doc); len(full) <= len(stored) {
+			return full, false, 1
 		}
 	}
-	return stored, latest, n + 1, nil
-}
-
-// versionDocs keeps the documents of the versions this process archived
-// last, by version id, with the length of their chains: the next save of
-// the same page stores a delta against that document without reading and
-// replaying the chain. A version never changes once stored, so an entry
-// can be wrong only for an id that no committed version has (its
-// transaction rolled back), and such an id is never asked for: ids come
-// from Versions.Latest. It holds at most versionDocsMax bytes and starts
-// over when full.
-type versionDocs struct {
-	mu    sync.Mutex
-	docs  map[string]versionDoc
-	bytes int
-}
-
-type versionDoc struct {
-	doc   []byte
-	depth int
-}
-
-const versionDocsMax = 16 << 20
-
-func (c *versionDocs) get(id string) (doc []byte, depth int, ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, ok := c.docs[id]
-	return d.doc, d.depth, ok
-}
-
-// put keeps doc, which the caller no longer changes.
-func (c *versionDocs) put(id string, doc []byte, depth int) {
-	if len(doc) > versionDocsMax/4 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.docs == nil || c.bytes+len(doc) > versionDocsMax {
-		c.docs, c.bytes = map[string]versionDoc{}, 0
-	}
-	c.docs[id] = versionDoc{doc, depth}
-	c.bytes += len(doc)
+	return stored, true, n + 1
 }

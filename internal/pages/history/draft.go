@@ -1,11 +1,16 @@
-package pages
+// Package history holds the pure parts of a page's drafts and versions:
+// what a draft save keeps of its body (DraftableBody), what publishing a
+// draft or restoring a version makes of the live page (PublishDraft), how a
+// draft follows the live page's slugs (Rebase, RebasedOn), and the stored
+// form of version snapshots (deltas against the version before, in chains
+// of at most ChainMax). The service loads, locks, saves and archives.
+package history
 
-// Drafts and versions: the pure pieces. A draft is stored as a full *Page
+// Drafts: the pure pieces. A draft is stored as a full *Page
 // (the draft state of the page) plus the live updated_at it was based on.
-// Draft saves run Apply on the draft page with the body DraftableBody keeps,
-// draft batches run ApplyBatch on it, and PublishDraft copies the draftable
-// state onto the live page. RenderSnapshot is the draft's `content` and a
-// version's `snapshot`; RenderDraft and RenderVersion wrap it.
+// Draft saves run edit.Apply on the draft page with the body DraftableBody keeps,
+// draft batches run edit.ApplyBatch on it, and PublishDraft copies the draftable
+// state onto the live page. Package view renders the draft's `content` and a version's `snapshot`.
 //
 // Decisions where the spec is silent:
 //
@@ -19,22 +24,6 @@ package pages
 //     spec's "applied to the live page immediately"); fullpath in a
 //     translation entry is dropped. Every other non-draftable key is dropped
 //     without error.
-//   - Snapshot page_items entries carry no timestamps and no
-//     fallback_content: the snapshot is the page's content, not a
-//     template-dependent read. content is the served-locale string for
-//     field, text, select and switch (switches "true"/"false"), the file URL
-//     or null for files, and null for canvases and references. A reference
-//     entry adds reference_type and reference_id (single) or reference_ids
-//     (many, an array); it has no translations (references are not
-//     translated) and resolves no slugs or titles, so an archived snapshot
-//     never goes stale against renamed targets. A canvas entry has
-//     repeatables and no translations (containers are not translated).
-//   - Snapshot translations fall back to the default locale, as page reads
-//     do; og_image is the page read's file object (compact and
-//     X-Service-Client-Version apply).
-//   - future_page_id and reserved_fullpath belong to drafts of pages that do
-//     not exist yet; Tessera drafts always belong to an existing page, so
-//     both are null.
 //   - PublishDraft takes the draft's items together with its
 //     template_synced_at when draft and live use the same template. When the
 //     live template changed after the draft was based, the items come over
@@ -258,4 +247,21 @@ func PublishDraft(live, draft *doc.Page, now time.Time) *doc.Page {
 	}
 	p.UpdatedAt = cms.NextUpdatedAt(live.UpdatedAt, now)
 	return p
+}
+
+// RebasedOn is the base of a draft after its slug was applied to live: the
+// new live version when the draft was current, so that the draft's own slug
+// does not count as a live change; else the old base, so that a change
+// somebody else made to live still needs confirm to be overwritten.
+func RebasedOn(basedOn time.Time, current bool, live *doc.Page) time.Time {
+	if current {
+		return live.UpdatedAt
+	}
+	return basedOn
+}
+
+// Rebase makes the draft follow the live page's slugs and fullpaths, which
+// are not draftable.
+func Rebase(draft, live *doc.Page) {
+	draft.Slug, draft.Fullpath = doc.CloneText(live.Slug), doc.CloneText(live.Fullpath)
 }

@@ -1,4 +1,4 @@
-package pages_test
+package history_test
 
 import (
 	"encoding/json"
@@ -9,9 +9,9 @@ import (
 	"github.com/google/go-cmp/cmp/cmpopts"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/pages/edit"
+	"github.com/tessera-cms/tessera/internal/pages/history"
 	"github.com/tessera-cms/tessera/internal/pages/pagetest"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -29,7 +29,7 @@ func TestSnapshotBackIdentity(t *testing.T) {
 			if tt.Edit != nil {
 				tt.Edit(v)
 			}
-			d, err := pages.DraftableBody(pagetest.Decode(t, pagetest.MustSnapshot(t, p, v)))
+			d, err := history.DraftableBody(pagetest.Decode(t, pagetest.MustSnapshot(t, p, v)))
 			if err != nil {
 				t.Fatalf("DraftableBody: %v", err)
 			}
@@ -50,11 +50,11 @@ func TestSnapshotBackIdentity(t *testing.T) {
 }
 
 func TestDraftableBody(t *testing.T) {
-	split := func(t *testing.T, js string) pages.DraftBody {
+	split := func(t *testing.T, js string) history.DraftBody {
 		t.Helper()
 		b := pagetest.Body(t, js)
 		before := pagetest.Body(t, js)
-		d, err := pages.DraftableBody(b)
+		d, err := history.DraftableBody(b)
 		if err != nil {
 			t.Fatalf("DraftableBody(%s): %v", js, err)
 		}
@@ -159,7 +159,7 @@ func TestDraftableBody(t *testing.T) {
 			`{"page_items": [{"content": "x"}]}`,
 			`{"page_items": [{"slug": "Body", "repeatables": [{"id": "r", "page_items": [{"slug": ""}]}]}]}`,
 		} {
-			_, err := pages.DraftableBody(pagetest.Body(t, js))
+			_, err := history.DraftableBody(pagetest.Body(t, js))
 			pagetest.WantCode(t, err, cms.EValidationFailed)
 		}
 	})
@@ -174,7 +174,7 @@ func TestDraftableBody(t *testing.T) {
 // TestDraftableBodyApply runs both halves through Apply: the draft gets the
 // content and none of the live-only keys, the live page gets the slugs.
 func TestDraftableBodyApply(t *testing.T) {
-	d, err := pages.DraftableBody(pagetest.Body(t, `{
+	d, err := history.DraftableBody(pagetest.Body(t, `{
 		"title": "Draft title", "slug": "new-about", "published": false, "position": 9,
 		"template": "landing", "homepage": true, "security_mechanism": "humans",
 		"items": {"Intro": "draft intro"},
@@ -251,7 +251,7 @@ func TestPublishDraft(t *testing.T) {
 	draft.Item("Sidebar").Disabled = false
 
 	liveBefore, draftBefore := live.Clone(), draft.Clone()
-	got := pages.PublishDraft(live, draft, pagetest.Now)
+	got := history.PublishDraft(live, draft, pagetest.Now)
 
 	if diff := cmp.Diff(liveBefore, live); diff != "" {
 		t.Errorf("PublishDraft modified live (-before +after):\n%s", diff)
@@ -292,7 +292,7 @@ func TestPublishDraft(t *testing.T) {
 	t.Run("UpdatedAtMoves", func(t *testing.T) {
 		l := pagetest.Page()
 		l.UpdatedAt = pagetest.Now
-		if got, want := pages.PublishDraft(l, pagetest.Page(), pagetest.Now).UpdatedAt, pagetest.Now.Add(time.Millisecond); !got.Equal(want) {
+		if got, want := history.PublishDraft(l, pagetest.Page(), pagetest.Now).UpdatedAt, pagetest.Now.Add(time.Millisecond); !got.Equal(want) {
 			t.Errorf("updated_at: got %v, want %v", got, want)
 		}
 	})
@@ -301,7 +301,7 @@ func TestPublishDraft(t *testing.T) {
 		l := pagetest.Page()
 		l.Template = "landing"
 		l.TemplateSyncedAt = pagetest.T2
-		got := pages.PublishDraft(l, pagetest.Page(), pagetest.Now)
+		got := history.PublishDraft(l, pagetest.Page(), pagetest.Now)
 		if got.Template != "landing" {
 			t.Errorf("template: got %q, want landing", got.Template)
 		}
