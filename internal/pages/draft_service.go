@@ -1,5 +1,9 @@
 package pages
 
+// Drafts and previews: reads and writes of a page's draft, publishing it,
+// restoring a version into it, and the preview of a draft or of the live
+// page.
+
 import (
 	"context"
 	"errors"
@@ -16,59 +20,11 @@ import (
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
-// Version retention (spec "Limits"): the latest versionsKept, or all from
-// the last versionsWindow, whichever set is larger.
-const (
-	versionsKept   = 10
-	versionsWindow = 7 * 24 * time.Hour
-)
-
-// Versions list bounds (spec "Limits").
-const (
-	DefaultVersionsLimit = 50
-	MaxVersionsLimit     = 100
-)
-
 // Draft error codes (spec "Draft and version errors").
 const (
 	ESlugApplyFailed  = "slug_apply_failed"
 	EDraftBaseChanged = "draft_base_changed"
 )
-
-var errDraftsDisabled = &cms.Error{Code: cms.EBareForbidden, Message: "Page drafts are not enabled"}
-
-// checkDrafts refuses draft, preview and version routes on sites without drafts.
-func checkDrafts(site *store.Site) error {
-	if !site.DraftsEnabled {
-		return errDraftsDisabled
-	}
-	return nil
-}
-
-// archive stores p as a version with the given source action and prunes
-// the page's versions to the retention rule, in the caller's transaction.
-// Versions are archived only on sites with drafts enabled.
-func (s *Service) archive(tx store.Tx, site *store.Site, p *doc.Page, action string) error {
-	if !site.DraftsEnabled {
-		return nil
-	}
-	data, err := p.Encode()
-	if err != nil {
-		return fmt.Errorf("pages: encode version of %s: %w", p.ID, err)
-	}
-	snapshot, baseID, depth, err := nextVersion(tx, &s.versionDocs, site.ID, p.ID, data)
-	if err != nil {
-		return err
-	}
-	v := &store.Version{ID: cms.NewID(tx.Now()), SiteID: site.ID, PageID: p.ID, SourceAction: action, CreatedAt: tx.Now(),
-		Snapshot: snapshot, BaseID: baseID}
-	if err := tx.Versions().Create(v); err != nil {
-		return err
-	}
-	s.versionDocs.put(v.ID, data, depth)
-	_, err = tx.Versions().Prune(site.ID, p.ID, versionsKept, tx.Now().Add(-versionsWindow))
-	return err
-}
 
 // loadDraft returns the page's draft record and its page state. ENotFound.
 func loadDraft(tx store.Tx, site *store.Site, pageID string) (*store.Draft, *doc.Page, error) {
@@ -345,6 +301,34 @@ func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string
 	return saved, err
 }
 
+// RestoreVersion puts a version's content into the page's draft (created
+// or overwritten, based on the current live page); live is unchanged.
+func (s *Service) RestoreVersion(ctx context.Context, site *store.Site, ref, versionID string) ([]byte, error) {
+	if err := checkDrafts(site); err != nil {
+		return nil, err
+	}
+	id, err := s.lookup(ctx, site, ref, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, live *doc.Page) error {
+		_, vp, err := loadVersion(tx, site, id, versionID)
+		if err != nil {
+			return err
+		}
+		dp := history.PublishDraft(live, vp, tx.Now())
+		dp.UpdatedAt = live.UpdatedAt
+		d, err := putDraft(tx, site, dp, live.UpdatedAt)
+		if err != nil {
+			return err
+		}
+		out, err = s.renderDraft(tx, site, d, dp, ReadOptions{})
+		return err
+	})
+	return out, err
+}
+
 // PreviewToken issues a preview token for the page ref names and the
 // site-relative URL that shows the preview.
 func (s *Service) PreviewToken(ctx context.Context, site *store.Site, ref string) (token, previewURL string, err error) {
@@ -395,107 +379,4 @@ func (s *Service) Preview(ctx context.Context, site *store.Site, ref, token stri
 		return nil
 	})
 	return mode, p, err
-}
-
-// Versions returns the version list of the page ref names, newest first.
-func (s *Service) Versions(ctx context.Context, site *store.Site, ref string, limit, offset int) ([]byte, error) {
-	if err := checkDrafts(site); err != nil {
-		return nil, err
-	}
-	var out []byte
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		id, err := s.resolveRef(tx, site, ref, "")
-		if err != nil {
-			return err
-		}
-		list, _, err := tx.Versions().List(site.ID, id, store.ListOptions{Offset: offset, Limit: limit})
-		if err != nil {
-			return err
-		}
-		infos := make([]view.VersionInfo, len(list))
-		for i, v := range list {
-			infos[i] = view.VersionInfo{ID: v.ID, PageID: v.PageID, SourceAction: v.SourceAction, CreatedAt: v.CreatedAt}
-		}
-		out = view.RenderVersionList(nil, infos)
-		return nil
-	})
-	return out, err
-}
-
-// loadVersion returns a version and the page state it archived. ENotFound.
-func loadVersion(tx store.Tx, site *store.Site, pageID, versionID string) (*store.Version, *doc.Page, error) {
-	if !cms.IsID(versionID) {
-		return nil, nil, cms.ErrNotFound()
-	}
-	chain, err := tx.Versions().Chain(site.ID, pageID, versionID)
-	if err != nil {
-		return nil, nil, err
-	}
-	v := chain[0]
-	data, err := history.ChainDoc(chain)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
-	}
-	p, err := doc.Decode(data)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
-	}
-	return v, p, nil
-}
-
-// Version returns one version with its snapshot.
-func (s *Service) Version(ctx context.Context, site *store.Site, ref, versionID string) ([]byte, error) {
-	if err := checkDrafts(site); err != nil {
-		return nil, err
-	}
-	var out []byte
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		id, err := s.resolveRef(tx, site, ref, "")
-		if err != nil {
-			return err
-		}
-		v, p, err := loadVersion(tx, site, id, versionID)
-		if err != nil {
-			return err
-		}
-		tpl, err := s.templateInfo(tx, site, p.Template)
-		if err != nil {
-			return err
-		}
-		snap, err := view.RenderSnapshot(nil, p, s.view(site, p, tpl, ReadOptions{}))
-		if err != nil {
-			return err
-		}
-		out = view.RenderVersion(nil, view.VersionInfo{ID: v.ID, PageID: v.PageID, SourceAction: v.SourceAction, CreatedAt: v.CreatedAt}, snap)
-		return nil
-	})
-	return out, err
-}
-
-// RestoreVersion puts a version's content into the page's draft (created
-// or overwritten, based on the current live page); live is unchanged.
-func (s *Service) RestoreVersion(ctx context.Context, site *store.Site, ref, versionID string) ([]byte, error) {
-	if err := checkDrafts(site); err != nil {
-		return nil, err
-	}
-	id, err := s.lookup(ctx, site, ref, "")
-	if err != nil {
-		return nil, err
-	}
-	var out []byte
-	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, live *doc.Page) error {
-		_, vp, err := loadVersion(tx, site, id, versionID)
-		if err != nil {
-			return err
-		}
-		dp := history.PublishDraft(live, vp, tx.Now())
-		dp.UpdatedAt = live.UpdatedAt
-		d, err := putDraft(tx, site, dp, live.UpdatedAt)
-		if err != nil {
-			return err
-		}
-		out, err = s.renderDraft(tx, site, d, dp, ReadOptions{})
-		return err
-	})
-	return out, err
 }

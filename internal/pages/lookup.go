@@ -63,3 +63,7 @@ func GetTx(tx store.Tx, siteID, id string) (*doc.Page, error) {
 	}
 	return decodePage(rec)
 }
+
+// searchText is the form of text a page search matches in the search text
+// the service stores (record): lower case.
+func searchText(text string) string { return strings.ToLower(strings.TrimSpace(text)) }

@@ -13,12 +13,23 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
-	"github.com/tessera-cms/tessera/internal/lock"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/history"
 	"github.com/tessera-cms/tessera/internal/store"
 )
+
+// WriteOptions are the query options and headers of a page write.
+type WriteOptions struct {
+	Locale  string // content_locale
+	Replace bool
+	DryRun  bool
+	// IfMatch is the If-Match header; HasIfMatch reports whether it was sent.
+	IfMatch    string
+	HasIfMatch bool
+	// Caller decides whether FileRef copies are allowed.
+	Caller files.Caller
+}
 
 // Update applies a PUT/PATCH/POST body to the page ref names, under the
 // page's write lock, and returns the saved page (or, for a dry run, the
@@ -66,37 +77,6 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 	})
 	fv.Finish(err == nil && !opt.DryRun)
 	return saved, err
-}
-
-// withPage runs fn on page id, loaded in a read-write transaction that
-// commits when fn returns nil. Unless dryRun, it holds the page's write
-// lock throughout; a lock timeout is an error with timeoutCode (the spec
-// answers it 409 on PUT and DELETE, 422 in a batch). fn
-// returns errDryRun to roll back a dry run that validated, which withPage
-// turns into success.
-func (s *Service) withPage(ctx context.Context, site *store.Site, id string, dryRun bool, timeoutCode string, fn func(tx store.Tx, rec *store.PageRecord, p *doc.Page) error) error {
-	if !dryRun {
-		unlock, err := s.lock(ctx, site.ID, id, timeoutCode)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-	}
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		rec, err := tx.Pages().Get(site.ID, id)
-		if err != nil {
-			return err
-		}
-		p, err := decodePage(rec)
-		if err != nil {
-			return err
-		}
-		return fn(tx, rec, p)
-	})
-	if errors.Is(err, errDryRun) {
-		return nil
-	}
-	return err
 }
 
 // Create stores a new page from a POST /pages body (or validates it, for a
@@ -355,25 +335,6 @@ func equalText(a, b doc.Text) bool {
 		}
 	}
 	return true
-}
-
-// lookup resolves ref to a page id in a read transaction.
-func (s *Service) lookup(ctx context.Context, site *store.Site, ref, locale string) (id string, err error) {
-	err = s.Store.View(ctx, func(tx store.Tx) error {
-		id, err = s.resolveRef(tx, site, ref, locale)
-		return err
-	})
-	return id, err
-}
-
-// lock takes the page's write lock; a timeout is an error with
-// timeoutCode.
-func (s *Service) lock(ctx context.Context, siteID, pageID string, timeoutCode string) (func(), error) {
-	unlock, err := s.Locker.Lock(ctx, lockKey(siteID, pageID))
-	if lock.IsTimeout(err) {
-		return nil, cms.Errorf(timeoutCode, "The page is being changed by another request; try again.")
-	}
-	return unlock, err
 }
 
 // Delete removes the page ref names and all its descendants. With an

@@ -1,14 +1,66 @@
 package pages
 
-// Versions: archiving a save, and the documents of the versions this
-// process archived last.
+// Versions: archiving a save, and reading the versions a page keeps.
 
 import (
-	"sync"
+	"context"
+	"fmt"
+	"time"
 
+	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/pages/history"
+	"github.com/tessera-cms/tessera/internal/pages/view"
 	"github.com/tessera-cms/tessera/internal/store"
 )
+
+// Version retention (spec "Limits"): the latest versionsKept, or all from
+// the last versionsWindow, whichever set is larger.
+const (
+	versionsKept   = 10
+	versionsWindow = 7 * 24 * time.Hour
+)
+
+// Versions list bounds (spec "Limits").
+const (
+	DefaultVersionsLimit = 50
+	MaxVersionsLimit     = 100
+)
+
+var errDraftsDisabled = &cms.Error{Code: cms.EBareForbidden, Message: "Page drafts are not enabled"}
+
+// checkDrafts refuses draft, preview and version routes on sites without drafts.
+func checkDrafts(site *store.Site) error {
+	if !site.DraftsEnabled {
+		return errDraftsDisabled
+	}
+	return nil
+}
+
+// archive stores p as a version with the given source action and prunes
+// the page's versions to the retention rule, in the caller's transaction.
+// Versions are archived only on sites with drafts enabled.
+func (s *Service) archive(tx store.Tx, site *store.Site, p *doc.Page, action string) error {
+	if !site.DraftsEnabled {
+		return nil
+	}
+	data, err := p.Encode()
+	if err != nil {
+		return fmt.Errorf("pages: encode version of %s: %w", p.ID, err)
+	}
+	snapshot, baseID, depth, err := nextVersion(tx, &s.versionDocs, site.ID, p.ID, data)
+	if err != nil {
+		return err
+	}
+	v := &store.Version{ID: cms.NewID(tx.Now()), SiteID: site.ID, PageID: p.ID, SourceAction: action, CreatedAt: tx.Now(),
+		Snapshot: snapshot, BaseID: baseID}
+	if err := tx.Versions().Create(v); err != nil {
+		return err
+	}
+	s.versionDocs.put(v.ID, data, depth)
+	_, err = tx.Versions().Prune(site.ID, p.ID, versionsKept, tx.Now().Add(-versionsWindow))
+	return err
+}
 
 // nextVersion returns how to store data, a page's JSON, as the page's next
 // version: its snapshot, the version it is stored against (none: on its
@@ -48,44 +100,77 @@ func nextVersion(tx store.Tx, docs *versionDocs, siteID, pageID string, data []b
 	return snapshot, latest, depth, nil
 }
 
-// versionDocs keeps the documents of the versions this process archived
-// last, by version id, with the length of their chains: the next save of
-// the same page stores a delta against that document without reading and
-// replaying the chain. A version never changes once stored, so an entry
-// can be wrong only for an id that no committed version has (its
-// transaction rolled back), and such an id is never asked for: ids come
-// from Versions.Latest. It holds at most versionDocsMax bytes and starts
-// over when full.
-type versionDocs struct {
-	mu    sync.Mutex
-	docs  map[string]versionDoc
-	bytes int
-}
-
-type versionDoc struct {
-	doc   []byte
-	depth int
-}
-
-const versionDocsMax = 16 << 20
-
-func (c *versionDocs) get(id string) (doc []byte, depth int, ok bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	d, ok := c.docs[id]
-	return d.doc, d.depth, ok
-}
-
-// put keeps doc, which the caller no longer changes.
-func (c *versionDocs) put(id string, doc []byte, depth int) {
-	if len(doc) > versionDocsMax/4 {
-		return
+// loadVersion returns a version and the page state it archived. ENotFound.
+func loadVersion(tx store.Tx, site *store.Site, pageID, versionID string) (*store.Version, *doc.Page, error) {
+	if !cms.IsID(versionID) {
+		return nil, nil, cms.ErrNotFound()
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.docs == nil || c.bytes+len(doc) > versionDocsMax {
-		c.docs, c.bytes = map[string]versionDoc{}, 0
+	chain, err := tx.Versions().Chain(site.ID, pageID, versionID)
+	if err != nil {
+		return nil, nil, err
 	}
-	c.docs[id] = versionDoc{doc, depth}
-	c.bytes += len(doc)
+	v := chain[0]
+	data, err := history.ChainDoc(chain)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
+	}
+	p, err := doc.Decode(data)
+	if err != nil {
+		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
+	}
+	return v, p, nil
+}
+
+// Versions returns the version list of the page ref names, newest first.
+func (s *Service) Versions(ctx context.Context, site *store.Site, ref string, limit, offset int) ([]byte, error) {
+	if err := checkDrafts(site); err != nil {
+		return nil, err
+	}
+	var out []byte
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		id, err := s.resolveRef(tx, site, ref, "")
+		if err != nil {
+			return err
+		}
+		list, _, err := tx.Versions().List(site.ID, id, store.ListOptions{Offset: offset, Limit: limit})
+		if err != nil {
+			return err
+		}
+		infos := make([]view.VersionInfo, len(list))
+		for i, v := range list {
+			infos[i] = view.VersionInfo{ID: v.ID, PageID: v.PageID, SourceAction: v.SourceAction, CreatedAt: v.CreatedAt}
+		}
+		out = view.RenderVersionList(nil, infos)
+		return nil
+	})
+	return out, err
+}
+
+// Version returns one version with its snapshot.
+func (s *Service) Version(ctx context.Context, site *store.Site, ref, versionID string) ([]byte, error) {
+	if err := checkDrafts(site); err != nil {
+		return nil, err
+	}
+	var out []byte
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		id, err := s.resolveRef(tx, site, ref, "")
+		if err != nil {
+			return err
+		}
+		v, p, err := loadVersion(tx, site, id, versionID)
+		if err != nil {
+			return err
+		}
+		tpl, err := s.templateInfo(tx, site, p.Template)
+		if err != nil {
+			return err
+		}
+		snap, err := view.RenderSnapshot(nil, p, s.view(site, p, tpl, ReadOptions{}))
+		if err != nil {
+			return err
+		}
+		out = view.RenderVersion(nil, view.VersionInfo{ID: v.ID, PageID: v.PageID, SourceAction: v.SourceAction, CreatedAt: v.CreatedAt}, snap)
+		return nil
+	})
+	return out, err
 }
