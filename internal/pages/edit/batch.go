@@ -152,7 +152,7 @@ func ApplyBatch(p *doc.Page, ops []Operation, opt BatchOptions) (*BatchResult, e
 	if err := cms.CheckContentLocale(opt.Locale, opt.Locales); err != nil {
 		return nil, err
 	}
-	b := &batch{opt: opt, def: opt.DefaultLocale, locale: opt.Locale, now: opt.Now}
+	b := &batchRun{opt: opt, def: opt.DefaultLocale, locale: opt.Locale, now: opt.Now}
 	if b.def == "" && len(opt.Locales) > 0 {
 		b.def = opt.Locales[0]
 	}
@@ -234,7 +234,7 @@ func opCode(op, code string) string {
 	return EUnknownOperation
 }
 
-func (b *batch) apply(w *doc.Page, op *Operation, st *opState) error {
+func (b *batchRun) apply(w *doc.Page, op *Operation, st *opState) error {
 	switch op.Op {
 	case OpSet, OpInsert, OpDelete, OpMove:
 	case "":

@@ -15,7 +15,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
-func (b *batch) insert(w *doc.Page, op *Operation, pt doc.Path, st *opState) error {
+func (b *batchRun) insert(w *doc.Page, op *Operation, pt doc.Path, st *opState) error {
 	if pt.Kind != doc.PathRepeatables {
 		return err422(EInvalidInsertPath, "insert needs a path ending in /repeatables of a canvas")
 	}
@@ -96,7 +96,7 @@ func insertSlug(v any) (string, error) {
 }
 
 // insertItems writes value.items of an insert into the new block rep.
-func (b *batch) insertItems(rep *doc.Repeatable, blk *themes.Block, canvas string, v any, st *opState) error {
+func (b *batchRun) insertItems(rep *doc.Repeatable, blk *themes.Block, canvas string, v any, st *opState) error {
 	if v == nil {
 		return nil
 	}
@@ -202,7 +202,7 @@ func emptyValue(v any) bool {
 	return false
 }
 
-func (b *batch) delete(w *doc.Page, pt doc.Path, st *opState) error {
+func (b *batchRun) delete(w *doc.Page, pt doc.Path, st *opState) error {
 	if pt.Kind != doc.PathRepeatable {
 		return err422(EInvalidDeleteTarget, "Only canvas blocks can be deleted (path .../repeatables/<id>)")
 	}
@@ -222,7 +222,7 @@ func (b *batch) delete(w *doc.Page, pt doc.Path, st *opState) error {
 	return nil
 }
 
-func (b *batch) move(w *doc.Page, op *Operation, pt doc.Path, st *opState) error {
+func (b *batchRun) move(w *doc.Page, op *Operation, pt doc.Path, st *opState) error {
 	if pt.Kind != doc.PathRepeatable {
 		return err422(EInvalidMoveTarget, "Only canvas blocks can be moved (path .../repeatables/<id>)")
 	}

@@ -31,7 +31,9 @@ type BatchOptions struct {
 	Files FileValues
 }
 
-type batch struct {
+// batchRun is one ApplyBatch call: its options, the locales it writes and
+// the template editables paths resolve against.
+type batchRun struct {
 	opt    BatchOptions
 	def    string
 	locale string
@@ -91,7 +93,7 @@ func (l *located) touch(now time.Time) {
 // locate resolves an item path against the page and the template. Errors
 // are path_not_found; notCanvas reports that the last container of a
 // repeatable path is an item but not a canvas.
-func (b *batch) locate(p *doc.Page, pt doc.Path) (l *located, notCanvas bool, err error) {
+func (b *batchRun) locate(p *doc.Page, pt doc.Path) (l *located, notCanvas bool, err error) {
 	l = &located{}
 	items, eds := p.Items, b.eds
 	for _, br := range pt.Blocks {

@@ -13,7 +13,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/themes"
 )
 
-func (b *batch) set(w *doc.Page, op *Operation, pt doc.Path, st *opState) error {
+func (b *batchRun) set(w *doc.Page, op *Operation, pt doc.Path, st *opState) error {
 	if !op.HasValue() {
 		return err422(EMissingValue, "set needs a value")
 	}
@@ -50,7 +50,7 @@ func (b *batch) set(w *doc.Page, op *Operation, pt doc.Path, st *opState) error 
 // settableFields are the page fields set may write.
 const settableFields = "title, slug, seo_title, seo_description, seo_keywords, published"
 
-func (b *batch) setField(w *doc.Page, field string, v any, st *opState) error {
+func (b *batchRun) setField(w *doc.Page, field string, v any, st *opState) error {
 	var t *doc.Text
 	switch field {
 	case "title":
@@ -97,7 +97,7 @@ func (b *batch) setField(w *doc.Page, field string, v any, st *opState) error {
 }
 
 // setItem writes v to an item and reports whether it changed.
-func (b *batch) setItem(it *doc.Item, ed *themes.Editable, v any, st *opState) (bool, error) {
+func (b *batchRun) setItem(it *doc.Item, ed *themes.Editable, v any, st *opState) (bool, error) {
 	switch ed.Type {
 	case themes.TypeCanvas:
 		return false, err422(EInvalidOperation, "Canvas '%s' cannot be set; insert, delete or move its blocks", ed.Slug)
@@ -113,7 +113,7 @@ func (b *batch) setItem(it *doc.Item, ed *themes.Editable, v any, st *opState) (
 	return it.Content.Set(b.locale, b.def, s), nil
 }
 
-func (b *batch) setReference(it *doc.Item, ed *themes.Editable, v any) (bool, error) {
+func (b *batchRun) setReference(it *doc.Item, ed *themes.Editable, v any) (bool, error) {
 	ids, err := batchRefIDs(ed, v)
 	if err != nil {
 		return false, err
@@ -142,7 +142,7 @@ func (b *batch) setReference(it *doc.Item, ed *themes.Editable, v any) (bool, er
 	return true, nil
 }
 
-func (b *batch) setFile(it *doc.Item, v any, slug string) (bool, error) {
+func (b *batchRun) setFile(it *doc.Item, v any, slug string) (bool, error) {
 	cur := it.File(b.locale, b.def)
 	fv, act, err := files.ParseBatchValue(v, cur, slug)
 	if err != nil {
@@ -166,7 +166,7 @@ func (b *batch) setFile(it *doc.Item, v any, slug string) (bool, error) {
 	return true, nil
 }
 
-func (b *batch) setRepeatable(l *located, v any, st *opState) error {
+func (b *batchRun) setRepeatable(l *located, v any, st *opState) error {
 	m, ok := v.(map[string]any)
 	if !ok {
 		return err422(EInvalidContainerValue, "A block is set with {slug, position}")

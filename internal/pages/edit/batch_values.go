@@ -125,7 +125,7 @@ func batchIDList(ed *themes.Editable, v any) ([]string, error) {
 	return ids, nil
 }
 
-func (b *batch) storeFile(fv files.Value, slug string) (*files.File, error) {
+func (b *batchRun) storeFile(fv files.Value, slug string) (*files.File, error) {
 	if b.opt.Files == nil {
 		return nil, files.ErrUnsupported("File '" + slug + "'")
 	}
@@ -140,7 +140,7 @@ func (b *batch) storeFile(fv files.Value, slug string) (*files.File, error) {
 }
 
 // putFile writes f (nil clears) as the item's file in the batch locale.
-func (b *batch) putFile(it *doc.Item, f *files.File) {
+func (b *batchRun) putFile(it *doc.Item, f *files.File) {
 	if f == nil && b.locale == b.def {
 		delete(it.Files, b.locale)
 		return

@@ -105,7 +105,7 @@ func Apply(p *doc.Page, body map[string]any, opt ApplyOptions) (*Result, error) 
 	return a.res, nil
 }
 
-// translated page keys, in the order writes apply them.
+// translatedKeys are the translated page keys, in the order writes apply them.
 var translatedKeys = [...]string{"title", "slug", "seo_title", "seo_description", "seo_keywords"}
 
 func (a *applier) apply(body map[string]any) error {

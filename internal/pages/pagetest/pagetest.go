@@ -99,13 +99,15 @@ func Text(kv ...string) doc.Text {
 	return t
 }
 
-// Files the test page holds.
+// HeroImage is the test page's og_image and the en file of its Hero image.
 var HeroImage = &files.File{Filename: "hero.png", URL: "/files/site/hero.png", ContentType: "image/png",
 	Version: 2, Checksum: "5d41402abc4b2a76b9719d911017c592", Size: 2048, Width: 1200, Height: 630, Key: "blob/1"}
 
+// HeroImageNL is the nl file of the test page's Hero image.
 var HeroImageNL = &files.File{Filename: "held.jpg", URL: "/files/site/held.jpg", ContentType: "image/jpeg",
 	Version: 1, Checksum: "7d793037a0760186574b0282f2f435e7", Size: 4096, Width: 800, Height: 600, Key: "blob/2"}
 
+// PrivatePDF is the private file of the hero block's Image.
 var PrivatePDF = &files.File{Filename: "terms.pdf", URL: "/files/site/terms.pdf", ContentType: "application/pdf",
 	Version: 1, Checksum: "9e107d9d372bb6826bd81d3542a419d6", Size: 1000, Private: true,
 	PermanentURL: "https://cdn.example.com/p/terms.pdf?sig=abc", PermanentRelativeURL: "/p/terms.pdf?sig=abc", Key: "blob/3"}

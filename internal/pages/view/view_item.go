@@ -27,7 +27,7 @@ func RenderItem(dst []byte, p *doc.Page, path doc.Path, v *View) ([]byte, error)
 	if path.Kind != doc.PathItem && path.Kind != doc.PathRepeatable {
 		return dst, errSubtreeNotFound("Item not found: " + path.String())
 	}
-	t, eds, err := resolve(p, path, v.Template)
+	t, eds, err := resolveWithEditables(p, path, v.Template)
 	if err != nil {
 		return dst, errSubtreeNotFound(cms.ErrorMessage(err))
 	}
@@ -110,9 +110,9 @@ func siblingsCount(p *doc.Page, t doc.Target) int {
 	return n
 }
 
-// resolve is Resolve that also returns the template editables of the
+// resolveWithEditables is Resolve that also returns the template editables of the
 // container holding the target (the page's, or the enclosing block's).
-func resolve(p *doc.Page, path doc.Path, tpl *themes.Template) (doc.Target, []*themes.Editable, error) {
+func resolveWithEditables(p *doc.Page, path doc.Path, tpl *themes.Template) (doc.Target, []*themes.Editable, error) {
 	t, err := p.Resolve(path)
 	if err != nil || tpl == nil {
 		return t, nil, err
