@@ -26,13 +26,7 @@ func View() *view.View {
 func MustRender(tb testing.TB, p *doc.Page, v *view.View) []byte {
 	tb.Helper()
 	b, err := view.RenderPage(nil, p, v)
-	if err != nil {
-		tb.Fatalf("RenderPage: %v", err)
-	}
-	if !json.Valid(b) {
-		tb.Fatalf("RenderPage gave invalid JSON: %s", b)
-	}
-	return b
+	return mustJSON(tb, "RenderPage", b, err)
 }
 
 // MustSnapshot renders the snapshot of p with v, failing the test unless it
@@ -40,11 +34,17 @@ func MustRender(tb testing.TB, p *doc.Page, v *view.View) []byte {
 func MustSnapshot(tb testing.TB, p *doc.Page, v *view.View) []byte {
 	tb.Helper()
 	b, err := view.RenderSnapshot(nil, p, v)
+	return mustJSON(tb, "RenderSnapshot", b, err)
+}
+
+// mustJSON fails the test when what renders gave an error or invalid JSON.
+func mustJSON(tb testing.TB, what string, b []byte, err error) []byte {
+	tb.Helper()
 	if err != nil {
-		tb.Fatalf("RenderSnapshot: %v", err)
+		tb.Fatalf("%s: %v", what, err)
 	}
 	if !json.Valid(b) {
-		tb.Fatalf("RenderSnapshot gave invalid JSON: %s", b)
+		tb.Fatalf("%s gave invalid JSON: %s", what, b)
 	}
 	return b
 }
