@@ -65,7 +65,7 @@ type Page struct {
 	OGImage         *files.File `json:"og_image,omitempty"`
 
 	// TemplateSyncedAt is the template's updated_at when the page's items
-	// were last synced against it (see Sync).
+	// were last synced against it (see edit.Sync).
 	TemplateSyncedAt time.Time `json:"template_synced_at,omitzero"`
 
 	// Items are the top-level items, enabled ones in template order, then

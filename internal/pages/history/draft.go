@@ -27,9 +27,9 @@ package history
 //   - PublishDraft takes the draft's items together with its
 //     template_synced_at when draft and live use the same template. When the
 //     live template changed after the draft was based, the items come over
-//     unsynced (template_synced_at zero): NeedsSync then reports true and the
-//     service re-syncs them against the live template before saving, as it
-//     does for every save.
+//     unsynced (template_synced_at zero): edit.NeedsSync then reports true
+//     and the service re-syncs them against the live template before
+//     saving, as it does for every save.
 
 import (
 	"maps"
@@ -52,11 +52,11 @@ const (
 type DraftBody struct {
 	// Draft holds the draftable keys (title, seo_title, seo_description,
 	// seo_keywords, og_image, items, translations without slug and
-	// fullpath, fixed_locale, locales): the body of Apply on the draft page.
+	// fullpath, fixed_locale, locales): the body of edit.Apply on the draft page.
 	Draft map[string]any
 	// Live holds the slugs of the body: top-level slug and translations
 	// whose entries carry a slug, as {translations: {<locale>: {slug}}}.
-	// It is a PUT body for Apply on the live page, with the same
+	// It is a PUT body for edit.Apply on the live page, with the same
 	// content_locale; nil when the body names no slug.
 	Live map[string]any
 }
@@ -72,7 +72,7 @@ var draftableKeys = [...]string{"title", "seo_title", "seo_description", "seo_ke
 //
 // The only error is a 422 validation_failed for a page_items array entry
 // that is not an object with a slug. Values are otherwise not checked here:
-// Apply checks them.
+// edit.Apply checks them.
 func DraftableBody(body map[string]any) (DraftBody, error) {
 	var d DraftBody
 	d.Draft = make(map[string]any, len(body))
@@ -146,7 +146,7 @@ func DraftableBody(body map[string]any) (DraftBody, error) {
 	return d, nil
 }
 
-// pageItemsHash turns a page_items value into the items hash Apply takes:
+// pageItemsHash turns a page_items value into the items hash edit.Apply takes:
 // an object is already one, an array is the snapshot shape. Any other value
 // is returned as is for Apply to report.
 func pageItemsHash(v any, where string) (any, error) {
@@ -227,7 +227,7 @@ func snapshotRepeatables(v any, where string) (any, error) {
 // cms.NextUpdatedAt(live.UpdatedAt, now). Neither live nor draft is
 // modified, and the result shares no memory with them.
 //
-// The service re-syncs the result when NeedsSync says so (see the
+// The service re-syncs the result when edit.NeedsSync says so (see the
 // package's decisions on a changed template) and archives the
 // draft_publish version from it.
 func PublishDraft(live, draft *doc.Page, now time.Time) *doc.Page {

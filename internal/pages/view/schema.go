@@ -9,7 +9,7 @@ import (
 // RenderSchema appends the schema response (GET schema) of page p on
 // template tpl to dst; a nil tpl gives {}, with a template_missing warning
 // when the page names a template the theme lacks. current_structure shows p's
-// enabled items as stored (the service may Sync a copy first to show
+// enabled items as stored (the service may edit.Sync a copy first to show
 // editables a newer template added).
 func RenderSchema(dst []byte, p *doc.Page, tpl *doc.TemplateInfo) []byte {
 	w := &jsonw.Writer{B: dst}
