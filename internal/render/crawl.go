@@ -10,17 +10,18 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // listed reports whether crawlers are shown p (sitemap.xml, llms.txt):
 // published pages with security mechanism none, the homepage excepted.
-func listed(p *pages.Page) bool {
-	return p.Published && security(p) == pages.SecurityNone && !p.Homepage && len(p.Roles) == 0
+func listed(p *doc.Page) bool {
+	return p.Published && security(p) == doc.SecurityNone && !p.Homepage && len(p.Roles) == 0
 }
 
 // pageLocales are the locales a page is shown in.
-func pageLocales(site *store.Site, p *pages.Page) []string {
+func pageLocales(site *store.Site, p *doc.Page) []string {
 	if len(p.Locales) == 0 {
 		return site.Locales
 	}
@@ -40,7 +41,7 @@ func (s *Service) Sitemap(ctx context.Context, site *store.Site, base string) ([
 	var b bytes.Buffer
 	b.WriteString(xml.Header)
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">` + "\n")
-	err := s.Pages.Each(ctx, site, func(p *pages.Page) error {
+	err := s.Pages.Each(ctx, site, func(p *doc.Page) error {
 		if !listed(p) {
 			return nil
 		}
@@ -73,8 +74,8 @@ func (s *Service) Robots(ctx context.Context, site *store.Site, base string) ([]
 	var b bytes.Buffer
 	b.WriteString("User-agent: *\n")
 	n := 0
-	err := s.Pages.Each(ctx, site, func(p *pages.Page) error {
-		if security(p) != pages.SecurityHumans {
+	err := s.Pages.Each(ctx, site, func(p *doc.Page) error {
+		if security(p) != doc.SecurityHumans {
 			return nil
 		}
 		for _, l := range pageLocales(site, p) {
@@ -105,7 +106,7 @@ func (s *Service) LLMs(ctx context.Context, site *store.Site, base string) ([]by
 	var b bytes.Buffer
 	b.WriteString("# " + oneLine(site.Name) + "\n\n## Pages\n\n")
 	def := site.DefaultLocale
-	err := s.Pages.Each(ctx, site, func(p *pages.Page) error {
+	err := s.Pages.Each(ctx, site, func(p *doc.Page) error {
 		if !listed(p) {
 			return nil
 		}

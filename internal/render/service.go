@@ -35,6 +35,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/translations"
 )
@@ -208,7 +209,7 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 	if m, at, ok := s.Fresh.Mark(ctx, req.Site.ID, renderDeps); ok {
 		before = &check{mark: m, at: at}
 	}
-	var p *pages.Page
+	var p *doc.Page
 	mode := ""
 	var err error
 	if token != "" {
@@ -223,7 +224,7 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 		if !p.Published || len(p.Locales) > 0 && !slices.Contains(p.Locales, locale) {
 			return nil, cms.ErrNotFound()
 		}
-		if p.SecurityMechanism == pages.SecurityCustomers && req.Customer == nil {
+		if p.SecurityMechanism == doc.SecurityCustomers && req.Customer == nil {
 			return nil, &LoginRequired{ReturnTo: req.Path}
 		}
 		if err := checkRoles(p.Roles, req); err != nil {
@@ -245,7 +246,7 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 	switch {
 	case mode != "":
 		out.Robots = "noindex"
-	case p.SecurityMechanism == pages.SecurityHumans:
+	case p.SecurityMechanism == doc.SecurityHumans:
 		out.Robots = "none"
 		out.Body = injectRobotsMeta(out.Body)
 	}
@@ -408,7 +409,7 @@ func (s *Service) store(key string, c *cached) {
 // preview decides what a preview link shows: the page's draft, or its live
 // state even when unpublished. A token that is valid but for another page
 // is EForbidden; any other token that grants nothing is EUnauthorized.
-func (s *Service) preview(ctx context.Context, site *store.Site, locale, path, token string) (string, *pages.Page, error) {
+func (s *Service) preview(ctx context.Context, site *store.Site, locale, path, token string) (string, *doc.Page, error) {
 	p, err := s.Pages.Visit(ctx, site, locale, path)
 	if err != nil {
 		return "", nil, err
@@ -479,7 +480,7 @@ func (s *Service) theme(ctx context.Context, site *store.Site, locale string, te
 }
 
 // bindings are the variables every template of a render sees.
-func (st *state) bindings(req *Request, p *pages.Page, mode string) map[string]any {
+func (st *state) bindings(req *Request, p *doc.Page, mode string) map[string]any {
 	site := st.site
 	locales := make([]any, 0, len(site.Locales))
 	for _, l := range site.Locales {
@@ -525,7 +526,7 @@ func (st *state) bindings(req *Request, p *pages.Page, mode string) map[string]a
 }
 
 // renderPage renders p through its template and the layout.
-func (s *Service) renderPage(th *theme, st *state, req *Request, p *pages.Page, mode string) ([]byte, error) {
+func (s *Service) renderPage(th *theme, st *state, req *Request, p *doc.Page, mode string) ([]byte, error) {
 	b := st.bindings(req, p, mode)
 	st.scope = &scope{items: p.Items}
 	name := p.Template

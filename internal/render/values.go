@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
 	"github.com/tessera-cms/tessera/internal/translations"
@@ -127,7 +128,7 @@ func (st *state) fileValue(f *files.File) map[string]any {
 
 // pageValue is a page as templates see it: its fields in the render's
 // locale, its URL in every locale and its items by slug.
-func (st *state) pageValue(p *pages.Page, withItems bool) map[string]any {
+func (st *state) pageValue(p *doc.Page, withItems bool) map[string]any {
 	def := st.site.DefaultLocale
 	urls := make(map[string]any, len(st.site.Locales))
 	for _, l := range st.site.Locales {
@@ -147,9 +148,9 @@ func (st *state) pageValue(p *pages.Page, withItems bool) map[string]any {
 	return m
 }
 
-func security(p *pages.Page) string {
+func security(p *doc.Page) string {
 	if p.SecurityMechanism == "" {
-		return pages.SecurityNone
+		return doc.SecurityNone
 	}
 	return p.SecurityMechanism
 }
@@ -157,7 +158,7 @@ func security(p *pages.Page) string {
 // itemsValue maps item slugs to their values: content for fields, texts,
 // selects and switches, the file for files, the target(s) for references,
 // the blocks for canvases.
-func (st *state) itemsValue(items []*pages.Item) map[string]any {
+func (st *state) itemsValue(items []*doc.Item) map[string]any {
 	out := make(map[string]any, len(items))
 	for _, it := range items {
 		if it.Disabled {
@@ -184,7 +185,7 @@ func (st *state) itemsValue(items []*pages.Item) map[string]any {
 // refDrop loads a reference's targets when a template reads them.
 type refDrop struct {
 	st *state
-	it *pages.Item
+	it *doc.Item
 }
 
 func (d *refDrop) ToLiquid() any {
@@ -200,7 +201,7 @@ func (d *refDrop) ToLiquid() any {
 
 // targets loads the pages or entries a reference item names, in order,
 // leaving out those that no longer exist or that visitors cannot see.
-func (st *state) targets(it *pages.Item) []any {
+func (st *state) targets(it *doc.Item) []any {
 	out := make([]any, 0, len(it.RefIDs))
 	if it.RefType == "pages" {
 		err := st.svc.Store.View(st.ctx, func(tx store.Tx) error {
@@ -463,7 +464,7 @@ func (d *channelDrop) ToLiquid() any {
 // reference renders a reference editable: its body with `reference` (or
 // `references`) bound to the target(s), or, when the body renders nothing
 // (an empty tag), a link to each target.
-func (st *state) reference(ctx lrender.Context, it *pages.Item) (string, error) {
+func (st *state) reference(ctx lrender.Context, it *doc.Item) (string, error) {
 	var targets []any
 	if it != nil {
 		targets = st.targets(it)
