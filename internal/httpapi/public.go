@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -97,14 +96,10 @@ type siteKey struct{}
 
 func siteOf(r *http.Request) *store.Site { return r.Context().Value(siteKey{}).(*store.Site) }
 
-// site resolves the Host header (see render.Service.Site).
+// site resolves the Host header: package render alone decides which site
+// a host shows (render.Service.Site).
 func (p *public) site(r *http.Request, fresh bool) (*store.Site, error) {
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	return p.s.Render.Site(r.Context(), host, p.s.URLs, fresh)
+	return p.s.Render.Site(r.Context(), r.Host, fresh)
 }
 
 // base is the site's public base URL as this request reached it: the
@@ -242,15 +237,11 @@ func (p *public) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := p.request(r, c)
+	// Page resolves the host again itself when the site changed since it
+	// was resolved; req.Site is then the site it rendered for.
 	out, err := p.s.Render.Page(r.Context(), req)
-	if errors.Is(err, render.ErrSiteChanged) {
-		p.s.Render.ForgetSite(req.Site.ID)
-		var site *store.Site
-		if site, err = p.site(r, true); err == nil {
-			r = r.WithContext(context.WithValue(r.Context(), siteKey{}, site))
-			req = p.request(r, c)
-			out, err = p.s.Render.Page(r.Context(), req)
-		}
+	if req.Site != siteOf(r) {
+		r = r.WithContext(context.WithValue(r.Context(), siteKey{}, req.Site))
 	}
 	if err != nil {
 		p.renderError(w, r, req, err)

@@ -14,6 +14,7 @@ package render
 import (
 	"context"
 	"crypto/sha256"
+	"errors"
 	"encoding/hex"
 	"fmt"
 	"io"
@@ -35,6 +36,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/translations"
 )
@@ -44,6 +46,8 @@ type Service struct {
 	Store   store.Store
 	Pages   *pages.Service
 	Entries *entries.Service
+	// URLs decide which site a host name shows (see Site).
+	URLs sites.URLs
 	// Fresh, when set, lets a cached render that was checked against the
 	// store since the last write anywhere be served without asking the
 	// store again: writes of this process, and with a shared change count
@@ -186,55 +190,118 @@ type check struct {
 	at   time.Time
 }
 
-// Page renders the page a visit names. Errors: ENotFound (no such page, or
-// one visitors cannot see), *LoginRequired, a preview token's
-// EUnauthorized or EForbidden, *TemplateError, ErrSiteChanged.
+// Page renders the page a visit names, reading what it renders in one
+// read transaction. When the site of req changed since it was resolved
+// (on this process or another), Page forgets it, resolves req.Host again,
+// sets req.Site to the site it shows now and renders for that. Errors:
+// ENotFound (no such page, or one visitors cannot see, or no site at the
+// host any more), *LoginRequired, *RoleRequired, a preview token's
+// EUnauthorized or EForbidden, *TemplateError.
 func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
+	for tries := 0; ; tries++ {
+		out, err := s.page(ctx, req)
+		if !errors.Is(err, errSiteChanged) || tries == 2 {
+			return out, err
+		}
+		s.ForgetSite(req.Site.ID)
+		site, err := s.Site(ctx, req.Host, true)
+		if err != nil {
+			return nil, err
+		}
+		req.Site = site
+	}
+}
+
+// page is Page for the site req has; errSiteChanged when it is not as
+// stored.
+func (s *Service) page(ctx context.Context, req *Request) (*Output, error) {
 	locale, path := SplitLocale(req.Site, req.Path)
 	token := req.Query.Get("preview")
+	var c *cached
 	key := ""
 	if token == "" && req.Templates == nil {
 		key = cacheKey(req, locale)
+		s.caches()
+		c, _ = s.cache.Get(key)
 	}
-	// The cache check also checks the site; a render that cannot use the
-	// cache checks it on its own.
-	if out, err := s.fromCache(ctx, req.Site, key); out != nil || err != nil {
-		return out, err
-	}
-	s.misses.Add(1)
-	// The write count and time before the render reads anything: the
-	// render is current as of them.
-	var before *check
-	if m, at, ok := s.Fresh.Mark(ctx, req.Site.ID, renderDeps); ok {
-		before = &check{mark: m, at: at}
+	// The mark is taken before the store is read: what is read (a render, a
+	// cached one found current) is current as of it.
+	var now *check
+	if mark, at, ok := s.Fresh.Mark(ctx, req.Site.ID, renderDeps); ok {
+		now = &check{mark: mark, at: at}
+		if c != nil && c.siteAt.Equal(req.Site.UpdatedAt) {
+			if ck := c.checked.Load(); ck != nil && s.Fresh.Valid(ck.mark, ck.at, mark, at) {
+				return s.hit(c), nil
+			}
+		}
 	}
 	var p *pages.Page
 	mode := ""
-	var err error
 	if token != "" {
-		mode, p, err = s.preview(ctx, req.Site, locale, path, token)
-	} else {
-		p, err = s.Pages.Visit(ctx, req.Site, locale, path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if mode == "" {
-		if !p.Published || len(p.Locales) > 0 && !slices.Contains(p.Locales, locale) {
-			return nil, cms.ErrNotFound()
-		}
-		if p.SecurityMechanism == pages.SecurityCustomers && req.Customer == nil {
-			return nil, &LoginRequired{ReturnTo: req.Path}
-		}
-		if err := checkRoles(p.Roles, req); err != nil {
+		var err error
+		if mode, p, err = s.preview(ctx, req.Site, locale, path, token); err != nil {
 			return nil, err
 		}
 	}
-	th, stamp, err := s.theme(ctx, req.Site, locale, req.Templates)
+	var out *Output
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		if ok, err := siteUnchanged(tx, req.Site); err != nil || !ok {
+			if err == nil {
+				err = errSiteChanged
+			}
+			return err
+		}
+		if c != nil {
+			if ok, err := c.holds(tx, req.Site); err != nil || ok {
+				if ok {
+					if now != nil {
+						c.checked.Store(now)
+					}
+					out = s.hit(c)
+				}
+				return err
+			}
+		}
+		s.misses.Add(1)
+		var err error
+		out, err = s.render(ctx, tx, req, locale, path, p, mode, key, now)
+		return err
+	})
+	return out, err
+}
+
+// viewer is who visits with req.
+func viewer(req *Request, mode string) pages.Viewer {
+	v := pages.Viewer{Preview: mode != ""}
+	if c := req.Customer; c != nil {
+		v.Customer, v.Roles = true, c.Roles
+	}
+	return v
+}
+
+// render renders the page of req in locale at path (or p, a preview's, in
+// mode) within tx, and caches it under key (when set) as current at before.
+func (s *Service) render(ctx context.Context, tx store.Tx, req *Request, locale, path string, p *pages.Page, mode, key string,
+	before *check) (*Output, error) {
+	if mode == "" {
+		var err error
+		if p, err = pages.VisitTx(tx, req.Site, locale, path); err != nil {
+			return nil, err
+		}
+	}
+	switch pages.Visible(p, locale, viewer(req, mode)) {
+	case pages.Hidden:
+		return nil, cms.ErrNotFound()
+	case pages.LoginNeeded:
+		return nil, &LoginRequired{ReturnTo: req.Path}
+	case pages.RoleNeeded:
+		return nil, &RoleRequired{Roles: p.Roles}
+	}
+	th, stamp, err := s.theme(tx, req.Site, locale, req.Templates)
 	if err != nil {
 		return nil, err
 	}
-	st := s.newState(ctx, req, locale)
+	st := s.newState(ctx, tx, req, locale)
 	defer st.close()
 	st.deps.page(p.ID, p.UpdatedAt)
 	body, err := s.renderPage(th, st, req, p, mode)
@@ -262,14 +329,14 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 // newState starts a render of req in locale; close it when done. The
 // render's budget starts now: its time bound covers the store reads of
 // its values too (they use st.ctx).
-func (s *Service) newState(ctx context.Context, req *Request, locale string) *state {
+func (s *Service) newState(ctx context.Context, tx store.Tx, req *Request, locale string) *state {
 	ret := req.Path
 	if to := req.Query.Get("return_to"); to != "" || strings.HasPrefix(ret, "/_") {
 		ret = SafeReturn(to)
 	}
 	b := newBudget(ctx, s.limits())
 	s.active.Add(1)
-	return &state{svc: s, req: req, ctx: b.ctx, b: b, site: req.Site, locale: locale, returnTo: ret, scope: &scope{}, deps: newDeps()}
+	return &state{svc: s, req: req, tx: tx, ctx: b.ctx, b: b, site: req.Site, locale: locale, returnTo: ret, scope: &scope{}, deps: newDeps()}
 }
 
 // close ends the render: its budget's timer goes, and the service counts
@@ -303,77 +370,44 @@ func cacheKey(req *Request, locale string) string {
 	return req.Site.ID + "\x00" + strings.ToLower(req.Host) + "\x00" + locale + "\x00" + req.Path + "\x00" + req.Query.Encode() + "\x00" + viewer
 }
 
-// fromCache returns the cached render under key if everything it was
-// rendered from is unchanged. It checks the site too, in the same
-// transaction: ErrSiteChanged when the site is not as the request has it.
-func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (*Output, error) {
-	s.caches()
-	c, _ := s.cache.Get(key)
-	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, renderDeps)
-	if current {
-		if c != nil && c.siteAt.Equal(site.UpdatedAt) {
-			if ck := c.checked.Load(); ck != nil && s.Fresh.Valid(ck.mark, ck.at, mark, markAt) {
-				return s.hit(c), nil
-			}
+// holds reports whether everything c was rendered from is unchanged in
+// tx, site (checked by the caller) aside.
+func (c *cached) holds(tx store.Tx, site *store.Site) (bool, error) {
+	if !c.siteAt.Equal(site.UpdatedAt) {
+		return false, nil
+	}
+	st, err := tx.Themes().Stamp(site.ID, site.Theme)
+	if err != nil || !sameStamp(st, c.themeStamp) {
+		return false, err
+	}
+	if !stampsHold(c.deps.pages, func(id string) (time.Time, error) { return tx.Pages().Stamp(site.ID, id) }) ||
+		!stampsHold(c.deps.entries, func(id string) (time.Time, error) { return tx.Entries().Stamp(site.ID, id) }) {
+		return false, nil
+	}
+	for id, want := range c.deps.channels {
+		st, err := tx.Entries().ChannelStamp(site.ID, id)
+		if err != nil || !sameStamp(st, want) {
+			return false, nil
 		}
 	}
-	fresh := false
-	siteOK := false
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		if siteOK, err = siteUnchanged(tx, site); err != nil || !siteOK {
-			return err
+	for id, want := range c.deps.channelDefs {
+		ch, err := tx.Channels().Get(site.ID, id)
+		if err != nil || !ch.UpdatedAt.Equal(want) {
+			return false, nil
 		}
-		if c == nil || !c.siteAt.Equal(site.UpdatedAt) {
-			return nil
-		}
-		st, err := tx.Themes().Stamp(site.ID, site.Theme)
-		if err != nil || !sameStamp(st, c.themeStamp) {
-			return err
-		}
-		if !stampsHold(c.deps.pages, func(id string) (time.Time, error) { return tx.Pages().Stamp(site.ID, id) }) ||
-			!stampsHold(c.deps.entries, func(id string) (time.Time, error) { return tx.Entries().Stamp(site.ID, id) }) {
-			return nil
-		}
-		for id, want := range c.deps.channels {
-			st, err := tx.Entries().ChannelStamp(site.ID, id)
-			if err != nil || !sameStamp(st, want) {
-				return nil
-			}
-		}
-		for id, want := range c.deps.channelDefs {
-			ch, err := tx.Channels().Get(site.ID, id)
-			if err != nil || !ch.UpdatedAt.Equal(want) {
-				return nil
-			}
-		}
-		if !recordsHold(tx, site.ID, c.deps) {
-			return nil
-		}
-		if c.deps.channelSetRead {
-			// A channel created, renamed, redefined or deleted changes what
-			// `channels` holds, even for a slug the render found missing.
-			sig, err := channelSet(tx, site.ID)
-			if err != nil || sig != c.deps.channelSet {
-				return err
-			}
-		}
-		fresh = true
-		return nil
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case !siteOK:
-		return nil, ErrSiteChanged
-	case !fresh:
-		return nil, nil
 	}
-	// Current as of the mark read before the check: a write that committed
-	// during it moves the mark, and the next visit checks again.
-	if current {
-		c.checked.Store(&check{mark: mark, at: markAt})
+	if !recordsHold(tx, site.ID, c.deps) {
+		return false, nil
 	}
-	return s.hit(c), nil
+	if c.deps.channelSetRead {
+		// A channel created, renamed, redefined or deleted changes what
+		// `channels` holds, even for a slug the render found missing.
+		sig, err := channelSet(tx, site.ID)
+		if err != nil || sig != c.deps.channelSet {
+			return false, err
+		}
+	}
+	return true, nil
 }
 
 func (s *Service) hit(c *cached) *Output {
@@ -408,38 +442,40 @@ func (s *Service) store(key string, c *cached) {
 // preview decides what a preview link shows: the page's draft, or its live
 // state even when unpublished. A token that is valid but for another page
 // is EForbidden; any other token that grants nothing is EUnauthorized.
-func (s *Service) preview(ctx context.Context, site *store.Site, locale, path, token string) (string, *pages.Page, error) {
-	p, err := s.Pages.Visit(ctx, site, locale, path)
+//
+// Previews are not cached, and are read apart from the render: the draft
+// comes from the pages service. A site that changed since the request was
+// resolved (its preview secret, say) is errSiteChanged.
+func (s *Service) preview(ctx context.Context, site *store.Site, locale, path, token string) (mode string, shown *pages.Page, err error) {
+	var p *pages.Page
+	var granted string
+	err = s.Store.View(ctx, func(tx store.Tx) (err error) {
+		if ok, err := siteUnchanged(tx, site); err != nil || !ok {
+			if err == nil {
+				err = errSiteChanged
+			}
+			return err
+		}
+		if p, err = pages.VisitTx(tx, site, locale, path); err != nil {
+			return err
+		}
+		granted, _ = pages.ParsePreviewToken(site, token, tx.Now())
+		return nil
+	})
 	if err != nil {
 		return "", nil, err
 	}
-	mode, shown, err := s.Pages.Preview(ctx, site, p.ID, token)
-	if cms.IsCode(err, cms.EUnauthorized) {
-		if granted, ok := s.previewGrant(ctx, site, token); ok && granted != p.ID {
-			return "", nil, cms.Errorf(cms.EForbidden, "This preview link is for another page.")
-		}
+	mode, shown, err = s.Pages.Preview(ctx, site, p.ID, token)
+	if cms.IsCode(err, cms.EUnauthorized) && granted != "" && granted != p.ID {
+		return "", nil, cms.Errorf(cms.EForbidden, "This preview link is for another page.")
 	}
 	return mode, shown, err
 }
 
-// previewGrant returns the page a preview token of site grants, if it is
-// valid now.
-func (s *Service) previewGrant(ctx context.Context, site *store.Site, token string) (pageID string, ok bool) {
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		pageID, err = pages.ParsePreviewToken(site, token, tx.Now())
-		return err
-	})
-	return pageID, err == nil
-}
-
-// theme returns the compiled theme of site in locale, with its stamp.
-// templates, when set, replace the stored Liquid files.
-func (s *Service) theme(ctx context.Context, site *store.Site, locale string, templates map[string]string) (*theme, store.Stamp, error) {
-	var stamp store.Stamp
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		stamp, err = tx.Themes().Stamp(site.ID, site.Theme)
-		return err
-	})
+// theme returns the compiled theme of site in locale, with its stamp,
+// read in tx. templates, when set, replace the stored Liquid files.
+func (s *Service) theme(tx store.Tx, site *store.Site, locale string, templates map[string]string) (*theme, store.Stamp, error) {
+	stamp, err := tx.Themes().Stamp(site.ID, site.Theme)
 	if err != nil {
 		return nil, stamp, err
 	}
@@ -451,13 +487,7 @@ func (s *Service) theme(ctx context.Context, site *store.Site, locale string, te
 			return th, stamp, nil
 		}
 	}
-	var list []*store.ThemeFile
-	err = s.Store.View(ctx, func(tx store.Tx) (err error) {
-		// The stamp was taken first: a push in between makes the next
-		// request build the theme again, never keep an old one.
-		list, err = tx.Themes().ListFiles(site.ID, site.Theme, "")
-		return err
-	})
+	list, err := tx.Themes().ListFiles(site.ID, site.Theme, "")
 	if err != nil {
 		return nil, stamp, err
 	}
