@@ -247,26 +247,43 @@ func (p *public) page(w http.ResponseWriter, r *http.Request) {
 		p.renderError(w, r, req, err)
 		return
 	}
+	// The header values are shared slices under canonical keys, made once
+	// (per render for the ETag and length): a cached page's answer makes
+	// none of them (Header.Set would canonicalize and allocate each).
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("ETag", strconv.Quote(out.ETag))
-	h.Set("Vary", "Cookie")
+	h["Content-Type"] = htmlContentType
+	h["Etag"] = out.ETagHeader()
+	h["Vary"] = varyCookie
 	if out.Robots != "" {
 		h.Set("X-Robots-Tag", out.Robots)
 	}
 	if out.Private {
-		h.Set("Cache-Control", "private, no-store")
+		h["Cache-Control"] = privateNoStore
 	} else {
 		// Shared caches may keep the page but must ask again each time:
 		// an edit shows on the next request.
-		h.Set("Cache-Control", "public, no-cache")
+		h["Cache-Control"] = publicNoCache
 	}
-	writeTagged(w, r, out.ETag, out.Body)
+	if etagMatches(r, out.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h["Content-Length"] = out.LengthHeader()
+	_, _ = w.Write(out.Body)
 }
+
+// Header values of rendered pages, shared by every answer: nothing may
+// change them.
+var (
+	htmlContentType = []string{"text/html; charset=utf-8"}
+	varyCookie      = []string{"Cookie"}
+	privateNoStore  = []string{"private, no-store"}
+	publicNoCache   = []string{"public, no-cache"}
+)
 
 // etagMatches reports whether r's If-None-Match names etag (or is *).
 func etagMatches(r *http.Request, etag string) bool {
-	inm := r.Header.Get("If-None-Match")
+	inm := headerValue(r.Header, "If-None-Match")
 	if inm == "" {
 		return false
 	}

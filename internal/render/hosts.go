@@ -60,7 +60,6 @@ func HostName(host string) string {
 func (s *Service) Site(ctx context.Context, hostHeader string, checkSite bool) (*store.Site, error) {
 	s.caches()
 	name := HostName(hostHeader)
-	urls := s.URLs
 	h, ok := s.hosts.Get(name)
 	site := h.site
 	if ok && h.fallback {
@@ -69,11 +68,7 @@ func (s *Service) Site(ctx context.Context, hostHeader string, checkSite bool) (
 		}
 	}
 	if site != nil && checkSite {
-		var ts = site.UpdatedAt
-		err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-			ts, err = tx.Sites().Stamp(site.ID)
-			return err
-		})
+		ts, err := s.siteStamp(ctx, site.ID)
 		if err != nil && !cms.IsCode(err, cms.ENotFound) {
 			return nil, err
 		}
@@ -85,11 +80,27 @@ func (s *Service) Site(ctx context.Context, hostHeader string, checkSite bool) (
 	if site != nil {
 		return site, nil
 	}
+	return s.resolve(ctx, name)
+}
+
+// siteStamp reads the stamp of site id.
+func (s *Service) siteStamp(ctx context.Context, id string) (ts time.Time, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		ts, err = tx.Sites().Stamp(id)
+		return err
+	})
+	return ts, err
+}
+
+// resolve looks up the site host name shows and remembers it (apart from
+// Site, whose remembered answers then allocate nothing).
+func (s *Service) resolve(ctx context.Context, name string) (site *store.Site, err error) {
+	urls := s.URLs
 	// The mark is taken before the look-up: a site that claims the host
 	// while it runs moves it.
 	mark, at, current := s.Fresh.Mark(ctx, changes.AllSites, hostDeps)
 	fallback := false
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) (err error) {
 		if short, ok := strings.CutSuffix(name, ".localhost"); ok && !strings.Contains(short, ".") {
 			site, err = tx.Sites().GetByShortID(short)
 		} else if short, ok := urls.ShortIDOfHost(name); ok {
@@ -133,8 +144,7 @@ func (s *Service) apply(c changes.Change) {
 		s.hosts.Clear()
 	case c.Site != "" && c.Site != changes.AllSites && c.Touches(changes.Site, c.Site):
 		s.ForgetSite(c.Site)
-		prefix := c.Site + "\x00"
-		s.cache.DeleteFunc(func(key string, _ *cached) bool { return strings.HasPrefix(key, prefix) })
+		s.cache.DeleteFunc(func(key visitKey, _ *cached) bool { return key.site == c.Site })
 	}
 }
 

@@ -69,7 +69,7 @@ type Service struct {
 	// on first use (caches).
 	once   sync.Once
 	themes lru.Cache[string, *theme]
-	cache  lru.Cache[string, *cached]
+	cache  lru.Cache[visitKey, *cached]
 	hosts  lru.Cache[string, host]
 
 	hits, misses atomic.Int64
@@ -122,7 +122,20 @@ type Output struct {
 	PreviewMode string
 	// Cached reports that the page came from the cache.
 	Cached bool
+
+	// etag and length are the ETag and Content-Length header values,
+	// made once per render (see Header).
+	etag, length []string
 }
+
+// ETagHeader is the value of the ETag header of o: ETag quoted, made once
+// per render and shared by every answer with it, so callers must not
+// change it.
+func (o *Output) ETagHeader() []string { return o.etag }
+
+// LengthHeader is the value of the Content-Length header of o, made and
+// shared as ETagHeader is.
+func (o *Output) LengthHeader() []string { return o.length }
 
 // LoginRequired is the answer to a visitor who must log in to see a page.
 type LoginRequired struct{ ReturnTo string }
@@ -176,7 +189,7 @@ var renderDeps = changes.Of(changes.Site, changes.Theme, changes.Page, changes.C
 
 // cached is a rendered page with what it was rendered from.
 type cached struct {
-	out        Output
+	out        Output // as hits answer it (Cached set)
 	siteAt     time.Time
 	themeStamp store.Stamp
 	deps       *deps
@@ -218,22 +231,24 @@ func (s *Service) page(ctx context.Context, req *Request) (*Output, error) {
 	locale, path := SplitLocale(req.Site, req.Path)
 	token := req.Query.Get("preview")
 	var c *cached
-	key := ""
-	if token == "" && req.Templates == nil {
-		key = cacheKey(req, locale)
+	var key visitKey
+	cacheable := token == "" && req.Templates == nil
+	if cacheable {
+		key = keyOf(req, locale)
 		s.caches()
 		c, _ = s.cache.Get(key)
 	}
 	// The mark is taken before the store is read: what is read (a render, a
 	// cached one found current) is current as of it.
-	var now *check
-	if mark, at, ok := s.Fresh.Mark(ctx, req.Site.ID, renderDeps); ok {
-		now = &check{mark: mark, at: at}
-		if c != nil && c.siteAt.Equal(req.Site.UpdatedAt) {
-			if ck := c.checked.Load(); ck != nil && s.Fresh.Valid(ck.mark, ck.at, mark, at) {
-				return s.hit(c), nil
-			}
+	mark, at, current := s.Fresh.Mark(ctx, req.Site.ID, renderDeps)
+	if current && c != nil && c.siteAt.Equal(req.Site.UpdatedAt) {
+		if ck := c.checked.Load(); ck != nil && s.Fresh.Valid(ck.mark, ck.at, mark, at) {
+			return s.hit(c), nil
 		}
+	}
+	var now *check
+	if current {
+		now = &check{mark: mark, at: at}
 	}
 	var p *pages.Page
 	mode := ""
@@ -264,7 +279,7 @@ func (s *Service) page(ctx context.Context, req *Request) (*Output, error) {
 		}
 		s.misses.Add(1)
 		var err error
-		out, err = s.render(ctx, tx, req, locale, path, p, mode, key, now)
+		out, err = s.render(ctx, tx, req, locale, path, p, mode, cacheable, key, now)
 		return err
 	})
 	return out, err
@@ -280,9 +295,10 @@ func viewer(req *Request, mode string) pages.Viewer {
 }
 
 // render renders the page of req in locale at path (or p, a preview's, in
-// mode) within tx, and caches it under key (when set) as current at before.
-func (s *Service) render(ctx context.Context, tx store.Tx, req *Request, locale, path string, p *pages.Page, mode, key string,
-	before *check) (*Output, error) {
+// mode) within tx, and caches it under key (when cacheable) as current at
+// before.
+func (s *Service) render(ctx context.Context, tx store.Tx, req *Request, locale, path string, p *pages.Page, mode string,
+	cacheable bool, key visitKey, before *check) (*Output, error) {
 	if mode == "" {
 		var err error
 		if p, err = pages.VisitTx(tx, req.Site, locale, path); err != nil {
@@ -318,8 +334,10 @@ func (s *Service) render(ctx context.Context, tx store.Tx, req *Request, locale,
 	}
 	sum := sha256.Sum256(out.Body)
 	out.ETag = hex.EncodeToString(sum[:12])
-	if key != "" {
+	out.etag, out.length = []string{strconv.Quote(out.ETag)}, []string{strconv.Itoa(len(out.Body))}
+	if cacheable {
 		c := &cached{out: *out, siteAt: req.Site.UpdatedAt, themeStamp: stamp, deps: st.deps}
+		c.out.Cached = true
 		c.checked.Store(before)
 		s.store(key, c)
 	}
@@ -358,16 +376,23 @@ func (st *state) close() {
 	}
 }
 
-// cacheKey names a visit by everything a template can read of it: the
+// visitKey names a visit by everything a template can read of it: the
 // site, the host and the path as sent (request.host, request.path, the
 // login form's return_to), the locale, the query (request.params) and who
 // is visiting. Logged-in customers never share an entry with anyone else.
-func cacheKey(req *Request, locale string) string {
+// Its fields are kept apart rather than joined into one string: an
+// anonymous visit without a query then makes its key without allocating.
+type visitKey struct {
+	site, host, locale, path, query, viewer string
+}
+
+func keyOf(req *Request, locale string) visitKey {
 	viewer := ""
 	if c := req.Customer; c != nil {
 		viewer = c.ID + "\x00" + c.Email + "\x00" + c.Name + "\x00" + strings.Join(c.Groups, ",") + "\x00" + strings.Join(c.Roles, ",")
 	}
-	return req.Site.ID + "\x00" + strings.ToLower(req.Host) + "\x00" + locale + "\x00" + req.Path + "\x00" + req.Query.Encode() + "\x00" + viewer
+	return visitKey{site: req.Site.ID, host: strings.ToLower(req.Host), locale: locale, path: req.Path, query: req.Query.Encode(),
+		viewer: viewer}
 }
 
 // holds reports whether everything c was rendered from is unchanged in
@@ -410,11 +435,11 @@ func (c *cached) holds(tx store.Tx, site *store.Site) (bool, error) {
 	return true, nil
 }
 
+// hit answers with c: its output is shared by every hit, so callers of
+// Page must not change it.
 func (s *Service) hit(c *cached) *Output {
 	s.hits.Add(1)
-	out := c.out
-	out.Cached = true
-	return &out
+	return &c.out
 }
 
 // stampsHold reports whether every record of want still has the stamp it
@@ -434,7 +459,7 @@ func stampsHold(want map[string]time.Time, stamp func(id string) (time.Time, err
 
 func sameStamp(a, b store.Stamp) bool { return a.Count == b.Count && a.Latest.Equal(b.Latest) }
 
-func (s *Service) store(key string, c *cached) {
+func (s *Service) store(key visitKey, c *cached) {
 	s.caches()
 	s.cache.Put(key, c)
 }
