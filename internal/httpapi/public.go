@@ -199,7 +199,11 @@ func (p *public) favicon(w http.ResponseWriter, r *http.Request) {
 // cookie names (nil when none or expired).
 func (p *public) request(r *http.Request, c *customers.Customer) *render.Request {
 	templates, _ := r.Context().Value(templatesKey{}).(map[string]string)
-	req := &render.Request{Site: siteOf(r), Path: r.URL.Path, Query: r.URL.Query(), Host: r.Host, Customer: c, Templates: templates}
+	var q url.Values // nil reads as empty: a visit without a query parses none
+	if r.URL.RawQuery != "" {
+		q = r.URL.Query()
+	}
+	req := &render.Request{Site: siteOf(r), Path: r.URL.Path, Query: q, Host: r.Host, Customer: c, Templates: templates}
 	if run := simulatorRunOf(r); run != nil {
 		// Error pages do not fail (they fall back to a built-in one), so a
 		// bound one of them stops at reaches the simulator this way.
@@ -441,6 +445,9 @@ func (p *public) login(w http.ResponseWriter, r *http.Request) {
 		customers.Attempt{Client: info(r).addr(), Session: held})
 	if err != nil {
 		req := p.request(r, nil)
+		if req.Query == nil {
+			req.Query = url.Values{}
+		}
 		req.Query.Set("return_to", r.PostForm.Get("return_to"))
 		var ex *ratelimit.Exceeded
 		switch {

@@ -89,7 +89,8 @@ const (
 // Request is one visit of the public site.
 type Request struct {
 	Site *store.Site
-	// Path is the URL path (unescaped); Query its query.
+	// Path is the URL path (unescaped); Query its query (nil reads as
+	// empty).
 	Path  string
 	Query url.Values
 	Host  string
