@@ -304,6 +304,10 @@ func (x entries) ReferencedBy(siteID, targetID string) ([]string, error) {
 	return ids, nil
 }
 
+func (x entries) Holding(siteID string, texts []string, limit int) ([]store.Holder, error) {
+	return holding(x.tx, "entries", "id, channel_id", siteID, texts, limit)
+}
+
 func (x entries) Hold(siteID, id string, exclusive bool) (string, error) {
 	q := `SELECT channel_id FROM entries WHERE site_id = ? AND id = ?`
 	if x.dialect.RowLocks {
