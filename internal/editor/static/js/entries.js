@@ -78,7 +78,8 @@ export class EntriesScreen {
   get columnsKey() { return `tessera.columns.${this.site.id}.${this.channelRef}`; }
 
   defaultColumns() {
-    const fs = this.channel.customizations.filter((f) => !['text', 'json'].includes(f.type)).slice(0, 4).map((f) => f.name);
+    const title = this.channel.title_field;
+    const fs = this.channel.customizations.filter((f) => !['text', 'json'].includes(f.type) && f.name !== title).slice(0, 4).map((f) => f.name);
     return [...fs, 'updated_at'];
   }
 

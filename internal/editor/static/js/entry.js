@@ -169,7 +169,7 @@ export class EntryScreen {
         locales.map((l) => h('option', { value: l, selected: l === this.locale }, localeName(l, l === this.defaultLocale))))) : null;
     this.status = h('p', { class: 'status', role: 'status', 'aria-live': 'polite' }, isNew ? 'Not saved yet' : `Saved ${when(this.entry.updated_at)}`);
     this.saveBtn = h('button', { type: 'submit', class: 'btn btn-primary', id: 'save-entry' }, isNew ? 'Create entry' : 'Save');
-    const actions = h('div', { class: 'editor-actions' }, localeSel,
+    const actions = h('div', { class: 'editor-actions' },
       isNew ? null : h('button', { type: 'button', class: 'btn btn-ghost', id: 'duplicate-entry', onclick: () => this.duplicate() }, 'Duplicate'),
       isNew ? null : h('button', { type: 'button', class: 'btn btn-ghost btn-danger-text', id: 'delete-entry', onclick: () => this.remove() }, 'Delete'),
       this.saveBtn);
@@ -179,7 +179,7 @@ export class EntryScreen {
           h('a', { href: this.base }, ch.name)),
         h('h1', { class: 'entry-h1' }, name),
         isNew ? null : h('p', { class: 'muted entry-meta' }, `Slug ${this.entry.slug} · created ${when(this.entry.created_at)}`)),
-      h('div', { class: 'editor-state' }, this.status));
+      h('div', { class: 'editor-state' }, localeSel, this.status));
     const editingOther = this.locale !== this.defaultLocale;
     const slugID = id('slug');
     const slug = h('input', { id: slugID, class: 'input', type: 'text', name: 'slug', value: this.entry ? this.entry.slug : '', disabled: editingOther, placeholder: isNew ? 'Made from the title when left empty' : '' });
