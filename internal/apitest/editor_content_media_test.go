@@ -80,7 +80,7 @@ func TestEditorUIEntriesTable(t *testing.T) {
 		)
 		b.run("filter", clickButton("Add filter", true), count(10))
 		b.step("filtered",
-			textHas(`.filters .chip-text`, `colour:"`+red+`"`),
+			textHas(`.filters .chip-text`, "colour is Red"),
 			textHas(`.table-summary`, "of 10 entries"),
 		)
 		// The view is in the address: a reload shows it again.

@@ -231,8 +231,20 @@ export class EntriesScreen {
       h('button', { type: 'button', class: 'btn btn-small', onclick: to_(pages), disabled: this.page >= pages, 'aria-label': 'Last page' }, '»'));
   }
 
+  /** filterText says a where= condition for people: "Colour is Red". */
+  filterText(w) {
+    const m = /^([A-Za-z_][\w]*):("(?:[^"\\]|\\.)*"|\S+)$/.exec(w.trim());
+    if (!m) return w;
+    const f = this.field(m[1]);
+    let v = m[2];
+    try { if (v.startsWith('"')) v = JSON.parse(v); } catch { return w; }
+    if (f && (f.type === 'select' || f.type === 'multi_select')) v = optionName(f, v);
+    if (f && f.type === 'boolean') v = v === 'true' ? 'yes' : 'no';
+    return `${f ? f.label || f.name : m[1]} is ${v}`;
+  }
+
   drawFilters() {
-    clear(this.filters, this.where.map((w, i) => h('li', { class: 'chip' }, h('span', { class: 'chip-text mono' }, w),
+    clear(this.filters, this.where.map((w, i) => h('li', { class: 'chip', title: w }, h('span', { class: 'chip-text' }, this.filterText(w)),
       h('button', { type: 'button', class: 'chip-x', 'aria-label': `Remove filter ${w}`, onclick: () => { this.where.splice(i, 1); this.page = 1; this.drawFilters(); this.fetch(); } }, '×'))));
     this.filters.hidden = !this.where.length;
   }
