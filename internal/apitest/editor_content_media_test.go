@@ -1,7 +1,9 @@
 package apitest_test
 
 import (
+	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -215,5 +217,65 @@ func TestEditorUIMedia(t *testing.T) {
 		if strings.Join(names, ",") != "replacement-1.png" {
 			t.Errorf("replaced: got %v", names)
 		}
+	})
+}
+
+// TestEditorUIContentEditor: an editor reads a channel's fields without
+// changing them (the API keeps that for admins), writes entries, copies
+// one without its files (copying files needs an admin) and uses the media
+// library.
+func TestEditorUIContentEditor(t *testing.T) {
+	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+		ctx := context.Background()
+		if _, err := env.Auth.Grant(ctx, site.ID, "ed@example.com", "Ed Itor", store.RoleEditor); err != nil {
+			t.Fatal(err)
+		}
+		if err := env.Auth.SetPassword(ctx, "ed@example.com", editorPassword); err != nil {
+			t.Fatal(err)
+		}
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels", As: "www", Site: site.ID,
+			Body: obj{"name": "Posts", "customizations": []obj{{"name": "title", "type": "string"}, {"name": "photo", "type": "file"}}}}, 201)
+		src := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels/posts/entries", As: "www", Site: site.ID,
+			Body: obj{"title": "With a photo", "photo": obj{"__type": "File", "filename": "p.png", "attachment": onePixelPNG}}}, 201).JSON.(map[string]any)
+		b := newBrowser(t, env)
+		b.step("editor-signed-in",
+			chromedp.Navigate(b.base+"/admin/"),
+			chromedp.WaitVisible(`input[name="email"]`, chromedp.ByQuery),
+			typeInto(`input[name="email"]`, "ed@example.com"),
+			typeInto(`input[name="password"]`, editorPassword),
+			click(`form button[type="submit"]`),
+			chromedp.WaitVisible(`.topbar`, chromedp.ByQuery),
+		)
+		b.step("editor-channels",
+			chromedp.Navigate(editorURL(b, site, "/channels")),
+			chromedp.WaitVisible(`tr[data-slug="posts"]`, chromedp.ByQuery),
+			waitJS(`!document.querySelector('#new-channel')`),
+			textHas(`.channels-screen`, "Only site admins change channels"),
+		)
+		b.step("editor-fields-read-only",
+			chromedp.Navigate(editorURL(b, site, "/channels/posts/fields")),
+			chromedp.WaitVisible(`.field-def`, chromedp.ByQuery),
+			waitJS(`!document.querySelector('#save-channel') && document.querySelector('.field-def [name="label"]').disabled`),
+		)
+		b.step("editor-copies",
+			chromedp.Navigate(editorURL(b, site, "/channels/posts/entries/"+src["id"].(string))),
+			chromedp.WaitVisible(`#duplicate-entry`, chromedp.ByQuery),
+			click(`#duplicate-entry`),
+			chromedp.WaitVisible(`.notice`, chromedp.ByQuery),
+			textHas(`.notice`, "Its files are not copied"),
+			setVal(`[data-field="title"] input`, "Copied by an editor"),
+			click(`#save-entry`),
+			waitJS(`location.hash.includes('/entries/') && !location.hash.includes('new') && document.querySelector('#duplicate-entry')`),
+		)
+		list := mustDo(t, env, apitest.Scenario{Path: "/channels/posts/entries?where=" + url.QueryEscape(`title:"Copied by an editor"`), As: "www", Site: site.ID}, 200).JSON.([]any)
+		if len(list) != 1 || list[0].(map[string]any)["photo"] != nil {
+			t.Errorf("the editor's copy: got %v, want one entry without a photo", list)
+		}
+		b.step("editor-media",
+			chromedp.Navigate(editorURL(b, site, "/media")),
+			chromedp.WaitVisible(`#media-drop`, chromedp.ByQuery),
+			chromedp.SetUploadFiles(`#media-drop input[type=file]`, writeFiles(t, "by-editor", 2), chromedp.ByQuery),
+			waitJS(`document.querySelectorAll('.media-grid > .media-card').length === 2`),
+		)
 	})
 }

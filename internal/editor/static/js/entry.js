@@ -109,14 +109,20 @@ export class EntryScreen {
   copyBody(e) {
     const out = {};
     const short = this.site.short_id;
+    // Copying a file (a FileRef) needs an admin, as the API says: an
+    // editor's copy leaves files out, and says so.
+    const files = isAdmin();
+    this.filesLeft = false;
     for (const f of this.channel.customizations) {
       const v = e[f.name];
       if (v == null || (Array.isArray(v) && !v.length)) continue;
       switch (f.type) {
         case 'file':
+          if (!files) { this.filesLeft = true; break; }
           if (v.url) out[f.name] = { __type: 'FileRef', source: `service://${short}/entries/${e.id}/${f.name}` };
           break;
         case 'gallery':
+          if (!files) { this.filesLeft = true; break; }
           out[f.name] = { __type: 'Gallery', images: v.map((im, i) => ({ __type: 'GalleryImage', caption: im.caption, position: i, file: { __type: 'FileRef', source: `service://${short}/entries/${e.id}/${f.name}/${im.id}` } })) };
           break;
         case 'belongs_to': case 'customer':
@@ -194,9 +200,10 @@ export class EntryScreen {
         searchRefs, titleOf, pickUpload: () => pickUpload(this.site),
       });
     });
+    const copyNote = this.copyOf ? h('p', { class: 'notice' }, `A copy of “${entryTitle(ch, this.source)}”: nothing is stored until you create it.${this.filesLeft ? ' Its files are not copied: copying files needs a site admin.' : ''}`) : null;
     const note = editingOther ? h('p', { class: 'notice' }, `Editing the ${localeName(this.locale)} values. Fields that are the same in every language are shown but not editable here.`) : null;
     this.form = h('form', { class: 'editor-form entry-form', 'aria-label': 'Entry', novalidate: true },
-      note,
+      copyNote, note,
       h('fieldset', { class: 'panel' }, h('legend', { class: 'panel-title' }, 'Fields'), rows.length ? rows : h('p', { class: 'muted' }, 'This channel has no fields yet.')),
       h('fieldset', { class: 'panel' }, h('legend', { class: 'panel-title' }, 'Address'), h('div', { class: 'field' }, h('label', { class: 'label', for: slugID }, 'Slug'), slug)),
       h('div', { class: 'form-actions' }, actions));
