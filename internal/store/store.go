@@ -568,6 +568,12 @@ const (
 type EntrySort struct {
 	Field string
 	Desc  bool
+	// Numeric reports whether the field's values are numbers (each has
+	// one, and its text is the number's): the store then orders by the
+	// number alone. A sortable field holds at most one value per entry,
+	// so a list sorted by one field walks that field's values in order
+	// instead of sorting every entry.
+	Numeric bool
 }
 
 // EntryQuery narrows and orders an entry list. Every condition must hold.

@@ -246,6 +246,13 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	if limit <= 0 {
 		limit = 1<<63 - 1 // see list
 	}
+	if len(q.Sort) == 1 && q.After == (store.EntryCursor{}) && !strings.HasPrefix(q.Sort[0].Field, "_") {
+		ids, err := x.sortedWindow(q.Sort[0], where, args, limit, offset)
+		if err != nil {
+			return nil, 0, x.fail(err, op, "")
+		}
+		return x.window(siteID, ids, total)
+	}
 	// The page is chosen over ids alone, then its documents are read by
 	// id: sorting every match with its document made PostgreSQL spill a
 	// deep page's sort to disk.
@@ -256,6 +263,11 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	if err != nil {
 		return nil, 0, x.fail(err, op, "")
 	}
+	return x.window(siteID, ids, total)
+}
+
+// window reads the entries of a list's window, in the order of ids.
+func (x entries) window(siteID string, ids []string, total int) ([]*store.Entry, int, error) {
 	if len(ids) == 0 {
 		return []*store.Entry{}, total, nil
 	}
@@ -265,6 +277,65 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	}
 	inOrder(recs, ids, func(r *store.Entry) string { return r.ID })
 	return recs, total, nil
+}
+
+// sortedWindow chooses the ids of a window of entries sorted by one value
+// field, where is the list's condition on entries e (with args), in the
+// order of List's general statement: the entries whose value has a number
+// (by it, then its text), those whose value has none (by text), then those
+// without a value; ties by id. The values are walked in the order of the
+// field's index (entry_values_num, entry_values_text) and each part is
+// counted only when the window reaches past it. A sortable field holds at
+// most one value per entry, so the walk reads about as many values as the
+// window needs (plus those the conditions skip), where sorting would read
+// every entry of the channel.
+func (x entries) sortedWindow(s store.EntrySort, where string, args []any, limit, offset int64) ([]string, error) {
+	dir := ""
+	if s.Desc {
+		dir = " DESC"
+	}
+	parts := []struct{ cond, order, index string }{
+		{`v.num IS NOT NULL`, `v.num` + dir + `, v.text` + dir + `, v.entry_id`, `entry_values_num`},
+		{`v.num IS NULL`, `v.text` + dir + `, v.entry_id`, `entry_values_text`},
+	}
+	if s.Numeric {
+		parts = parts[:1] // every value has its number
+	}
+	var ids []string
+	for _, p := range parts {
+		from := ` FROM entry_values v`
+		if x.dialect.IndexedBy {
+			from += ` INDEXED BY ` + p.index
+		}
+		part := from + ` JOIN entries e ON e.id = v.entry_id` + where + ` AND v.field = ? AND ` + p.cond
+		pargs := append(slices.Clip(args), s.Field)
+		got, err := scanAll(x.tx, scanID, `SELECT v.entry_id`+part+` ORDER BY `+p.order+` LIMIT ? OFFSET ?`,
+			append(slices.Clip(pargs), limit, offset)...)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, got...)
+		if int64(len(got)) == limit {
+			return ids, nil
+		}
+		// The part ends within (or before) the window: the rest of the
+		// window comes after it.
+		var n int64
+		if len(got) > 0 {
+			n = offset + int64(len(got))
+		} else if err := x.queryRow(`SELECT COUNT(*)`+part, pargs...).Scan(&n); err != nil {
+			return nil, err
+		}
+		limit -= int64(len(got))
+		offset = max(offset-n, 0)
+	}
+	rest, err := scanAll(x.tx, scanID, `SELECT e.id FROM entries e`+where+
+		` AND NOT EXISTS (SELECT 1 FROM entry_values v WHERE v.entry_id = e.id AND v.field = ?) ORDER BY e.id LIMIT ? OFFSET ?`,
+		append(slices.Clip(args), s.Field, limit, offset)...)
+	if err != nil {
+		return nil, err
+	}
+	return append(ids, rest...), nil
 }
 
 func (x entries) Seek(siteID, channelID string, from store.EntryCursor, n int) (store.EntryCursor, bool, error) {
@@ -463,9 +534,13 @@ func entryCond(c store.EntryCond) (cond string, args []any, ok bool) {
 		}
 		return q, targs, true
 	}
-	q := `EXISTS (SELECT 1 FROM entry_values v WHERE v.field = ? AND ` + col + ` ` + test + ` AND v.entry_id = e.id)`
 	if negate {
-		q = `NOT ` + q
+		q := `NOT EXISTS (SELECT 1 FROM entry_values v WHERE v.field = ? AND ` + col + ` ` + test + ` AND v.entry_id = e.id)`
+		return q, append([]any{c.Field}, targs...), true
 	}
+	// The matching values, from the field's index, rather than a look-up
+	// per entry: a count of the matches then reads about as many rows as
+	// match, not one index probe per entry of the channel.
+	q := `e.id IN (SELECT v.entry_id FROM entry_values v WHERE v.field = ? AND ` + col + ` ` + test + `)`
 	return q, append([]any{c.Field}, targs...), true
 }
