@@ -142,9 +142,9 @@ func TestUploadLibrary(t *testing.T) {
 		var replaced map[string]any
 		env.Run(t, []apitest.Scenario{
 			{Name: "Replace", Method: "PUT", Path: "/uploads/" + notes["id"].(string), As: "editor", WantStatus: 200,
-				Body: obj{"source": obj{"__type": "File", "filename": "notes.png", "attachment": base64.StdEncoding.EncodeToString(newPic)}},
+				Body:     obj{"source": obj{"__type": "File", "filename": "notes.png", "attachment": base64.StdEncoding.EncodeToString(newPic)}},
 				WantBody: obj{"id": notes["id"], "name": "notes.png", "mime_type": "image/png", "size": len(newPic), "width": 30, "height": 12, "checksum": md5hex(newPic)},
-				Check: func(t *testing.T, r *apitest.Response) { replaced = r.JSON.(map[string]any) }},
+				Check:    func(t *testing.T, r *apitest.Response) { replaced = r.JSON.(map[string]any) }},
 			{Name: "ReplaceMissing", Method: "PUT", Path: "/uploads/" + cms.NewID(time.Now()), WantStatus: 404,
 				Body: obj{"source": obj{"__type": "File", "filename": "x.png", "attachment": base64.StdEncoding.EncodeToString(newPic)}}},
 			{Name: "ReplaceWithTmp", Method: "PUT", Path: "/uploads/" + notes["id"].(string), WantStatus: 422,

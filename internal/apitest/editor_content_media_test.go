@@ -48,7 +48,9 @@ func TestEditorUIEntriesTable(t *testing.T) {
 		b.signIn()
 		base := editorURL(b, site, "/channels/products")
 		rows := `.entries-table tbody tr[data-id]`
-		count := func(n int) chromedp.Action { return waitJS(fmt.Sprintf(`document.querySelectorAll(%q).length === %d`, rows, n)) }
+		count := func(n int) chromedp.Action {
+			return waitJS(fmt.Sprintf(`document.querySelectorAll(%q).length === %d`, rows, n))
+		}
 		b.step("table",
 			chromedp.Navigate(base),
 			count(25),
@@ -128,7 +130,9 @@ func TestEditorUIMedia(t *testing.T) {
 		b := newBrowser(t, env)
 		b.signIn()
 		cards := `.media-grid > .media-card`
-		count := func(n int) chromedp.Action { return waitJS(fmt.Sprintf(`document.querySelectorAll(%q).length === %d`, cards, n)) }
+		count := func(n int) chromedp.Action {
+			return waitJS(fmt.Sprintf(`document.querySelectorAll(%q).length === %d`, cards, n))
+		}
 		b.step("empty",
 			chromedp.Navigate(editorURL(b, site, "")),
 			chromedp.WaitVisible(`a.section-link[data-section="media"]`, chromedp.ByQuery),
