@@ -117,7 +117,8 @@ func (s *Service) storeQuery(site *store.Site, ch *Channel, q Query) (store.Entr
 			field = f.ID
 			numeric = f.Type == TypeInteger || f.Type == TypeFloat || f.Type == TypeTime
 		}
-		sq.Sort = append(sq.Sort, store.EntrySort{Field: field, Desc: k.Desc, Numeric: numeric})
+		sq.Sort = append(sq.Sort, store.EntrySort{Field: field, Desc: k.Desc, Numeric: numeric,
+			Text: field != "" && field[0] != '_' && !numeric})
 	}
 	return sq, nil
 }

@@ -574,6 +574,10 @@ type EntrySort struct {
 	// so a list sorted by one field walks that field's values in order
 	// instead of sorting every entry.
 	Numeric bool
+	// Text reports whether no value of the field has a number (strings,
+	// dates, options): the store then orders by the text alone. Neither
+	// flag: values may have either.
+	Text bool
 }
 
 // EntryQuery narrows and orders an entry list. Every condition must hold.

@@ -167,6 +167,8 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 		where += ` AND e.channel_id = ?`
 		args = append(args, channelID)
 	}
+	// The site and channel alone, for the count of one condition below.
+	scope, scopeArgs := where, slices.Clip(args)
 	for _, c := range q.Where {
 		cond, cargs, ok := entryCond(c)
 		if !ok {
@@ -223,7 +225,15 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	order = append(order, `e.id`)
 
 	var total int
-	if len(q.Where) == 0 && !searched {
+	if sub, sargs, ok := valueSubquery(q.Where); ok && !searched {
+		// One condition on a value: counted from the values that match (by
+		// the field's index) and their entries, not by a look at every
+		// entry of the channel.
+		sub = strings.Replace(sub, `FROM entry_values v WHERE`, `FROM entry_values v JOIN entries e ON e.id = v.entry_id`+scope+` AND`, 1)
+		if err := x.queryRow(`SELECT COUNT(DISTINCT v.entry_id) `+sub, append(scopeArgs, sargs...)...).Scan(&total); err != nil {
+			return nil, 0, x.fail(err, op, "")
+		}
+	} else if len(q.Where) == 0 && !searched {
 		// No condition and no search: the kept count, not a count of rows.
 		n, err := x.Count(siteID, channelID)
 		if err != nil {
@@ -298,8 +308,12 @@ func (x entries) sortedWindow(s store.EntrySort, where string, args []any, limit
 		{`v.num IS NOT NULL`, `v.num` + dir + `, v.text` + dir + `, v.entry_id`, `entry_values_num`},
 		{`v.num IS NULL`, `v.text` + dir + `, v.entry_id`, `entry_values_text`},
 	}
-	if s.Numeric {
+	switch {
+	case s.Numeric:
 		parts = parts[:1] // every value has its number
+	case s.Text:
+		parts = parts[1:] // no value has one
+		parts[0].cond = `1 = 1`
 	}
 	var ids []string
 	for _, p := range parts {
@@ -541,6 +555,35 @@ func entryCond(c store.EntryCond) (cond string, args []any, ok bool) {
 	// The matching values, from the field's index, rather than a look-up
 	// per entry: a count of the matches then reads about as many rows as
 	// match, not one index probe per entry of the channel.
-	q := `e.id IN (SELECT v.entry_id FROM entry_values v WHERE v.field = ? AND ` + col + ` ` + test + `)`
-	return q, append([]any{c.Field}, targs...), true
+	return `e.id IN (SELECT v.entry_id ` + valueFrom(col, test) + `)`, append([]any{c.Field}, targs...), true
+}
+
+// valueFrom is the FROM and WHERE of the values of a field (the first
+// argument) whose col passes test.
+func valueFrom(col, test string) string {
+	return `FROM entry_values v WHERE v.field = ? AND ` + col + ` ` + test
+}
+
+// valueSubquery returns the FROM and WHERE (with args) of the values that
+// match conds when conds is one condition on a value field that entryCond
+// writes as such (not negated, not on the slug or id, no alternatives).
+func valueSubquery(conds []store.EntryCond) (string, []any, bool) {
+	if len(conds) != 1 {
+		return "", nil, false
+	}
+	c := conds[0]
+	switch c.Op {
+	case "", store.OpIn, store.OpGreater, store.OpGreaterEqual, store.OpLess, store.OpLessEqual, store.OpContains, store.OpPrefix:
+	default:
+		return "", nil, false
+	}
+	if len(c.Any) > 0 || c.Field == store.EntrySlug || c.Field == store.EntryID {
+		return "", nil, false
+	}
+	cond, args, ok := entryCond(c)
+	sub, found := strings.CutPrefix(cond, `e.id IN (SELECT v.entry_id `)
+	if !ok || !found {
+		return "", nil, false
+	}
+	return strings.TrimSuffix(sub, `)`), args, true
 }
