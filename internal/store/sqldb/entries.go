@@ -225,6 +225,23 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	order = append(order, `e.id`)
 
 	var total int
+	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
+	if limit <= 0 {
+		limit = 1<<63 - 1 // see list
+	}
+	if searched && len(q.Sort) == 0 && q.After == (store.EntryCursor{}) && opt.Limit > 0 {
+		// A search in the default order: the window and the count in one
+		// statement, so that the full-text index is asked once, not once
+		// for the count and once for the window (for a common word, that
+		// is most of the cost).
+		ids, n, err := x.countedWindow(where, args, limit, offset)
+		if err != nil {
+			return nil, 0, x.fail(err, op, "")
+		}
+		if n >= 0 {
+			return x.window(siteID, ids, n)
+		}
+	}
 	if sub, sargs, ok := valueSubquery(q.Where); ok && !searched {
 		// One condition on a value: counted from the values that match (by
 		// the field's index) and their entries, not by a look at every
@@ -252,10 +269,6 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 		where += ` AND (e.created_at, e.id) > (?, ?)`
 		args = append(slices.Clip(args), x.time(q.After.CreatedAt), q.After.ID)
 	}
-	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
-	if limit <= 0 {
-		limit = 1<<63 - 1 // see list
-	}
 	if len(q.Sort) == 1 && q.After == (store.EntryCursor{}) && !strings.HasPrefix(q.Sort[0].Field, "_") {
 		ids, err := x.sortedWindow(q.Sort[0], where, args, limit, offset)
 		if err != nil {
@@ -274,6 +287,27 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 		return nil, 0, x.fail(err, op, "")
 	}
 	return x.window(siteID, ids, total)
+}
+
+// countedWindow chooses the ids of a window in the default order of the
+// entries e that where admits, with their number (COUNT(*) OVER ()); a
+// window past the last match has no row to carry the number, and n is -1.
+func (x entries) countedWindow(where string, args []any, limit, offset int64) (ids []string, n int, err error) {
+	rows, err := x.query(`SELECT e.id, COUNT(*) OVER () FROM entries e`+where+` ORDER BY e.created_at, e.id LIMIT ? OFFSET ?`,
+		append(slices.Clip(args), limit, offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	n = -1
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, n, rows.Err()
 }
 
 // window reads the entries of a list's window, in the order of ids.
