@@ -20,7 +20,7 @@ import (
 // and per-operation codes, "Limits" and the batch content_locale rule are the
 // acceptance criteria; docs/api.md settles the ETag and the path errors.
 // Where the spec names no code, the decisions documented at the top of
-// internal/pages/batch.go apply, and the scenario says so.
+// internal/pages/edit/batch.go apply, and the scenario says so.
 //
 // Every case runs through runBatchCases, which also checks what holds for
 // every batch: a 200 live batch answers an ETag header equal to its body's

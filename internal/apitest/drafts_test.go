@@ -23,7 +23,7 @@ import (
 // detail, restore, retention) and preview_test.go (preview tokens and what
 // they show). The spec's sections "Draft", "Version", "Preview token",
 // "States and transitions", "Draft batch" and "Limits" are the acceptance
-// criteria; docs/api.md ("Drafts, versions and previews") and the decisions at the top of internal/pages/draft.go
+// criteria; docs/api.md ("Drafts, versions and previews") and the decisions at the top of internal/pages/history/draft.go
 // settle the draft content shape.
 //
 // Helpers shared by the three files come first.

@@ -3,6 +3,7 @@ package apitest_test
 import (
 	"bytes"
 	"compress/gzip"
+	"context"
 	"io"
 	"io/fs"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/editor"
+	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
@@ -112,6 +114,20 @@ func testEditorFiles(t *testing.T, env *apitest.Env) {
 	port := env.URL[strings.LastIndexByte(env.URL, ':'):]
 	if !strings.Contains(csp, "frame-src 'self' http://*.localhost"+port+";") {
 		t.Errorf("frame-src: %q lacks the sites' origins (http://*.localhost%s)", csp, port)
+	}
+
+	// A site's new domain may be framed from the next page load on: the
+	// list follows the change feed, with no time to wait out.
+	const domain = "shop.example.org"
+	if strings.Contains(csp, domain) {
+		t.Fatalf("frame-src: %q names %s before any site has it", csp, domain)
+	}
+	if _, err := env.Sites.Update(context.Background(), env.Site.ID, sites.UpdateParams{Domains: &[]string{domain}}); err != nil {
+		t.Fatal(err)
+	}
+	res = env.Visit(t, "GET", "127.0.0.1", "/admin/", nil, nil)
+	if csp := res.Header.Get("Content-Security-Policy"); !strings.Contains(csp, " https://"+domain+";") {
+		t.Errorf("frame-src after a new domain: %q lacks https://%s", csp, domain)
 	}
 }
 

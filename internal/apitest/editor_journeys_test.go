@@ -24,7 +24,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
-// The editor's journeys in headless Chromium (DESIGN §14), each on every
+// The editor's journeys in headless Chromium, each on every
 // store: what a site's editor does, through the editor's screens only,
 // checked against the API afterwards. Each saves screenshots and fails on
 // a console error or a failed request the journey does not expect.

@@ -11,7 +11,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/httpapi"
-	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 )
 
 // TestTextNoStoreHolds: NUL and invalid UTF-8, which PostgreSQL refuses and
@@ -197,17 +197,17 @@ func TestValueSizeLimits(t *testing.T) {
 		big := func(n int) string { return strings.Repeat("x", n) }
 		efChannel(t, env, "Notes", obj{"name": "title", "type": "string"}, obj{"name": "body", "type": "text"}, obj{"name": "meta", "type": "json"})
 		env.Run(t, []apitest.Scenario{
-			{Name: "SEODescription", Method: "PUT", Path: page, Body: obj{"seo_description": big(pages.MaxDescriptionBytes + 1)},
+			{Name: "SEODescription", Method: "PUT", Path: page, Body: obj{"seo_description": big(doc.MaxDescriptionBytes + 1)},
 				WantStatus: 422, WantBody: obj{"code": "validation_failed", "field": "seo_description"}},
-			{Name: "SEODescriptionAtLimit", Method: "PUT", Path: page, Body: obj{"seo_description": big(pages.MaxDescriptionBytes)}, WantStatus: 200},
-			{Name: "Title", Method: "PUT", Path: page, Body: obj{"title": big(pages.MaxFieldBytes + 1)}, WantStatus: 422,
+			{Name: "SEODescriptionAtLimit", Method: "PUT", Path: page, Body: obj{"seo_description": big(doc.MaxDescriptionBytes)}, WantStatus: 200},
+			{Name: "Title", Method: "PUT", Path: page, Body: obj{"title": big(doc.MaxFieldBytes + 1)}, WantStatus: 422,
 				WantBody: obj{"field": "title"}},
-			{Name: "Item", Method: "PUT", Path: page, Body: obj{"items": obj{"Intro": big(pages.MaxItemBytes + 1)}}, WantStatus: 422,
+			{Name: "Item", Method: "PUT", Path: page, Body: obj{"items": obj{"Intro": big(doc.MaxItemBytes + 1)}}, WantStatus: 422,
 				WantBody: obj{"field": "items.Intro"}},
 			{Name: "ItemInBatch", Method: "POST", Path: page + "/batch", Headers: map[string]string{"If-Match": "*"},
-				Body:       obj{"operations": []obj{{"op": "set", "path": "/items/Intro", "value": big(pages.MaxItemBytes + 1)}}},
+				Body:       obj{"operations": []obj{{"op": "set", "path": "/items/Intro", "value": big(doc.MaxItemBytes + 1)}}},
 				WantStatus: 422, WantBody: obj{"code": "validation_failed"}},
-			{Name: "DraftItem", Method: "PUT", Path: page + "/draft", Body: obj{"items": obj{"Intro": big(pages.MaxItemBytes + 1)}},
+			{Name: "DraftItem", Method: "PUT", Path: page + "/draft", Body: obj{"items": obj{"Intro": big(doc.MaxItemBytes + 1)}},
 				WantStatus: 422, WantBody: obj{"field": "items.Intro"}},
 			{Name: "PageUnchanged", Path: page, WantStatus: 200, WantBody: obj{"items": obj{"Intro": obj{"content": "<p>Hi</p>"}}}},
 			{Name: "EntryText", Method: "POST", Path: "/channels/notes/entries", Body: obj{"title": "t", "body": big(1<<20 + 1)},

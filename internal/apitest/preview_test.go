@@ -10,6 +10,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -42,14 +43,14 @@ func currentSite(t testing.TB, env *apitest.Env, siteID string) *store.Site {
 }
 
 // previewOf returns what token shows of the demo site's page ref.
-func previewOf(t testing.TB, env *apitest.Env, ref, token string) (string, *pages.Page, error) {
+func previewOf(t testing.TB, env *apitest.Env, ref, token string) (string, *doc.Page, error) {
 	t.Helper()
 	return env.Pages.Preview(context.Background(), currentSite(t, env, env.Site.ID), ref, token)
 }
 
 // wantPreview checks that token shows page ref in mode with the given
 // default-locale title and, when body is not "", Body item content.
-func wantPreview(t testing.TB, env *apitest.Env, ref, token, mode, title, body string) *pages.Page {
+func wantPreview(t testing.TB, env *apitest.Env, ref, token, mode, title, body string) *doc.Page {
 	t.Helper()
 	gotMode, p, err := previewOf(t, env, ref, token)
 	if err != nil {

@@ -1,8 +1,8 @@
-// Package editor holds the browser editor served at /admin/ (DESIGN §14):
-// one HTML page, a stylesheet and plain ES modules, embedded in the binary
-// so that building Tessera needs only Go. The editor is a client of the
-// public API; httpapi serves these files and decides every header and
-// status.
+// Package editor holds the browser editor served at /admin/: one HTML
+// page, a stylesheet and plain ES modules, embedded in the binary so that
+// building Tessera needs only Go. The editor is a client of the public API
+// (docs/api.md, "Editor sessions and first run"); httpapi serves these
+// files and decides every header and status.
 package editor
 
 import (

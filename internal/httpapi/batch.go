@@ -6,18 +6,19 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
 )
 
 // batchBody is the live batch response: {results, etag, updated_at}, plus
 // dry_run/valid/error for a dry run and page for include=result.
 type batchBody struct {
-	DryRun    bool             `json:"dry_run,omitempty"`
-	Valid     *bool            `json:"valid,omitempty"`
-	Results   []pages.OpResult `json:"results"`
-	ETag      string           `json:"etag"`
-	UpdatedAt string           `json:"updated_at"`
-	Error     *batchError      `json:"error,omitempty"`
-	Page      json.RawMessage  `json:"page,omitempty"`
+	DryRun    bool            `json:"dry_run,omitempty"`
+	Valid     *bool           `json:"valid,omitempty"`
+	Results   []edit.OpResult `json:"results"`
+	ETag      string          `json:"etag"`
+	UpdatedAt string          `json:"updated_at"`
+	Error     *batchError     `json:"error,omitempty"`
+	Page      json.RawMessage `json:"page,omitempty"`
 }
 
 type batchError struct {

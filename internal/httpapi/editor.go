@@ -9,17 +9,11 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
-	"net/url"
 	"path"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"time"
 
 	"github.com/tessera-cms/tessera/internal/editor"
-	"github.com/tessera-cms/tessera/internal/sites"
-	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // editorFile is one of the editor's files, read once at start.
@@ -36,15 +30,7 @@ type editorFile struct {
 // public origins (the live preview).
 type editorFiles struct {
 	files map[string]*editorFile
-	// origins lists the sites' public origins for frame-src; the list is
-	// kept for a short while, since every file of a page load needs it.
-	mu      sync.Mutex
-	origins string
-	expires time.Time
 }
-
-// editorOriginsTTL is how long the frame-src origins are reused.
-const editorOriginsTTL = 10 * time.Second
 
 func newEditorFiles() (*editorFiles, error) {
 	ef := &editorFiles{files: map[string]*editorFile{}}
@@ -148,59 +134,15 @@ func (s *Server) editorCSP(ctx context.Context) string {
 }
 
 // editorFrameOrigins returns " origin origin…" for the sites' public
-// URLs: one wildcard source for the sites a {site} pattern (or
-// <short_id>.localhost) covers, and each site's own domain. Kept for
-// editorOriginsTTL; on a store error the last list is used.
+// origins (sites.Service.PublicOrigins); on a store error, what the sites
+// service last answered.
 func (s *Server) editorFrameOrigins(ctx context.Context) string {
-	ef := s.editor
-	ef.mu.Lock()
-	defer ef.mu.Unlock()
-	if time.Now().Before(ef.expires) {
-		return ef.origins
+	list, err := s.Sites.PublicOrigins(ctx, s.URLs)
+	if err != nil {
+		s.Logger.Warn("editor: list sites for frame-src", "err", err)
 	}
-	var origins []string
-	add := func(o string) {
-		if o != "" && !slices.Contains(origins, o) {
-			origins = append(origins, o)
-		}
-	}
-	for offset := 0; ; offset += 100 {
-		list, total, err := s.Sites.List(ctx, store.ListOptions{Offset: offset, Limit: 100})
-		if err != nil {
-			s.Logger.Warn("editor: list sites for frame-src", "err", err)
-			return ef.origins
-		}
-		for _, site := range list {
-			add(siteFrameOrigin(s.URLs, site))
-		}
-		if offset+100 >= total || len(list) == 0 {
-			break
-		}
-	}
-	slices.Sort(origins)
-	ef.origins = ""
-	for _, o := range origins {
-		ef.origins += " " + o
-	}
-	ef.expires = time.Now().Add(editorOriginsTTL)
-	return ef.origins
-}
-
-// siteFrameOrigin is the CSP source that covers site's public URL: its
-// origin, or a wildcard for the first label when the URL is made from the
-// short id (a {site} pattern whose placeholder is the whole first label,
-// or <short_id>.localhost), so that one source covers every such site.
-func siteFrameOrigin(urls sites.URLs, site *store.Site) string {
-	u, err := url.Parse(urls.Base(site))
-	if err != nil || u.Host == "" {
+	if len(list) == 0 {
 		return ""
 	}
-	host := u.Host
-	if len(site.Domains) == 0 && strings.HasPrefix(host, site.ShortID+".") {
-		local := strings.HasPrefix(u.Hostname(), site.ShortID+".localhost")
-		if local || strings.Contains(urls.Public, "://"+sites.SitePlaceholder+".") {
-			host = "*" + strings.TrimPrefix(host, site.ShortID)
-		}
-	}
-	return u.Scheme + "://" + host
+	return " " + strings.Join(list, " ")
 }

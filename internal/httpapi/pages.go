@@ -6,6 +6,8 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/view"
 )
 
 // pageBodyBytes limits page write bodies (PUT, batch, draft). They carry
@@ -40,7 +42,7 @@ func readOptions(r *http.Request) pages.ReadOptions {
 		ClientVersion: clientVersion(r),
 	}
 	if f := q.Get("fields"); f != "" {
-		opt.Fields = pages.ParseFields(f)
+		opt.Fields = view.ParseFields(f)
 	}
 	return opt
 }
@@ -115,7 +117,7 @@ func (s *Server) handlePageCreate(w http.ResponseWriter, r *http.Request) error 
 }
 
 // writePage answers a write with the saved page document and its ETag.
-func (s *Server) writePage(w http.ResponseWriter, r *http.Request, p *pages.Page, status int) error {
+func (s *Server) writePage(w http.ResponseWriter, r *http.Request, p *doc.Page, status int) error {
 	opt := readOptions(r)
 	opt.Compact, opt.Fields = false, nil
 	out, err := s.Pages.RenderSaved(r.Context(), principal(r).Site, p, opt)

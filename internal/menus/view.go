@@ -6,6 +6,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/pages"
+	pagedoc "github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -117,7 +118,7 @@ func (s *Service) resolveTargets(tx store.Tx, site *store.Site, locale string, m
 				if _, seen := ts[it.Page]; seen {
 					return
 				}
-				var p *pages.Page
+				var p *pagedoc.Page
 				p, err = pages.GetTx(tx, site.ID, it.Page)
 				if cms.IsCode(err, cms.ENotFound) {
 					err, ts[it.Page] = nil, nil

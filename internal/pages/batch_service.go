@@ -8,6 +8,9 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
+	"github.com/tessera-cms/tessera/internal/pages/history"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -23,10 +26,10 @@ type BatchRequest struct {
 
 // BatchOutcome is what a batch did.
 type BatchOutcome struct {
-	Results []OpResult
+	Results []edit.OpResult
 	// Page is the page after the batch (as saved, or for a dry run as it
 	// would be saved).
-	Page *Page
+	Page *doc.Page
 	// ETag and UpdatedAt are the page's after the batch; for a dry run, the
 	// current ones.
 	ETag      string
@@ -58,13 +61,13 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 	if !req.DryRun && strings.TrimSpace(req.IfMatch) == "" {
 		return nil, errIfMatchRequired
 	}
-	ops, err := DecodeOperations(body)
+	ops, err := edit.DecodeOperations(body)
 	if err != nil {
 		return nil, err
 	}
 	var out *BatchOutcome
 	var fv *files.Writer
-	err = s.withPage(ctx, site, id, req.DryRun, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+	err = s.withPage(ctx, site, id, req.DryRun, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, p *doc.Page) error {
 		fv = s.Files.Writer(ctx, tx, site, req.Caller, req.DryRun)
 		if strings.TrimSpace(req.IfMatch) != "" || !req.DryRun {
 			if err := CheckIfMatch(req.IfMatch, p.ETag()); err != nil {
@@ -75,7 +78,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		if err != nil {
 			return err
 		}
-		res, err := ApplyBatch(p, ops, BatchOptions{
+		res, err := edit.ApplyBatch(p, ops, edit.BatchOptions{
 			Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: req.Locale,
 			Now: tx.Now(), Refs: &refChecker{tx: tx, site: site}, Files: fv,
 		})
@@ -84,7 +87,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		}
 		out = &BatchOutcome{Results: res.Results, Page: p, ETag: p.ETag(), UpdatedAt: p.UpdatedAt, Valid: res.Failed() == 0}
 		if req.Atomic && res.Failed() > 0 && !req.DryRun {
-			return cms.Errorf(EAtomicFailure, "Batch failed: %d of %d operations failed; nothing was saved", res.Failed(), len(ops)).
+			return cms.Errorf(edit.EAtomicFailure, "Batch failed: %d of %d operations failed; nothing was saved", res.Failed(), len(ops)).
 				WithField("results", res.Results)
 		}
 		if res.Changed {
@@ -103,7 +106,7 @@ func (s *Service) Batch(ctx context.Context, site *store.Site, ref string, body 
 		if !res.Changed {
 			return nil
 		}
-		return s.archive(tx, site, out.Page, VersionLiveSave)
+		return s.archive(tx, site, out.Page, history.VersionLiveSave)
 	})
 	fv.Finish(err == nil && !req.DryRun)
 	if err != nil {
@@ -130,43 +133,4 @@ func batchSaveError(err error) error {
 		return cms.Errorf(cms.EValidationFailed, "%s", cms.ErrorMessage(err))
 	}
 	return err
-}
-
-// refChecker checks that batch reference targets exist.
-type refChecker struct {
-	tx   store.Tx
-	site *store.Site
-}
-
-// Exists implements ReferenceChecker for pages and channel entries
-// ("channels.<slug>": entries of that channel).
-func (r *refChecker) Exists(refType string, ids []string) ([]string, error) {
-	if channel, ok := strings.CutPrefix(refType, "channels."); ok {
-		c, err := findChannel(r.tx, r.site, channel)
-		if c == nil {
-			return ids, err
-		}
-		var missing []string
-		for _, id := range ids {
-			rec, err := r.tx.Entries().Get(r.site.ID, id)
-			if cms.IsCode(err, cms.ENotFound) || err == nil && rec.ChannelID != c.ID {
-				missing = append(missing, id)
-			} else if err != nil {
-				return nil, err
-			}
-		}
-		return missing, nil
-	}
-	if refType != "pages" {
-		return ids, nil
-	}
-	var missing []string
-	for _, id := range ids {
-		if _, err := r.tx.Pages().Stamp(r.site.ID, id); cms.IsCode(err, cms.ENotFound) {
-			missing = append(missing, id)
-		} else if err != nil {
-			return nil, err
-		}
-	}
-	return missing, nil
 }

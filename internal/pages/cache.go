@@ -1,10 +1,14 @@
 package pages
 
+// The service's caches of rendered pages and of version documents, both
+// bounded by the bytes they hold (package lru).
+
 import (
-	"container/list"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/tessera-cms/tessera/internal/lru"
 )
 
 // renderCache keeps rendered page documents so that a read of a page that
@@ -17,15 +21,13 @@ import (
 // push changes fallback contents without writing the page), and is used
 // only while those are unchanged. Entries are therefore never stale, which
 // is what makes a per-process cache safe when several processes share one
-// database. The cache is an LRU bounded by the bytes it holds.
+// database. It holds at most defaultCacheBytes of bodies, the least
+// recently used going first.
 type renderCache struct {
 	hits, misses atomic.Int64
 
-	mu       sync.Mutex
-	maxBytes int
-	bytes    int
-	ll       *list.List
-	entries  map[renderKey]*list.Element
+	once sync.Once
+	m    lru.Cache[renderKey, *renderEntry]
 }
 
 type renderKey struct {
@@ -52,44 +54,55 @@ type renderEntry struct {
 // defaultCacheBytes bounds the render cache of one process.
 const defaultCacheBytes = 64 << 20
 
-func (c *renderCache) get(k renderKey) *renderEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		return nil
-	}
-	el, ok := c.entries[k]
-	if !ok {
-		return nil
-	}
-	c.ll.MoveToFront(el)
-	return el.Value.(*renderEntry)
+func (c *renderCache) cache() *lru.Cache[renderKey, *renderEntry] {
+	c.once.Do(func() {
+		c.m.MaxCost = defaultCacheBytes
+		c.m.Cost = func(e *renderEntry) int { return len(e.body) }
+	})
+	return &c.m
 }
 
-func (c *renderCache) put(e *renderEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.entries == nil {
-		c.entries = make(map[renderKey]*list.Element)
-		c.ll = list.New()
-		if c.maxBytes == 0 {
-			c.maxBytes = defaultCacheBytes
-		}
-	}
-	if len(e.body) > c.maxBytes/4 {
-		return // one huge page must not evict everything else
-	}
-	if old, ok := c.entries[e.key]; ok {
-		c.bytes -= len(old.Value.(*renderEntry).body)
-		c.ll.Remove(old)
-	}
-	c.entries[e.key] = c.ll.PushFront(e)
-	c.bytes += len(e.body)
-	for c.bytes > c.maxBytes {
-		last := c.ll.Back()
-		le := last.Value.(*renderEntry)
-		c.ll.Remove(last)
-		delete(c.entries, le.key)
-		c.bytes -= len(le.body)
-	}
+func (c *renderCache) get(k renderKey) *renderEntry {
+	e, _ := c.cache().Get(k)
+	return e
+}
+
+func (c *renderCache) put(e *renderEntry) { c.cache().Put(e.key, e) }
+
+// versionDocs keeps the documents of the versions this process archived
+// last, by version id, with the length of their chains: the next save of
+// the same page stores a delta against that document without reading and
+// replaying the chain. A version never changes once stored, so an entry
+// can be wrong only for an id that no committed version has (its
+// transaction rolled back), and such an id is never asked for: ids come
+// from Versions.Latest. It holds at most versionDocsMax bytes of
+// documents, the least recently used going first.
+type versionDocs struct {
+	once sync.Once
+	m    lru.Cache[string, versionDoc]
+}
+
+type versionDoc struct {
+	doc   []byte
+	depth int
+}
+
+const versionDocsMax = 16 << 20
+
+func (c *versionDocs) cache() *lru.Cache[string, versionDoc] {
+	c.once.Do(func() {
+		c.m.MaxCost = versionDocsMax
+		c.m.Cost = func(d versionDoc) int { return len(d.doc) }
+	})
+	return &c.m
+}
+
+func (c *versionDocs) get(id string) (doc []byte, depth int, ok bool) {
+	d, ok := c.cache().Get(id)
+	return d.doc, d.depth, ok
+}
+
+// put keeps doc, which the caller no longer changes.
+func (c *versionDocs) put(id string, doc []byte, depth int) {
+	c.cache().Put(id, versionDoc{doc, depth})
 }

@@ -1,8 +1,11 @@
 package pages
 
+// Drafts and previews: reads and writes of a page's draft, publishing it,
+// restoring a version into it, and the preview of a draft or of the live
+// page.
+
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -10,20 +13,11 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
+	"github.com/tessera-cms/tessera/internal/pages/history"
+	"github.com/tessera-cms/tessera/internal/pages/view"
 	"github.com/tessera-cms/tessera/internal/store"
-)
-
-// Version retention (spec "Limits"): the latest versionsKept, or all from
-// the last versionsWindow, whichever set is larger.
-const (
-	versionsKept   = 10
-	versionsWindow = 7 * 24 * time.Hour
-)
-
-// Versions list bounds (spec "Limits").
-const (
-	DefaultVersionsLimit = 50
-	MaxVersionsLimit     = 100
 )
 
 // Draft error codes (spec "Draft and version errors").
@@ -32,64 +26,29 @@ const (
 	EDraftBaseChanged = "draft_base_changed"
 )
 
-var errDraftsDisabled = &cms.Error{Code: cms.EBareForbidden, Message: "Page drafts are not enabled"}
-
-// checkDrafts refuses draft, preview and version routes on sites without drafts.
-func checkDrafts(site *store.Site) error {
-	if !site.DraftsEnabled {
-		return errDraftsDisabled
-	}
-	return nil
-}
-
-// archive stores p as a version with the given source action and prunes
-// the page's versions to the retention rule, in the caller's transaction.
-// Versions are archived only on sites with drafts enabled.
-func (s *Service) archive(tx store.Tx, site *store.Site, p *Page, action string) error {
-	if !site.DraftsEnabled {
-		return nil
-	}
-	doc, err := json.Marshal(p)
-	if err != nil {
-		return fmt.Errorf("pages: encode version of %s: %w", p.ID, err)
-	}
-	snapshot, baseID, depth, err := nextVersion(tx, &s.versionDocs, site.ID, p.ID, doc)
-	if err != nil {
-		return err
-	}
-	v := &store.Version{ID: cms.NewID(tx.Now()), SiteID: site.ID, PageID: p.ID, SourceAction: action, CreatedAt: tx.Now(),
-		Snapshot: snapshot, BaseID: baseID}
-	if err := tx.Versions().Create(v); err != nil {
-		return err
-	}
-	s.versionDocs.put(v.ID, doc, depth)
-	_, err = tx.Versions().Prune(site.ID, p.ID, versionsKept, tx.Now().Add(-versionsWindow))
-	return err
-}
-
 // loadDraft returns the page's draft record and its page state. ENotFound.
-func loadDraft(tx store.Tx, site *store.Site, pageID string) (*store.Draft, *Page, error) {
+func loadDraft(tx store.Tx, site *store.Site, pageID string) (*store.Draft, *doc.Page, error) {
 	d, err := tx.Drafts().Get(site.ID, pageID)
 	if err != nil {
 		return nil, nil, err
 	}
-	var p Page
-	if err := json.Unmarshal(d.Content, &p); err != nil {
+	p, err := doc.Decode(d.Content)
+	if err != nil {
 		return nil, nil, fmt.Errorf("pages: decode draft of %s: %w", pageID, err)
 	}
-	return d, &p, nil
+	return d, p, nil
 }
 
 // putDraft stores p as the page's draft, based on the live updated_at basedOn.
-func putDraft(tx store.Tx, site *store.Site, p *Page, basedOn time.Time) (*store.Draft, error) {
-	if err := checkSizes(p); err != nil {
+func putDraft(tx store.Tx, site *store.Site, p *doc.Page, basedOn time.Time) (*store.Draft, error) {
+	if err := doc.CheckSizes(p); err != nil {
 		return nil, err
 	}
-	doc, err := json.Marshal(p)
+	data, err := p.Encode()
 	if err != nil {
 		return nil, fmt.Errorf("pages: encode draft of %s: %w", p.ID, err)
 	}
-	d := &store.Draft{ID: cms.NewID(tx.Now()), SiteID: site.ID, PageID: p.ID, BasedOn: basedOn, Content: doc, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
+	d := &store.Draft{ID: cms.NewID(tx.Now()), SiteID: site.ID, PageID: p.ID, BasedOn: basedOn, Content: data, CreatedAt: tx.Now(), UpdatedAt: tx.Now()}
 	if err := tx.Drafts().Put(d); err != nil {
 		return nil, err
 	}
@@ -98,7 +57,7 @@ func putDraft(tx store.Tx, site *store.Site, p *Page, basedOn time.Time) (*store
 
 // draftOrLive returns the page's draft, or a fresh draft state copied from
 // live (with its base) when there is none.
-func draftOrLive(tx store.Tx, site *store.Site, live *Page) (*Page, time.Time, error) {
+func draftOrLive(tx store.Tx, site *store.Site, live *doc.Page) (*doc.Page, time.Time, error) {
 	d, dp, err := loadDraft(tx, site, live.ID)
 	if cms.IsCode(err, cms.ENotFound) {
 		return live.Clone(), live.UpdatedAt, nil
@@ -110,13 +69,13 @@ func draftOrLive(tx store.Tx, site *store.Site, live *Page) (*Page, time.Time, e
 }
 
 // renderDraft renders a draft document.
-func (s *Service) renderDraft(tx store.Tx, site *store.Site, d *store.Draft, p *Page, opt ReadOptions) ([]byte, error) {
+func (s *Service) renderDraft(tx store.Tx, site *store.Site, d *store.Draft, p *doc.Page, opt ReadOptions) ([]byte, error) {
 	tpl, err := s.templateInfo(tx, site, p.Template)
 	if err != nil {
 		return nil, err
 	}
 	v := s.view(site, p, tpl, ReadOptions{Locale: opt.Locale, Compact: opt.Compact, ClientVersion: opt.ClientVersion})
-	return RenderDraft(nil, DraftInfo{ID: d.ID, PageID: d.PageID, UpdatedAt: d.UpdatedAt}, p, v)
+	return view.RenderDraft(nil, view.DraftInfo{ID: d.ID, PageID: d.PageID, UpdatedAt: d.UpdatedAt}, p, v)
 }
 
 // GetDraft returns the draft document of the page ref names. ENotFound
@@ -147,12 +106,12 @@ func (s *Service) GetDraft(ctx context.Context, site *store.Site, ref string, op
 // applySlugToLive applies the slugs of a draft write to the live page at
 // once (the spec's rule: slugs are not draftable), saving and archiving it,
 // and returns the saved live page. Failures are 422 slug_apply_failed.
-func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.PageRecord, live *Page, body map[string]any, locale string) (*Page, error) {
+func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.PageRecord, live *doc.Page, body map[string]any, locale string) (*doc.Page, error) {
 	tpl, err := s.templateInfo(tx, site, live.Template)
 	if err != nil {
 		return nil, err
 	}
-	res, err := Apply(live, body, ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
+	res, err := edit.Apply(live, body, edit.ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
 		Locale: locale, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}})
 	if err == nil {
 		err = s.save(tx, site, rec, res.Page, false, false)
@@ -163,24 +122,7 @@ func (s *Service) applySlugToLive(tx store.Tx, site *store.Site, rec *store.Page
 	} else if err != nil {
 		return nil, err
 	}
-	return res.Page, s.archive(tx, site, res.Page, VersionLiveSave)
-}
-
-// rebasedOn is the base of a draft after its slug was applied to live: the
-// new live version when the draft was current, so that the draft's own slug
-// does not count as a live change; else the old base, so that a change
-// somebody else made to live still needs confirm to be overwritten.
-func rebasedOn(basedOn time.Time, current bool, live *Page) time.Time {
-	if current {
-		return live.UpdatedAt
-	}
-	return basedOn
-}
-
-// rebase makes the draft follow the live page's slugs and fullpaths, which
-// are not draftable.
-func rebase(draft, live *Page) {
-	draft.Slug, draft.Fullpath = cloneText(live.Slug), cloneText(live.Fullpath)
+	return res.Page, s.archive(tx, site, res.Page, history.VersionLiveSave)
 }
 
 // SaveDraft applies a draft save body (POST/PUT/PATCH /draft) to the page's
@@ -191,14 +133,14 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 	if err := checkDrafts(site); err != nil {
 		return nil, err
 	}
-	doc, err := DecodeBody(body)
+	values, err := edit.DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
 	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
-	parts, err := DraftableBody(doc)
+	parts, err := history.DraftableBody(values)
 	if err != nil {
 		return nil, err
 	}
@@ -208,7 +150,7 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 	}
 	var out []byte
 	var fv *files.Writer
-	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *doc.Page) error {
 		fv = s.Files.Writer(ctx, tx, site, opt.Caller, false)
 		draft, basedOn, err := draftOrLive(tx, site, live)
 		if err != nil {
@@ -219,14 +161,14 @@ func (s *Service) SaveDraft(ctx context.Context, site *store.Site, ref string, b
 			if live, err = s.applySlugToLive(tx, site, rec, live, parts.Live, opt.Locale); err != nil {
 				return err
 			}
-			basedOn = rebasedOn(basedOn, current, live)
+			basedOn = history.RebasedOn(basedOn, current, live)
 		}
-		rebase(draft, live)
+		history.Rebase(draft, live)
 		tpl, err := s.templateInfo(tx, site, draft.Template)
 		if err != nil {
 			return err
 		}
-		res, err := Apply(draft, parts.Draft, ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
+		res, err := edit.Apply(draft, parts.Draft, edit.ApplyOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
 			Locale: opt.Locale, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}, Files: fv})
 		if err != nil {
 			return err
@@ -251,7 +193,7 @@ func (s *Service) DeleteDraft(ctx context.Context, site *store.Site, ref string)
 	if err != nil {
 		return err
 	}
-	return s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, _ *Page) error {
+	return s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, _ *doc.Page) error {
 		return tx.Drafts().Delete(site.ID, id)
 	})
 }
@@ -259,14 +201,14 @@ func (s *Service) DeleteDraft(ctx context.Context, site *store.Site, ref string)
 // DraftBatch runs batch operations on the page's draft, creating it when
 // there is none: all or nothing (422 operation_failed with the results when
 // any fails). A slug set is applied to the live page at once.
-func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, body []byte, locale string, caller files.Caller) (results []OpResult, draft []byte, err error) {
+func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, body []byte, locale string, caller files.Caller) (results []edit.OpResult, draft []byte, err error) {
 	if err := checkDrafts(site); err != nil {
 		return nil, nil, err
 	}
 	if err := cms.CheckContentLocale(locale, site.Locales); err != nil {
 		return nil, nil, err
 	}
-	ops, err := DecodeOperations(body)
+	ops, err := edit.DecodeOperations(body)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -275,7 +217,7 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 		return nil, nil, err
 	}
 	var fv *files.Writer
-	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, rec *store.PageRecord, live *doc.Page) error {
 		fv = s.Files.Writer(ctx, tx, site, caller, false)
 		dp, basedOn, err := draftOrLive(tx, site, live)
 		if err != nil {
@@ -285,14 +227,14 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 		if err != nil {
 			return err
 		}
-		res, err := ApplyBatch(dp, ops, BatchOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
+		res, err := edit.ApplyBatch(dp, ops, edit.BatchOptions{Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales,
 			Locale: locale, Now: tx.Now(), Refs: &refChecker{tx: tx, site: site}, Files: fv})
 		if err != nil {
 			return err
 		}
 		results = res.Results
 		if res.Failed() > 0 {
-			return cms.Errorf(EOperationFailed, "Draft batch failed").WithField("results", res.Results)
+			return cms.Errorf(edit.EOperationFailed, "Draft batch failed").WithField("results", res.Results)
 		}
 		np := res.Page
 		if len(res.SlugChanged) > 0 {
@@ -304,9 +246,9 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 			if live, err = s.applySlugToLive(tx, site, rec, live, map[string]any{"translations": slugs}, ""); err != nil {
 				return err
 			}
-			basedOn = rebasedOn(basedOn, current, live)
+			basedOn = history.RebasedOn(basedOn, current, live)
 		}
-		rebase(np, live)
+		history.Rebase(np, live)
 		d, err := putDraft(tx, site, np, basedOn)
 		if err != nil {
 			return err
@@ -324,7 +266,7 @@ func (s *Service) DraftBatch(ctx context.Context, site *store.Site, ref string, 
 // PublishDraft replaces the live content with the draft's, removes the
 // draft and archives a draft_publish version. When live changed after the
 // draft was based, publishing needs confirm (else 409 draft_base_changed).
-func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string, confirm bool) (*Page, error) {
+func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string, confirm bool) (*doc.Page, error) {
 	if err := checkDrafts(site); err != nil {
 		return nil, err
 	}
@@ -332,8 +274,8 @@ func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string
 	if err != nil {
 		return nil, err
 	}
-	var saved *Page
-	err = s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, live *Page) error {
+	var saved *doc.Page
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, live *doc.Page) error {
 		d, dp, err := loadDraft(tx, site, id)
 		if err != nil {
 			return err
@@ -341,11 +283,11 @@ func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string
 		if !d.BasedOn.Equal(live.UpdatedAt) && !confirm {
 			return cms.Errorf(EDraftBaseChanged, "The live page changed after the draft was started; publish with {\"confirm\": true} to replace it")
 		}
-		np := PublishDraft(live, dp, tx.Now())
+		np := history.PublishDraft(live, dp, tx.Now())
 		if tpl, err := s.templateInfo(tx, site, np.Template); err != nil {
 			return err
-		} else if NeedsSync(np, tpl) {
-			Sync(np, tpl, tx.Now())
+		} else if edit.NeedsSync(np, tpl) {
+			edit.Sync(np, tpl, tx.Now())
 		}
 		if err := s.save(tx, site, rec, np, false, false); err != nil {
 			return err
@@ -354,9 +296,37 @@ func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string
 			return err
 		}
 		saved = np
-		return s.archive(tx, site, np, VersionDraftPublish)
+		return s.archive(tx, site, np, history.VersionDraftPublish)
 	})
 	return saved, err
+}
+
+// RestoreVersion puts a version's content into the page's draft (created
+// or overwritten, based on the current live page); live is unchanged.
+func (s *Service) RestoreVersion(ctx context.Context, site *store.Site, ref, versionID string) ([]byte, error) {
+	if err := checkDrafts(site); err != nil {
+		return nil, err
+	}
+	id, err := s.lookup(ctx, site, ref, "")
+	if err != nil {
+		return nil, err
+	}
+	var out []byte
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, live *doc.Page) error {
+		_, vp, err := loadVersion(tx, site, id, versionID)
+		if err != nil {
+			return err
+		}
+		dp := history.PublishDraft(live, vp, tx.Now())
+		dp.UpdatedAt = live.UpdatedAt
+		d, err := putDraft(tx, site, dp, live.UpdatedAt)
+		if err != nil {
+			return err
+		}
+		out, err = s.renderDraft(tx, site, d, dp, ReadOptions{})
+		return err
+	})
+	return out, err
 }
 
 // PreviewToken issues a preview token for the page ref names and the
@@ -383,7 +353,7 @@ func (s *Service) PreviewToken(ctx context.Context, site *store.Site, ref string
 // current draft when there is one ("draft"), else the live page even when
 // unpublished ("live"). Expired, forged, other-site and other-page tokens
 // are 401.
-func (s *Service) Preview(ctx context.Context, site *store.Site, ref, token string) (mode string, p *Page, err error) {
+func (s *Service) Preview(ctx context.Context, site *store.Site, ref, token string) (mode string, p *doc.Page, err error) {
 	err = s.Store.View(ctx, func(tx store.Tx) error {
 		granted, err := ParsePreviewToken(site, token, tx.Now())
 		if err != nil {
@@ -404,112 +374,9 @@ func (s *Service) Preview(ctx context.Context, site *store.Site, ref, token stri
 		case err != nil:
 			return err
 		}
-		rebase(dp, live)
+		history.Rebase(dp, live)
 		mode, p = "draft", dp
 		return nil
 	})
 	return mode, p, err
-}
-
-// Versions returns the version list of the page ref names, newest first.
-func (s *Service) Versions(ctx context.Context, site *store.Site, ref string, limit, offset int) ([]byte, error) {
-	if err := checkDrafts(site); err != nil {
-		return nil, err
-	}
-	var out []byte
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		id, err := s.resolveRef(tx, site, ref, "")
-		if err != nil {
-			return err
-		}
-		list, _, err := tx.Versions().List(site.ID, id, store.ListOptions{Offset: offset, Limit: limit})
-		if err != nil {
-			return err
-		}
-		infos := make([]VersionInfo, len(list))
-		for i, v := range list {
-			infos[i] = VersionInfo{ID: v.ID, PageID: v.PageID, SourceAction: v.SourceAction, CreatedAt: v.CreatedAt}
-		}
-		out = RenderVersionList(nil, infos)
-		return nil
-	})
-	return out, err
-}
-
-// loadVersion returns a version and the page state it archived. ENotFound.
-func loadVersion(tx store.Tx, site *store.Site, pageID, versionID string) (*store.Version, *Page, error) {
-	if !cms.IsID(versionID) {
-		return nil, nil, cms.ErrNotFound()
-	}
-	chain, err := tx.Versions().Chain(site.ID, pageID, versionID)
-	if err != nil {
-		return nil, nil, err
-	}
-	v := chain[0]
-	doc, err := chainDoc(chain)
-	if err != nil {
-		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
-	}
-	var p Page
-	if err := json.Unmarshal(doc, &p); err != nil {
-		return nil, nil, fmt.Errorf("pages: decode version %s: %w", v.ID, err)
-	}
-	return v, &p, nil
-}
-
-// Version returns one version with its snapshot.
-func (s *Service) Version(ctx context.Context, site *store.Site, ref, versionID string) ([]byte, error) {
-	if err := checkDrafts(site); err != nil {
-		return nil, err
-	}
-	var out []byte
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		id, err := s.resolveRef(tx, site, ref, "")
-		if err != nil {
-			return err
-		}
-		v, p, err := loadVersion(tx, site, id, versionID)
-		if err != nil {
-			return err
-		}
-		tpl, err := s.templateInfo(tx, site, p.Template)
-		if err != nil {
-			return err
-		}
-		snap, err := RenderSnapshot(nil, p, s.view(site, p, tpl, ReadOptions{}))
-		if err != nil {
-			return err
-		}
-		out = RenderVersion(nil, VersionInfo{ID: v.ID, PageID: v.PageID, SourceAction: v.SourceAction, CreatedAt: v.CreatedAt}, snap)
-		return nil
-	})
-	return out, err
-}
-
-// RestoreVersion puts a version's content into the page's draft (created
-// or overwritten, based on the current live page); live is unchanged.
-func (s *Service) RestoreVersion(ctx context.Context, site *store.Site, ref, versionID string) ([]byte, error) {
-	if err := checkDrafts(site); err != nil {
-		return nil, err
-	}
-	id, err := s.lookup(ctx, site, ref, "")
-	if err != nil {
-		return nil, err
-	}
-	var out []byte
-	err = s.withPage(ctx, site, id, false, cms.EConcurrentModBatch, func(tx store.Tx, _ *store.PageRecord, live *Page) error {
-		_, vp, err := loadVersion(tx, site, id, versionID)
-		if err != nil {
-			return err
-		}
-		dp := PublishDraft(live, vp, tx.Now())
-		dp.UpdatedAt = live.UpdatedAt
-		d, err := putDraft(tx, site, dp, live.UpdatedAt)
-		if err != nil {
-			return err
-		}
-		out, err = s.renderDraft(tx, site, d, dp, ReadOptions{})
-		return err
-	})
-	return out, err
 }

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -11,7 +12,7 @@ import (
 // fullpath (with or without its leading slash) in the default locale. The
 // records other resources keep that point at pages (menu items) resolve
 // their references with it. ENotFound.
-func FindTx(tx store.Tx, site *store.Site, ref string) (*Page, error) {
+func FindTx(tx store.Tx, site *store.Site, ref string) (*doc.Page, error) {
 	ref = strings.TrimSpace(ref)
 	if ref == "" || ref == "/" {
 		rec, err := tx.Pages().Homepage(site.ID)
@@ -42,20 +43,20 @@ func FindTx(tx store.Tx, site *store.Site, ref string) (*Page, error) {
 }
 
 // publicPaths are a page's public paths by locale, from its fullpaths.
-func publicPaths(site *store.Site, full Text) map[string]string {
+func publicPaths(site *store.Site, full doc.Text) map[string]string {
 	out := make(map[string]string, len(site.Locales))
 	for _, l := range site.Locales {
 		prefix := ""
 		if l != site.DefaultLocale {
 			prefix = "/" + l
 		}
-		out[l] = prefix + readFullpath(full.Get(l, site.DefaultLocale))
+		out[l] = prefix + doc.ReadFullpath(full.Get(l, site.DefaultLocale))
 	}
 	return out
 }
 
 // GetTx returns the site's page with the given id, within tx. ENotFound.
-func GetTx(tx store.Tx, siteID, id string) (*Page, error) {
+func GetTx(tx store.Tx, siteID, id string) (*doc.Page, error) {
 	rec, err := tx.Pages().Get(siteID, id)
 	if err != nil {
 		return nil, err
@@ -63,16 +64,6 @@ func GetTx(tx store.Tx, siteID, id string) (*Page, error) {
 	return decodePage(rec)
 }
 
-// ParseRoles reads a list of customer role names (a page's roles): an
-// array of strings, or null for none (see cms.RoleNames).
-func ParseRoles(v any) ([]string, error) {
-	list, ok := asStrings(v)
-	if !ok {
-		return nil, errInvalid("roles must be an array of customer role names")
-	}
-	out, err := cms.RoleNames(list)
-	if err != nil {
-		return nil, errInvalid("roles: %v", err)
-	}
-	return out, nil
-}
+// searchText is the form of text a page search matches in the search text
+// the service stores (record): lower case.
+func searchText(text string) string { return strings.ToLower(strings.TrimSpace(text)) }

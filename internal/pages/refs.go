@@ -1,13 +1,14 @@
 package pages
 
 // Reference resolution: for reads (which remember what they showed, for
-// the render cache) and for writes (slugs to ids).
+// the render cache) and for writes (slugs to ids), and the reference checks of writes.
 
 import (
 	"strings"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -82,7 +83,7 @@ type writeResolver struct {
 	site *store.Site
 }
 
-func (r *writeResolver) Template(ref string) (*TemplateInfo, error) {
+func (r *writeResolver) Template(ref string) (*doc.TemplateInfo, error) {
 	return r.s.templateInfo(r.tx, r.site, ref)
 }
 
@@ -134,4 +135,43 @@ func (r *writeResolver) ReferenceID(refType, slug, locale string) (string, error
 		return "", nil
 	}
 	return r.PageID(strings.TrimPrefix(slug, "/"), locale)
+}
+
+// refChecker checks that batch reference targets exist.
+type refChecker struct {
+	tx   store.Tx
+	site *store.Site
+}
+
+// Exists implements ReferenceChecker for pages and channel entries
+// ("channels.<slug>": entries of that channel).
+func (r *refChecker) Exists(refType string, ids []string) ([]string, error) {
+	if channel, ok := strings.CutPrefix(refType, "channels."); ok {
+		c, err := findChannel(r.tx, r.site, channel)
+		if c == nil {
+			return ids, err
+		}
+		var missing []string
+		for _, id := range ids {
+			rec, err := r.tx.Entries().Get(r.site.ID, id)
+			if cms.IsCode(err, cms.ENotFound) || err == nil && rec.ChannelID != c.ID {
+				missing = append(missing, id)
+			} else if err != nil {
+				return nil, err
+			}
+		}
+		return missing, nil
+	}
+	if refType != "pages" {
+		return ids, nil
+	}
+	var missing []string
+	for _, id := range ids {
+		if _, err := r.tx.Pages().Stamp(r.site.ID, id); cms.IsCode(err, cms.ENotFound) {
+			missing = append(missing, id)
+		} else if err != nil {
+			return nil, err
+		}
+	}
+	return missing, nil
 }

@@ -1,12 +1,19 @@
+// Package pages is the page service: it resolves page references, takes
+// the page write lock, loads pages in the store's transactions, runs the
+// engine on them and saves them with compare-and-swap, keeps fullpaths and
+// tree order in step, archives versions, keeps drafts and issues previews,
+// and caches what it renders.
+//
+// The engine it runs is pure and lives in packages of its own, each on the
+// page document of package doc: edit (PUT merge, batch operations, sync
+// against the template), view (the read views, the schema, snapshots) and
+// history (draft bodies, publishing, the stored form of versions).
 package pages
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,6 +22,8 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/view"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -122,18 +131,6 @@ var (
 	commonReadKeys = [4]string{"||", "|c|", "|v|", "|cv|"}
 )
 
-// WriteOptions are the query options and headers of a page write.
-type WriteOptions struct {
-	Locale  string // content_locale
-	Replace bool
-	DryRun  bool
-	// IfMatch is the If-Match header; HasIfMatch reports whether it was sent.
-	IfMatch    string
-	HasIfMatch bool
-	// Caller decides whether FileRef copies are allowed.
-	Caller files.Caller
-}
-
 // Rendered is a page document ready to send.
 type Rendered struct {
 	Body []byte
@@ -152,178 +149,13 @@ var errDryRun = errors.New("dry run")
 // lockKey names a page's write lock.
 func lockKey(siteID, pageID string) string { return "page:" + siteID + ":" + pageID }
 
-// Read returns the page document of the page ref (id or fullpath) names.
-func (s *Service) Read(ctx context.Context, site *store.Site, ref string, opt ReadOptions) (*Rendered, error) {
-	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
-		return nil, err
-	}
-	key := readKey{site: site.ID, siteAt: site.UpdatedAt, ref: ref, view: opt.key()}
-	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, readDeps)
-	if current {
-		if out, ok := s.reads.Get(s.Fresh, key, mark, markAt); ok {
-			s.cache.hits.Add(1)
-			return out, nil
-		}
-	}
-	var out *Rendered
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		id, err := s.resolveRef(tx, site, ref, opt.Locale)
-		if err != nil {
-			return err
-		}
-		stamp, err := tx.Pages().Stamp(site.ID, id)
-		if err != nil {
-			return err
-		}
-		out, err = s.render(tx, site, id, stamp, nil, opt)
-		return err
-	})
-	if err == nil && current {
-		s.reads.Put(key, out, mark, markAt)
-	}
-	return out, err
-}
-
-// render returns the rendered page id as of stamp, from the cache when the
-// page and every page it references are unchanged; rec, when not nil, is
-// the already loaded record.
-func (s *Service) render(tx store.Tx, site *store.Site, id string, stamp time.Time, rec *store.PageRecord, opt ReadOptions) (*Rendered, error) {
-	// The site's base URL is part of the key: public_url and file URLs are
-	// made from it, and it moves with the site's domains and the server's
-	// public URL without any page being written.
-	base := s.baseURL(site)
-	key := renderKey{pageID: id, updatedAt: stamp, base: base, view: opt.key()}
-	if e := s.cache.get(key); e != nil && s.templateUnchanged(tx, site, e) && refsUnchanged(tx, site.ID, e.refs) {
-		s.cache.hits.Add(1)
-		return &Rendered{Body: e.body, ETag: e.etag, Tag: e.tag}, nil
-	}
-	s.cache.misses.Add(1)
-	if rec == nil {
-		var err error
-		if rec, err = tx.Pages().Get(site.ID, id); err != nil {
-			return nil, err
-		}
-	}
-	p, err := decodePage(rec)
-	if err != nil {
-		return nil, err
-	}
-	tpl, err := s.templateInfo(tx, site, p.Template)
-	if err != nil {
-		return nil, err
-	}
-	refs := s.refResolver(tx, site)
-	v := s.viewAt(site, base, p, tpl, opt)
-	v.Refs = refs
-	body, err := RenderPage(nil, p, v)
-	if err != nil {
-		return nil, err
-	}
-	etag := p.ETag()
-	e := &renderEntry{key: key, body: body, etag: etag, tag: FormatETag(etag), refs: refs.seen, theme: site.Theme, template: p.Template}
-	if tpl != nil {
-		e.templateAt = tpl.UpdatedAt
-	}
-	if p.UpdatedAt.Equal(stamp) {
-		s.cache.put(e)
-	}
-	return &Rendered{Body: body, ETag: e.etag, Tag: e.tag}, nil
-}
-
-// CacheStats reports how many page reads were served from the render
-// cache and how many were rendered.
-func (s *Service) CacheStats() (hits, misses int64) {
-	return s.cache.hits.Load(), s.cache.misses.Load()
-}
-
-// templateUnchanged reports whether the site's theme still defines the
-// entry's template in the version the entry was rendered with.
-func (s *Service) templateUnchanged(tx store.Tx, site *store.Site, e *renderEntry) bool {
-	if e.theme != site.Theme {
-		return false
-	}
-	if e.template == "" || site.Theme == "" {
-		return true
-	}
-	f, err := tx.Themes().GetFile(site.ID, site.Theme, store.KindTemplates, e.template)
-	if cms.IsCode(err, cms.ENotFound) {
-		return e.templateAt.IsZero()
-	}
-	return err == nil && f.UpdatedAt.Equal(e.templateAt)
-}
-
-// refsUnchanged reports whether every referenced page still has the
-// updated_at it had when the entry was rendered.
-func refsUnchanged(tx store.Tx, siteID string, refs map[string]time.Time) bool {
-	for id, at := range refs {
-		var got time.Time
-		var err error
-		if eid, ok := strings.CutPrefix(id, entryRefKey); ok {
-			got, err = tx.Entries().Stamp(siteID, eid)
-		} else if slug, ok := strings.CutPrefix(id, channelRefKey); ok {
-			var rec *store.Channel
-			if rec, err = tx.Channels().GetBySlug(siteID, slug); err == nil {
-				got = rec.UpdatedAt
-			}
-		} else {
-			got, err = tx.Pages().Stamp(siteID, id)
-		}
-		if err != nil && !cms.IsCode(err, cms.ENotFound) {
-			return false
-		}
-		if !got.Equal(at) {
-			return false
-		}
-	}
-	return true
-}
-
-// baseURL is the site's public base URL, "" when the service has none.
-func (s *Service) baseURL(site *store.Site) string {
-	if s.SiteURL == nil {
-		return ""
-	}
-	return s.SiteURL(site)
-}
-
-// view builds the View of a read of p.
-func (s *Service) view(site *store.Site, p *Page, tpl *TemplateInfo, opt ReadOptions) *View {
-	return s.viewAt(site, s.baseURL(site), p, tpl, opt)
-}
-
-// viewAt builds the View of a read of p at the site's base URL base.
-func (s *Service) viewAt(site *store.Site, base string, p *Page, tpl *TemplateInfo, opt ReadOptions) *View {
-	locale := opt.Locale
-	if locale == "" {
-		locale = site.DefaultLocale
-	}
-	fp := p.Fullpath.Get(locale, site.DefaultLocale)
-	v := &View{
-		DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
-		Compact: opt.Compact, Fields: opt.Fields, ClientVersion: opt.ClientVersion,
-		Depth:   strings.Count(p.Fullpath[site.DefaultLocale], "/"),
-		BaseURL: base,
-	}
-	if p.ParentID != "" {
-		// A child's fullpath is its parent's plus one segment (place keeps
-		// it so), so the parent's fullpath needs no extra read.
-		if i := strings.LastIndexByte(fp, '/'); i >= 0 {
-			v.ParentFullpath = fp[:i]
-		}
-	}
-	if tpl != nil {
-		v.Template = tpl.Schema
-	}
-	return v
-}
-
 // decodePage decodes a stored page document.
-func decodePage(rec *store.PageRecord) (*Page, error) {
-	var p Page
-	if err := json.Unmarshal(rec.Doc, &p); err != nil {
+func decodePage(rec *store.PageRecord) (*doc.Page, error) {
+	p, err := doc.Decode(rec.Doc)
+	if err != nil {
 		return nil, fmt.Errorf("pages: decode %s: %w", rec.ID, err)
 	}
-	return &p, nil
+	return p, nil
 }
 
 // resolveRef finds the id of the page that ref names: an id, or a fullpath
@@ -353,7 +185,7 @@ func (s *Service) resolveRef(tx store.Tx, site *store.Site, ref, locale string) 
 
 // templateInfo returns the named template of the site's active theme, or
 // nil when the page has none or the theme does not define it.
-func (s *Service) templateInfo(tx store.Tx, site *store.Site, ref string) (*TemplateInfo, error) {
+func (s *Service) templateInfo(tx store.Tx, site *store.Site, ref string) (*doc.TemplateInfo, error) {
 	if ref == "" || site.Theme == "" || s.Themes == nil {
 		return nil, nil
 	}
@@ -363,188 +195,11 @@ func (s *Service) templateInfo(tx store.Tx, site *store.Site, ref string) (*Temp
 	} else if err != nil {
 		return nil, err
 	}
-	return &TemplateInfo{ID: f.ID, UpdatedAt: f.UpdatedAt, Schema: schema}, nil
-}
-
-// RenderSaved renders a page just written, for the write's response.
-func (s *Service) RenderSaved(ctx context.Context, site *store.Site, p *Page, opt ReadOptions) (*Rendered, error) {
-	var out *Rendered
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		tpl, err := s.templateInfo(tx, site, p.Template)
-		if err != nil {
-			return err
-		}
-		v := s.view(site, p, tpl, opt)
-		v.Refs = s.refResolver(tx, site)
-		body, err := RenderPage(nil, p, v)
-		if err != nil {
-			return err
-		}
-		etag := p.ETag()
-		out = &Rendered{Body: body, ETag: etag, Tag: FormatETag(etag)}
-		return nil
-	})
-	return out, err
-}
-
-// ListFilter narrows GET /pages.
-type ListFilter struct {
-	Fullpath       string // exact fullpath (leading slash optional)
-	FullpathPrefix string // fullpath.start
-	// ByParent lists the children of Parent (a page id or fullpath; ""
-	// for the top-level pages) by position, instead of the tree order.
-	ByParent bool
-	Parent   string
-	// Query keeps the pages with it in a title (any locale) or a
-	// fullpath, in any case.
-	Query string
-	// ChildrenCount adds children_count, the number of its children, to
-	// each page listed.
-	ChildrenCount bool
-}
-
-// MaxQuery bounds a page search's text, in bytes.
-const MaxQuery = 200
-
-// List returns rendered pages of the site in tree order, and their total.
-func (s *Service) List(ctx context.Context, site *store.Site, f ListFilter, opt ReadOptions, win store.ListOptions) ([][]byte, int, error) {
-	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
-		return nil, 0, err
-	}
-	locale := opt.Locale
-	if locale == "" {
-		locale = site.DefaultLocale
-	}
-	filter := store.PageFilter{Locale: locale, Fullpath: strings.Trim(f.Fullpath, "/"), FullpathPrefix: strings.TrimPrefix(f.FullpathPrefix, "/"),
-		ByParent: f.ByParent, Search: searchText(f.Query)}
-	if f.Fullpath != "" && filter.Fullpath == "" {
-		return [][]byte{}, 0, nil // "/" names no page
-	}
-	if len(f.Query) > MaxQuery {
-		return nil, 0, errInvalid("q: at most %d bytes", MaxQuery)
-	}
-	var out [][]byte
-	var total int
-	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, listDeps)
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		if f.ByParent && f.Parent != "" {
-			id, err := s.resolveRef(tx, site, f.Parent, opt.Locale)
-			if err != nil {
-				return err
-			}
-			filter.Parent = id
-		}
-		filter, win, err := s.seekWindow(tx, site, filter, win, mark, markAt, current)
-		if err != nil {
-			return err
-		}
-		recs, n, err := tx.Pages().List(site.ID, filter, win)
-		if err != nil {
-			return err
-		}
-		total = n
-		var counts map[string]int
-		if f.ChildrenCount && len(recs) > 0 {
-			ids := make([]string, len(recs))
-			for i, rec := range recs {
-				ids[i] = rec.ID
-			}
-			if counts, err = tx.Pages().ChildCounts(site.ID, ids); err != nil {
-				return err
-			}
-		}
-		out = make([][]byte, 0, len(recs))
-		for _, rec := range recs {
-			r, err := s.render(tx, site, rec.ID, rec.UpdatedAt, rec, opt)
-			if err != nil {
-				return err
-			}
-			body := r.Body
-			if f.ChildrenCount {
-				body = withChildrenCount(body, counts[rec.ID])
-			}
-			out = append(out, body)
-		}
-		return nil
-	})
-	return out, total, err
-}
-
-// withChildrenCount returns a copy of the rendered page object body with
-// children_count added last (body may be a cached rendering, which must
-// not change).
-func withChildrenCount(body []byte, n int) []byte {
-	end := bytes.LastIndexByte(body, '}')
-	if end < 0 {
-		return body
-	}
-	out := make([]byte, 0, len(body)+24)
-	out = append(out, body[:end]...)
-	if strings.TrimSpace(string(body[1:end])) != "" {
-		out = append(out, ',')
-	}
-	out = append(out, `"children_count":`...)
-	out = strconv.AppendInt(out, int64(n), 10)
-	return append(out, body[end:]...)
-}
-
-// searchText is the form of text a page search matches in the search text
-// the service stores (record): lower case.
-func searchText(text string) string { return strings.ToLower(strings.TrimSpace(text)) }
-
-// Count returns the number of pages of the site.
-func (s *Service) Count(ctx context.Context, site *store.Site) (n int, err error) {
-	err = s.Store.View(ctx, func(tx store.Tx) error {
-		n, err = tx.Pages().Count(site.ID)
-		return err
-	})
-	return n, err
-}
-
-// Schema returns the schema response of the page ref names. The structure
-// shown is the page's as its next save would sync it.
-func (s *Service) Schema(ctx context.Context, site *store.Site, ref string) ([]byte, error) {
-	var out []byte
-	err := s.Store.View(ctx, func(tx store.Tx) error {
-		p, tpl, err := s.load(tx, site, ref, "")
-		if err != nil {
-			return err
-		}
-		if NeedsSync(p, tpl) {
-			Sync(p, tpl, tx.Now())
-		}
-		out = RenderSchema(nil, p, tpl)
-		return nil
-	})
-	return out, err
-}
-
-// Item returns the item-subtree response of path (the escaped rest of the
-// URL after /items/) in the page ref names.
-func (s *Service) Item(ctx context.Context, site *store.Site, ref, rawPath string, opt ReadOptions) ([]byte, error) {
-	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
-		return nil, err
-	}
-	path, err := ParseSubtreePath(rawPath)
-	if err != nil {
-		return nil, err
-	}
-	var out []byte
-	err = s.Store.View(ctx, func(tx store.Tx) error {
-		p, tpl, err := s.load(tx, site, ref, opt.Locale)
-		if err != nil {
-			return err
-		}
-		v := s.view(site, p, tpl, ReadOptions{Locale: opt.Locale, Compact: opt.Compact, ClientVersion: opt.ClientVersion})
-		v.Refs = s.refResolver(tx, site)
-		out, err = RenderItem(nil, p, path, v)
-		return err
-	})
-	return out, err
+	return &doc.TemplateInfo{ID: f.ID, UpdatedAt: f.UpdatedAt, Schema: schema}, nil
 }
 
 // load resolves and decodes a page with its template.
-func (s *Service) load(tx store.Tx, site *store.Site, ref, locale string) (*Page, *TemplateInfo, error) {
+func (s *Service) load(tx store.Tx, site *store.Site, ref, locale string) (*doc.Page, *doc.TemplateInfo, error) {
 	id, err := s.resolveRef(tx, site, ref, locale)
 	if err != nil {
 		return nil, nil, err
@@ -561,5 +216,91 @@ func (s *Service) load(tx store.Tx, site *store.Site, ref, locale string) (*Page
 	return p, tpl, err
 }
 
-// FormatETag quotes an ETag for a header.
-func FormatETag(etag string) string { return strconv.Quote(etag) }
+// lookup resolves ref to a page id in a read transaction.
+func (s *Service) lookup(ctx context.Context, site *store.Site, ref, locale string) (id string, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		id, err = s.resolveRef(tx, site, ref, locale)
+		return err
+	})
+	return id, err
+}
+
+// lock takes the page's write lock; a timeout is an error with
+// timeoutCode.
+func (s *Service) lock(ctx context.Context, siteID, pageID string, timeoutCode string) (func(), error) {
+	unlock, err := s.Locker.Lock(ctx, lockKey(siteID, pageID))
+	if lock.IsTimeout(err) {
+		return nil, cms.Errorf(timeoutCode, "The page is being changed by another request; try again.")
+	}
+	return unlock, err
+}
+
+// withPage runs fn on page id, loaded in a read-write transaction that
+// commits when fn returns nil. Unless dryRun, it holds the page's write
+// lock throughout; a lock timeout is an error with timeoutCode (the spec
+// answers it 409 on PUT and DELETE, 422 in a batch). fn
+// returns errDryRun to roll back a dry run that validated, which withPage
+// turns into success.
+func (s *Service) withPage(ctx context.Context, site *store.Site, id string, dryRun bool, timeoutCode string, fn func(tx store.Tx, rec *store.PageRecord, p *doc.Page) error) error {
+	if !dryRun {
+		unlock, err := s.lock(ctx, site.ID, id, timeoutCode)
+		if err != nil {
+			return err
+		}
+		defer unlock()
+	}
+	err := s.Store.Update(ctx, func(tx store.Tx) error {
+		rec, err := tx.Pages().Get(site.ID, id)
+		if err != nil {
+			return err
+		}
+		p, err := decodePage(rec)
+		if err != nil {
+			return err
+		}
+		return fn(tx, rec, p)
+	})
+	if errors.Is(err, errDryRun) {
+		return nil
+	}
+	return err
+}
+
+// baseURL is the site's public base URL, "" when the service has none.
+func (s *Service) baseURL(site *store.Site) string {
+	if s.SiteURL == nil {
+		return ""
+	}
+	return s.SiteURL(site)
+}
+
+// view builds the View of a read of p.
+func (s *Service) view(site *store.Site, p *doc.Page, tpl *doc.TemplateInfo, opt ReadOptions) *view.View {
+	return s.viewAt(site, s.baseURL(site), p, tpl, opt)
+}
+
+// viewAt builds the View of a read of p at the site's base URL base.
+func (s *Service) viewAt(site *store.Site, base string, p *doc.Page, tpl *doc.TemplateInfo, opt ReadOptions) *view.View {
+	locale := opt.Locale
+	if locale == "" {
+		locale = site.DefaultLocale
+	}
+	fp := p.Fullpath.Get(locale, site.DefaultLocale)
+	v := &view.View{
+		DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
+		Compact: opt.Compact, Fields: opt.Fields, ClientVersion: opt.ClientVersion,
+		Depth:   strings.Count(p.Fullpath[site.DefaultLocale], "/"),
+		BaseURL: base,
+	}
+	if p.ParentID != "" {
+		// A child's fullpath is its parent's plus one segment (place keeps
+		// it so), so the parent's fullpath needs no extra read.
+		if i := strings.LastIndexByte(fp, '/'); i >= 0 {
+			v.ParentFullpath = fp[:i]
+		}
+	}
+	if tpl != nil {
+		v.Template = tpl.Schema
+	}
+	return v
+}

@@ -5,7 +5,6 @@ package pages
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -14,15 +13,29 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
-	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/pages/edit"
+	"github.com/tessera-cms/tessera/internal/pages/history"
 	"github.com/tessera-cms/tessera/internal/store"
 )
+
+// WriteOptions are the query options and headers of a page write.
+type WriteOptions struct {
+	Locale  string // content_locale
+	Replace bool
+	DryRun  bool
+	// IfMatch is the If-Match header; HasIfMatch reports whether it was sent.
+	IfMatch    string
+	HasIfMatch bool
+	// Caller decides whether FileRef copies are allowed.
+	Caller files.Caller
+}
 
 // Update applies a PUT/PATCH/POST body to the page ref names, under the
 // page's write lock, and returns the saved page (or, for a dry run, the
 // page as it would be saved).
-func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body []byte, opt WriteOptions) (*Page, error) {
-	doc, err := DecodeBody(body)
+func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body []byte, opt WriteOptions) (*doc.Page, error) {
+	values, err := edit.DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
@@ -33,9 +46,9 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 	if err != nil {
 		return nil, err
 	}
-	var saved *Page
+	var saved *doc.Page
 	var fv *files.Writer
-	err = s.withPage(ctx, site, id, opt.DryRun, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+	err = s.withPage(ctx, site, id, opt.DryRun, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *doc.Page) error {
 		fv = s.Files.Writer(ctx, tx, site, opt.Caller, opt.DryRun)
 		if opt.HasIfMatch && !opt.DryRun {
 			if err := CheckIfMatch(opt.IfMatch, p.ETag()); err != nil {
@@ -46,7 +59,7 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		if err != nil {
 			return err
 		}
-		res, err := Apply(p, doc, ApplyOptions{
+		res, err := edit.Apply(p, values, edit.ApplyOptions{
 			Template: tpl, DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
 			Replace: opt.Replace, Now: tx.Now(), Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}, Files: fv,
 		})
@@ -60,59 +73,28 @@ func (s *Service) Update(ctx context.Context, site *store.Site, ref string, body
 		if opt.DryRun {
 			return errDryRun
 		}
-		return s.archive(tx, site, res.Page, VersionLiveSave)
+		return s.archive(tx, site, res.Page, history.VersionLiveSave)
 	})
 	fv.Finish(err == nil && !opt.DryRun)
 	return saved, err
 }
 
-// withPage runs fn on page id, loaded in a read-write transaction that
-// commits when fn returns nil. Unless dryRun, it holds the page's write
-// lock throughout; a lock timeout is an error with timeoutCode (the spec
-// answers it 409 on PUT and DELETE, 422 in a batch). fn
-// returns errDryRun to roll back a dry run that validated, which withPage
-// turns into success.
-func (s *Service) withPage(ctx context.Context, site *store.Site, id string, dryRun bool, timeoutCode string, fn func(tx store.Tx, rec *store.PageRecord, p *Page) error) error {
-	if !dryRun {
-		unlock, err := s.lock(ctx, site.ID, id, timeoutCode)
-		if err != nil {
-			return err
-		}
-		defer unlock()
-	}
-	err := s.Store.Update(ctx, func(tx store.Tx) error {
-		rec, err := tx.Pages().Get(site.ID, id)
-		if err != nil {
-			return err
-		}
-		p, err := decodePage(rec)
-		if err != nil {
-			return err
-		}
-		return fn(tx, rec, p)
-	})
-	if errors.Is(err, errDryRun) {
-		return nil
-	}
-	return err
-}
-
 // Create stores a new page from a POST /pages body (or validates it, for a
 // dry run).
-func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt WriteOptions) (*Page, error) {
-	doc, err := DecodeBody(body)
+func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt WriteOptions) (*doc.Page, error) {
+	values, err := edit.DecodeBody(body)
 	if err != nil {
 		return nil, err
 	}
 	if err := cms.CheckContentLocale(opt.Locale, site.Locales); err != nil {
 		return nil, err
 	}
-	var saved *Page
+	var saved *doc.Page
 	var fv *files.Writer
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
 		fv = s.Files.Writer(ctx, tx, site, opt.Caller, opt.DryRun)
-		blank := NewPage(cms.NewID(tx.Now()), site.ID, tx.Now())
-		res, err := Apply(blank, doc, ApplyOptions{
+		blank := doc.NewPage(cms.NewID(tx.Now()), site.ID, tx.Now())
+		res, err := edit.Apply(blank, values, edit.ApplyOptions{
 			DefaultLocale: site.DefaultLocale, Locales: site.Locales, Locale: opt.Locale,
 			Replace: opt.Replace, Now: tx.Now(), New: true, Resolver: &writeResolver{s: s, tx: tx, site: site}, Refs: &refChecker{tx: tx, site: site}, Files: fv,
 		})
@@ -120,7 +102,7 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt
 			return err
 		}
 		p := res.Page
-		if _, hasPos := doc["position"]; !hasPos {
+		if _, hasPos := values["position"]; !hasPos {
 			// After the last sibling, from the index alone: no sibling
 			// is read or renumbered, however many there are.
 			last, ok, err := tx.Pages().MaxChildPosition(site.ID, p.ParentID)
@@ -150,16 +132,16 @@ func (s *Service) Create(ctx context.Context, site *store.Site, body []byte, opt
 // save places p in the tree (fullpaths, sort key, cascading both to its
 // descendants), keeps one homepage per site, and stores it: a
 // compare-and-swap against prev, or a create when prev is nil.
-func (s *Service) save(tx store.Tx, site *store.Site, prev *store.PageRecord, p *Page, parentChanged, homepageChanged bool) error {
-	if err := checkSizes(p); err != nil {
+func (s *Service) save(tx store.Tx, site *store.Site, prev *store.PageRecord, p *doc.Page, parentChanged, homepageChanged bool) error {
+	if err := doc.CheckSizes(p); err != nil {
 		return err
 	}
-	var parent *Page
+	var parent *doc.Page
 	var parentSortKey string
 	if p.ParentID != "" {
 		prec, err := tx.Pages().Get(site.ID, p.ParentID)
 		if cms.IsCode(err, cms.ENotFound) {
-			return errInvalid("parent: no page %s", p.ParentID)
+			return cms.Errorf(cms.EValidationFailed, "parent: no page %s", p.ParentID)
 		} else if err != nil {
 			return err
 		}
@@ -183,10 +165,10 @@ func (s *Service) save(tx store.Tx, site *store.Site, prev *store.PageRecord, p 
 
 // checkNotDescendant refuses a parent that is the page itself or one of its
 // descendants: the tree would get a cycle.
-func (s *Service) checkNotDescendant(tx store.Tx, site *store.Site, pageID string, parent *Page) error {
+func (s *Service) checkNotDescendant(tx store.Tx, site *store.Site, pageID string, parent *doc.Page) error {
 	for a := parent; a != nil; {
 		if a.ID == pageID {
-			return errInvalid("parent: a page cannot be moved under itself or one of its descendants")
+			return cms.Errorf(cms.EValidationFailed, "parent: a page cannot be moved under itself or one of its descendants")
 		}
 		if a.ParentID == "" {
 			return nil
@@ -230,9 +212,9 @@ func (s *Service) clearHomepage(tx store.Tx, site *store.Site, keep string) erro
 // place computes p's fullpath in every locale and its sort key from its
 // parent, stores p (creating it when prev is nil), and when either changed
 // re-places its children, so the whole subtree moves in one transaction.
-func (s *Service) place(tx store.Tx, site *store.Site, prev *store.PageRecord, p *Page, parent *Page, parentSortKey string) error {
+func (s *Service) place(tx store.Tx, site *store.Site, prev *store.PageRecord, p *doc.Page, parent *doc.Page, parentSortKey string) error {
 	oldPaths := p.Fullpath
-	full := make(Text, len(site.Locales))
+	full := make(doc.Text, len(site.Locales))
 	for _, l := range site.Locales {
 		fp := p.Slug.Get(l, site.DefaultLocale)
 		if parent != nil {
@@ -258,7 +240,7 @@ func (s *Service) place(tx store.Tx, site *store.Site, prev *store.PageRecord, p
 	if pathsChanged {
 		if err := tx.Pages().SetPaths(site.ID, p.ID, full); err != nil {
 			if cms.IsCode(err, cms.EConflict) {
-				return errInvalid("slug: another page already has the path /%s", full[site.DefaultLocale])
+				return cms.Errorf(cms.EValidationFailed, "slug: another page already has the path /%s", full[site.DefaultLocale])
 			}
 			return err
 		}
@@ -290,26 +272,26 @@ func (s *Service) place(tx store.Tx, site *store.Site, prev *store.PageRecord, p
 }
 
 // put stores p over prev with compare-and-swap.
-func (s *Service) put(tx store.Tx, prev *store.PageRecord, p *Page, sortKey string) error {
+func (s *Service) put(tx store.Tx, prev *store.PageRecord, p *doc.Page, sortKey string) error {
 	return tx.Pages().Update(record(p, sortKey), prev.UpdatedAt)
 }
 
 // record builds the stored form of p.
-func record(p *Page, sortKey string) *store.PageRecord {
-	doc, err := json.Marshal(p)
+func record(p *doc.Page, sortKey string) *store.PageRecord {
+	data, err := p.Encode()
 	if err != nil {
 		panic(fmt.Sprintf("pages: encode %s: %v", p.ID, err)) // a Page always encodes
 	}
 	return &store.PageRecord{
 		ID: p.ID, SiteID: p.SiteID, ParentID: p.ParentID, Position: p.Position, Published: p.Published,
-		Homepage: p.Homepage, Template: p.Template, SortKey: sortKey, Search: pageSearch(p), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Doc: doc,
+		Homepage: p.Homepage, Template: p.Template, SortKey: sortKey, Search: pageSearch(p), CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt, Doc: data,
 	}
 }
 
 // pageSearch is the text a page search matches in (store.PageRecord's
 // Search): the page's titles, then its fullpaths with their leading
 // slash, one a line, in every locale, in lower case (searchText).
-func pageSearch(p *Page) string {
+func pageSearch(p *doc.Page) string {
 	var b strings.Builder
 	for _, l := range slices.Sorted(maps.Keys(p.Title)) {
 		b.WriteString(p.Title[l])
@@ -329,7 +311,7 @@ func pageSearch(p *Page) string {
 // p.Fullpath must already be the parent's plus p's slug. It is for tools
 // that write many pages straight to the store (the benchmark generator):
 // the store's SetPaths must still be given p's fullpaths.
-func NewRecord(p *Page, parentSortKey string) *store.PageRecord {
+func NewRecord(p *doc.Page, parentSortKey string) *store.PageRecord {
 	sortKey := sortSegment(p.Position, p.ID)
 	if parentSortKey != "" {
 		sortKey = parentSortKey + "/" + sortKey
@@ -343,7 +325,7 @@ func sortSegment(position int, id string) string {
 	return fmt.Sprintf("%010d.%s", int64(position)+1<<31, id)
 }
 
-func equalText(a, b Text) bool {
+func equalText(a, b doc.Text) bool {
 	if len(a) != len(b) {
 		return false
 	}
@@ -355,25 +337,6 @@ func equalText(a, b Text) bool {
 	return true
 }
 
-// lookup resolves ref to a page id in a read transaction.
-func (s *Service) lookup(ctx context.Context, site *store.Site, ref, locale string) (id string, err error) {
-	err = s.Store.View(ctx, func(tx store.Tx) error {
-		id, err = s.resolveRef(tx, site, ref, locale)
-		return err
-	})
-	return id, err
-}
-
-// lock takes the page's write lock; a timeout is an error with
-// timeoutCode.
-func (s *Service) lock(ctx context.Context, siteID, pageID string, timeoutCode string) (func(), error) {
-	unlock, err := s.Locker.Lock(ctx, lockKey(siteID, pageID))
-	if lock.IsTimeout(err) {
-		return nil, cms.Errorf(timeoutCode, "The page is being changed by another request; try again.")
-	}
-	return unlock, err
-}
-
 // Delete removes the page ref names and all its descendants. With an
 // If-Match header the page must be unchanged.
 func (s *Service) Delete(ctx context.Context, site *store.Site, ref string, opt WriteOptions) error {
@@ -381,7 +344,7 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string, opt 
 	if err != nil {
 		return err
 	}
-	return s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+	return s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *doc.Page) error {
 		if opt.HasIfMatch {
 			if err := CheckIfMatch(opt.IfMatch, p.ETag()); err != nil {
 				return err
@@ -398,13 +361,13 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string, opt 
 }
 
 // SetPublished publishes or unpublishes a page.
-func (s *Service) SetPublished(ctx context.Context, site *store.Site, ref string, published bool) (*Page, error) {
+func (s *Service) SetPublished(ctx context.Context, site *store.Site, ref string, published bool) (*doc.Page, error) {
 	id, err := s.lookup(ctx, site, ref, "")
 	if err != nil {
 		return nil, err
 	}
-	var saved *Page
-	err = s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *Page) error {
+	var saved *doc.Page
+	err = s.withPage(ctx, site, id, false, cms.EConcurrentMod, func(tx store.Tx, rec *store.PageRecord, p *doc.Page) error {
 		p.Published = published
 		p.UpdatedAt = cms.NextUpdatedAt(p.UpdatedAt, tx.Now())
 		saved = p

@@ -5,17 +5,18 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // DecodePage decodes a stored page document.
-func DecodePage(rec *store.PageRecord) (*Page, error) { return decodePage(rec) }
+func DecodePage(rec *store.PageRecord) (*doc.Page, error) { return decodePage(rec) }
 
 // Visit returns the live page a visitor's path names: the homepage for ""
 // and otherwise the page whose fullpath (without slashes at either end) is
 // path in locale, or, failing that, in the site's default locale. It does
 // not decide who may see the page. ENotFound.
-func (s *Service) Visit(ctx context.Context, site *store.Site, locale, path string) (p *Page, err error) {
+func (s *Service) Visit(ctx context.Context, site *store.Site, locale, path string) (p *doc.Page, err error) {
 	err = s.Store.View(ctx, func(tx store.Tx) error {
 		p, err = VisitTx(tx, site, locale, path)
 		return err
@@ -24,7 +25,7 @@ func (s *Service) Visit(ctx context.Context, site *store.Site, locale, path stri
 }
 
 // VisitTx is Visit within tx.
-func VisitTx(tx store.Tx, site *store.Site, locale, path string) (*Page, error) {
+func VisitTx(tx store.Tx, site *store.Site, locale, path string) (*doc.Page, error) {
 	path = strings.Trim(path, "/")
 	var rec *store.PageRecord
 	var err error
@@ -50,7 +51,7 @@ func VisitTx(tx store.Tx, site *store.Site, locale, path string) (*Page, error) 
 // time, for listings that cover the whole site (sitemap.xml, llms.txt).
 // Each batch starts after the last page of the one before, not at an
 // offset: an offset would step over every page before it again.
-func (s *Service) Each(ctx context.Context, site *store.Site, fn func(*Page) error) error {
+func (s *Service) Each(ctx context.Context, site *store.Site, fn func(*doc.Page) error) error {
 	const batch = 500
 	var after store.PageCursor
 	for {
@@ -82,7 +83,7 @@ func (s *Service) Each(ctx context.Context, site *store.Site, fn func(*Page) err
 // PublicURL is the site-relative URL of p in locale: the locale prefix
 // (none for the default locale) and the translated fullpath, or the
 // locale's root for the homepage: the path of the page's public_url.
-func PublicURL(site *store.Site, p *Page, locale string) string {
+func PublicURL(site *store.Site, p *doc.Page, locale string) string {
 	prefix := ""
 	if locale != site.DefaultLocale {
 		prefix = "/" + locale
@@ -90,16 +91,5 @@ func PublicURL(site *store.Site, p *Page, locale string) string {
 	if p.Homepage {
 		return prefix + "/"
 	}
-	return prefix + readFullpath(p.Fullpath.Get(locale, site.DefaultLocale))
-}
-
-// Blocks returns a canvas item's enabled repeatables in position order.
-func (it *Item) Blocks() []*Repeatable {
-	out := make([]*Repeatable, 0, len(it.Repeatables))
-	for _, r := range byPosition(it.Repeatables) {
-		if !r.Disabled {
-			out = append(out, r)
-		}
-	}
-	return out
+	return prefix + doc.ReadFullpath(p.Fullpath.Get(locale, site.DefaultLocale))
 }

@@ -5,28 +5,20 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
-// listed reports whether crawlers are shown p (sitemap.xml, llms.txt):
-// published pages with security mechanism none, the homepage excepted.
-func listed(p *pages.Page) bool {
-	return p.Published && security(p) == pages.SecurityNone && !p.Homepage && len(p.Roles) == 0
-}
-
-// pageLocales are the locales a page is shown in.
-func pageLocales(site *store.Site, p *pages.Page) []string {
-	if len(p.Locales) == 0 {
-		return site.Locales
-	}
+// listedLocales are the locales crawlers are shown p in (sitemap.xml,
+// llms.txt): pages.Listed decides, as pages.Visible decides for visitors.
+func listedLocales(site *store.Site, p *doc.Page) []string {
 	var out []string
-	for _, l := range site.Locales {
-		if slices.Contains(p.Locales, l) {
+	for _, l := range pages.ShownLocales(site, p) {
+		if pages.Listed(p, l) {
 			out = append(out, l)
 		}
 	}
@@ -40,11 +32,8 @@ func (s *Service) Sitemap(ctx context.Context, site *store.Site, base string) ([
 	var b bytes.Buffer
 	b.WriteString(xml.Header)
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">` + "\n")
-	err := s.Pages.Each(ctx, site, func(p *pages.Page) error {
-		if !listed(p) {
-			return nil
-		}
-		locales := pageLocales(site, p)
+	err := s.Pages.Each(ctx, site, func(p *doc.Page) error {
+		locales := listedLocales(site, p)
 		for _, l := range locales {
 			b.WriteString("<url><loc>")
 			xml.EscapeText(&b, []byte(base+pages.PublicURL(site, p, l)))
@@ -73,11 +62,11 @@ func (s *Service) Robots(ctx context.Context, site *store.Site, base string) ([]
 	var b bytes.Buffer
 	b.WriteString("User-agent: *\n")
 	n := 0
-	err := s.Pages.Each(ctx, site, func(p *pages.Page) error {
-		if security(p) != pages.SecurityHumans {
+	err := s.Pages.Each(ctx, site, func(p *doc.Page) error {
+		if security(p) != doc.SecurityHumans {
 			return nil
 		}
-		for _, l := range pageLocales(site, p) {
+		for _, l := range pages.ShownLocales(site, p) {
 			b.WriteString("Disallow: " + robotsPath(pages.PublicURL(site, p, l)) + "\n")
 			n++
 		}
@@ -105,11 +94,8 @@ func (s *Service) LLMs(ctx context.Context, site *store.Site, base string) ([]by
 	var b bytes.Buffer
 	b.WriteString("# " + oneLine(site.Name) + "\n\n## Pages\n\n")
 	def := site.DefaultLocale
-	err := s.Pages.Each(ctx, site, func(p *pages.Page) error {
-		if !listed(p) {
-			return nil
-		}
-		for _, l := range pageLocales(site, p) {
+	err := s.Pages.Each(ctx, site, func(p *doc.Page) error {
+		for _, l := range listedLocales(site, p) {
 			title := oneLine(p.Title.Get(l, def))
 			if title == "" {
 				title = pages.PublicURL(site, p, l)

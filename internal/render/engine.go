@@ -19,7 +19,7 @@ import (
 	"github.com/osteele/liquid/tags"
 
 	"github.com/tessera-cms/tessera/internal/cms"
-	"github.com/tessera-cms/tessera/internal/pages"
+	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
 )
@@ -638,11 +638,11 @@ func repeatableTag(ctx lrender.Context) (string, error) {
 // scope is where editables find their items: the page's top level, or the
 // block of a canvas being rendered.
 type scope struct {
-	items []*pages.Item
-	block *pages.Repeatable
+	items []*doc.Item
+	block *doc.Repeatable
 }
 
-func (s *scope) item(slug string) *pages.Item {
+func (s *scope) item(slug string) *doc.Item {
 	for _, it := range s.items {
 		if it.Slug == slug {
 			return it

@@ -13,12 +13,18 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // Service manages sites.
 type Service struct {
 	Store store.Store
+	// Fresh tells PublicOrigins when the sites may have changed; nil
+	// lists the sites on every call.
+	Fresh *fresh.Source
+
+	origins origins
 }
 
 var (

@@ -58,7 +58,7 @@ type Block struct {
 }
 
 // Editable returns the template's top-level editable with the given slug, or nil.
-func (t *Template) Editable(slug string) *Editable { return findEditable(t.Editables, slug) }
+func (t *Template) Editable(slug string) *Editable { return FindEditable(t.Editables, slug) }
 
 // Block returns the canvas's block kind with the given slug, or nil.
 func (e *Editable) Block(slug string) *Block {
@@ -81,9 +81,11 @@ func (e *Editable) Option(v string) *Option {
 }
 
 // Editable returns the block's editable with the given slug, or nil.
-func (b *Block) Editable(slug string) *Editable { return findEditable(b.Editables, slug) }
+func (b *Block) Editable(slug string) *Editable { return FindEditable(b.Editables, slug) }
 
-func findEditable(list []*Editable, slug string) *Editable {
+// FindEditable returns the editable of list with the given slug, or nil:
+// a template's top-level editables or a block's.
+func FindEditable(list []*Editable, slug string) *Editable {
 	for _, e := range list {
 		if e.Slug == slug {
 			return e

@@ -11,6 +11,11 @@ import { CustomersScreen, CustomerScreen } from './customers.js';
 import { AppsScreen, AppScreen } from './apps.js';
 import { ThemesScreen } from './themes.js';
 import { SettingsScreen } from './settings.js';
+import { ChannelsScreen } from './channels.js';
+import { ChannelFieldsScreen } from './channel.js';
+import { EntriesScreen } from './entries.js';
+import { EntryScreen } from './entry.js';
+import { MediaScreen } from './media.js';
 
 /** session is what the editor knows of the signed-in user and the site. */
 export const session = {
@@ -22,7 +27,7 @@ export const session = {
 
 const app = () => document.getElementById('app');
 
-let shell = null; // {siteID, main, tree, header}
+let shell = null; // {siteID, main, tree, header, aside, workspace, nav}
 let screen = null; // the current screen, with an optional leave() and canLeave()
 
 /** go navigates to a route of the editor. */
@@ -93,6 +98,14 @@ async function routeNow() {
       if (parts[4] === 'versions') return showInShell(site, new VersionsScreen(site, parts[3], query));
       return showInShell(site, new PageEditor(site, parts[3], query));
     }
+    if (parts[2] === 'channels') {
+      const [, , , ch, sub, entryID] = parts;
+      if (!ch) return showInShell(site, new ChannelsScreen(site), 'channels');
+      if (sub === 'fields') return showInShell(site, new ChannelFieldsScreen(site, ch), 'channels');
+      if (sub === 'entries' && entryID) return showInShell(site, new EntryScreen(site, ch, entryID, query), 'channels');
+      return showInShell(site, new EntriesScreen(site, ch, query), 'channels');
+    }
+    if (parts[2] === 'media') return showInShell(site, new MediaScreen(site, query), 'media');
     return showInShell(site, welcome(site));
   }
   if (session.sites.length === 0) return showInShell(null, notFound('You have no role on any site yet. An admin can add you with tessera user grant.'));
@@ -180,6 +193,8 @@ function buildShell(site) {
 /** sections are the parts of a site's editor, in the section navigation. */
 const sections = [
   { key: 'pages', label: 'Pages', tail: '' },
+  { key: 'channels', label: 'Channels', tail: '/channels' },
+  { key: 'media', label: 'Media', tail: '/media' },
   { key: 'customers', label: 'Customers', tail: '/customers' },
   { key: 'apps', label: 'Apps', tail: '/apps' },
   { key: 'themes', label: 'Themes', tail: '/themes' },
