@@ -159,7 +159,7 @@ func TestEditorAdminSettings(t *testing.T) {
 		)
 		var links []string
 		b.run("no settings link", chromedp.Evaluate(`[...document.querySelectorAll('.section-link')].map(a => a.textContent)`, &links))
-		if strings.Join(links, ",") != "Pages,Customers,Apps,Themes" {
+		if strings.Join(links, ",") != "Pages,Channels,Media,Customers,Apps,Themes" {
 			t.Errorf("an editor's sections: got %q", links)
 		}
 		b.allow("GET", `/api/sites/[^/]+/(members|tokens)$`, 403)
