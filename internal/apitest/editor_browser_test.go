@@ -304,11 +304,27 @@ func key(k string, mods ...input.Modifier) chromedp.Action {
 }
 
 // click clicks the first element sel matches.
-func click(sel string) chromedp.Action { return chromedp.Click(sel, chromedp.ByQuery) }
+func click(sel string) chromedp.Action { return againIfRedrawn(chromedp.Click(sel, chromedp.ByQuery)) }
 
 // typeInto focuses sel and types text.
 func typeInto(sel, text string) chromedp.Action {
-	return chromedp.SendKeys(sel, text, chromedp.ByQuery)
+	return againIfRedrawn(chromedp.SendKeys(sel, text, chromedp.ByQuery))
+}
+
+// againIfRedrawn runs a, and runs it again when the element it found was
+// replaced before a could act on it: a screen drawn twice in a row (a
+// route, then the answer it waited for) swaps its nodes between
+// chromedp's query and its click, which a person's click never notices.
+func againIfRedrawn(a chromedp.Action) chromedp.Action {
+	return chromedp.ActionFunc(func(ctx context.Context) error {
+		for try := 1; ; try++ {
+			err := a.Do(ctx)
+			if err == nil || try == 5 || !strings.Contains(err.Error(), "Could not find node with given id") {
+				return err
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
 }
 
 // selectAll selects the whole text of the element sel matches (an input,

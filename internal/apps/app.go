@@ -36,6 +36,8 @@ type app struct {
 
 	CompiledAt    time.Time `json:"compiled_at,omitzero"`
 	CompileErrors []string  `json:"compile_errors,omitempty"`
+	// CompileProblems are CompileErrors placed in their files.
+	CompileProblems []Problem `json:"compile_problems,omitempty"`
 	// Registry is what the last successful compilation registered.
 	Registry Registry `json:"registry"`
 }
@@ -99,6 +101,8 @@ type fullFormJSON struct {
 	SDKVersion    string   `json:"sdk_version"`
 	CompiledAt    *string  `json:"compiled_at"`
 	CompileErrors []string `json:"compile_errors"`
+	// CompileProblems are CompileErrors placed in their files.
+	CompileProblems []Problem `json:"compile_problems"`
 	// Env lists the environment's names only: its values are secrets.
 	Env       []string    `json:"env"`
 	Functions []namedJSON `json:"functions"`
@@ -172,8 +176,11 @@ func toListForm(key string, a *app, url string, created, updated time.Time) list
 
 func toFullForm(key string, a *app, url string, created, updated time.Time) fullFormJSON {
 	f := fullFormJSON{listForm: toListForm(key, a, url, created, updated), SDKVersion: SDKVersion,
-		CompileErrors: orNone(a.CompileErrors), Env: []string{}, Functions: []namedJSON{}, Routes: []routeJSON{},
+		CompileErrors: orNone(a.CompileErrors), CompileProblems: a.CompileProblems, Env: []string{}, Functions: []namedJSON{}, Routes: []routeJSON{},
 		Callbacks: []cbJSON{}, Jobs: []jobJSON{}, Schedules: []schedJSON{}, Description: a.Description}
+	if f.CompileProblems == nil {
+		f.CompileProblems = []Problem{}
+	}
 	if !a.CompiledAt.IsZero() {
 		at := cms.FormatTime(a.CompiledAt)
 		f.CompiledAt = &at

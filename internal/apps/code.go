@@ -110,7 +110,11 @@ func (s *Service) changeCode(ctx context.Context, site *store.Site, key string,
 			if err := write(tx, rec); err != nil {
 				return err
 			}
-			comp = storeCompilation(tx, rec, a, reg, errs)
+			names := make([]string, len(next))
+			for i, f := range next {
+				names[i] = f.Name
+			}
+			comp = storeCompilation(tx, rec, a, reg, errs, names)
 			return nil
 		})
 		if err == errCodeMoved {
@@ -126,20 +130,23 @@ var errCodeMoved = cms.Errorf(cms.EConflict, "the app's code moved")
 
 // storeCompilation records a compilation's result in a and stores the app:
 // a failure records its errors and keeps the previous registrations.
-func storeCompilation(tx store.Tx, rec *store.App, a *app, reg Registry, errs []string) *Compilation {
-	comp := &Compilation{Success: len(errs) == 0, Errors: orNone(errs)}
-	a.CompileErrors = errs
+func storeCompilation(tx store.Tx, rec *store.App, a *app, reg Registry, errs, files []string) *Compilation {
+	comp := &Compilation{Success: len(errs) == 0, Errors: orNone(errs), Problems: problemsOf(errs, files)}
+	a.CompileErrors, a.CompileProblems = errs, comp.Problems
+	if len(errs) == 0 {
+		a.CompileProblems = nil
+	}
 	if comp.Success {
 		reg.keepTimes(a.Registry)
 		a.Registry, a.CompiledAt = reg, tx.Now()
 		if err := tx.AppQueue().SetSchedules(rec.SiteID, rec.ID, schedules(rec.SiteID, rec.ID, reg, tx.Now())); err != nil {
-			comp.Success, comp.Errors = false, []string{err.Error()}
+			comp.Success, comp.Errors, comp.Problems = false, []string{err.Error()}, []Problem{{Message: err.Error()}}
 		}
 	}
 	prev := rec.UpdatedAt
 	rec.UpdatedAt, rec.Doc = cms.NextUpdatedAt(prev, tx.Now()), mustJSON(a)
 	if err := tx.Apps().Update(rec, prev); err != nil {
-		comp.Success, comp.Errors = false, []string{err.Error()}
+		comp.Success, comp.Errors, comp.Problems = false, []string{err.Error()}, []Problem{{Message: err.Error()}}
 	}
 	return comp
 }

@@ -378,6 +378,8 @@ type File struct {
 type Compilation struct {
 	Success bool     `json:"success"`
 	Errors  []string `json:"errors"`
+	// Problems are Errors placed in their files, where they say.
+	Problems []Problem `json:"problems"`
 }
 
 // CompileFailed answers a code write whose app does not compile: the

@@ -105,8 +105,8 @@ func (s *Service) sendReset(ctx context.Context, email string) error {
 	return nil
 }
 
-// ConfirmPasswordReset sets a new password with a mailed reset token. The
-// token works once; every sign-in of the user ends (tokens an operator
+// ConfirmPasswordReset sets a new password with a mailed reset token (or
+// an invitation's: members.go). The token works once; every sign-in of the user ends (tokens an operator
 // made stay), and no new one is made: the user signs in with the new
 // password. A password that breaks the rules leaves the token unused.
 // Errors: cms.EValidationFailed naming token (unknown, used or expired)
@@ -125,6 +125,10 @@ func (s *Service) ConfirmPasswordReset(ctx context.Context, token, password stri
 	var u *store.User
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
 		t, err := tx.UserTokens().Consume(purposeReset, HashToken(token), tx.Now())
+		if cms.IsCode(err, cms.ENotFound) {
+			// An invitation's link sets the first password the same way.
+			t, err = tx.UserTokens().Consume(purposeInvite, HashToken(token), tx.Now())
+		}
 		if cms.IsCode(err, cms.ENotFound) {
 			return cms.FieldError("token", "is unknown, used or expired; ask for a new one")
 		} else if err != nil {

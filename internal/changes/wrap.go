@@ -145,6 +145,11 @@ func (u noteUsers) SetMembership(m store.Membership) error {
 	return u.Users.SetMembership(m)
 }
 
+func (u noteUsers) RemoveMembership(siteID, userID string) error {
+	u.n.note(siteID, User, userID)
+	return u.Users.RemoveMembership(siteID, userID)
+}
+
 // ClaimFirstRun marks the store's one-time setup as taken: what a cached
 // answer of GET /api/setup would depend on.
 func (u noteUsers) ClaimFirstRun(userID string, at time.Time) error {

@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"fmt"
 	"net/http"
 
 	"github.com/tessera-cms/tessera/internal/cms"
@@ -130,6 +131,19 @@ func (s *Server) handleCustomerResendConfirmation(w http.ResponseWriter, r *http
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"status": "queued",
 		"message": "A new confirmation link is on its way to " + email + "."})
+	return nil
+}
+
+// handleCustomerSessionsDelete handles
+// "DELETE /api/customers/{customer}/sessions": the customer is signed out
+// everywhere ({revoked: n}).
+func (s *Server) handleCustomerSessionsDelete(w http.ResponseWriter, r *http.Request) error {
+	email, n, err := s.Customers.RevokeSessions(r.Context(), principal(r).Site, r.PathValue("customer"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"revoked": n,
+		"message": fmt.Sprintf("%s is signed out everywhere (%d sessions ended).", email, n)})
 	return nil
 }
 

@@ -159,6 +159,9 @@ func schemas() map[string]any {
 		}
 		return o
 	}
+	// A compile error placed in its file (internal/apps/problems.go).
+	problems := map[string]any{"type": "array", "items": object([]string{"message"}, map[string]any{
+		"message": str, "file": str, "line": integer, "column": integer})}
 	// An upload's source is its file object, as page reads show files.
 	uploadFile := object([]string{"filename", "url", "content_type", "size"}, map[string]any{"__type": str, "filename": str, "url": str,
 		"content_type": str, "version": integer, "checksum": str, "size": integer, "width": integer, "height": integer})
@@ -245,14 +248,14 @@ func schemas() map[string]any {
 			"callback_url": str, "internal": boolean, "install_scopes": strs, "created_at": str, "updated_at": str}),
 		"Jid": object([]string{"jid"}, map[string]any{"jid": map[string]any{"type": "string"}}),
 		"App": object([]string{"name", "key", "sdk_version", "compile_errors", "functions", "routes", "callbacks", "jobs", "schedules"}, map[string]any{
-			"name": str, "key": str, "description": str, "sdk_version": str, "compiled_at": nstr, "compile_errors": strs, "env": strs,
+			"name": str, "key": str, "description": str, "sdk_version": str, "compiled_at": nstr, "compile_errors": strs, "compile_problems": problems, "env": strs,
 			"functions": map[string]any{"type": "array"}, "routes": map[string]any{"type": "array"}, "callbacks": map[string]any{"type": "array"},
 			"jobs": map[string]any{"type": "array", "items": object([]string{"name", "updated_at"},
 				map[string]any{"name": str, "updated_at": str, "every": str})}, "schedules": map[string]any{"type": "array", "items": object([]string{"name", "timing", "data", "updated_at"},
 				map[string]any{"name": str, "timing": str, "cron": str, "data": map[string]any{"type": "object"}, "updated_at": str})},
 		}),
 		"AppFile": object([]string{"name", "url"}, map[string]any{"name": str, "url": str, "code": str, "created_at": str, "updated_at": str,
-			"compilation": object([]string{"success", "errors"}, map[string]any{"success": boolean, "errors": strs})}),
+			"compilation": object([]string{"success", "errors"}, map[string]any{"success": boolean, "errors": strs, "problems": problems})}),
 		"AppCodeWrite": object([]string{"name", "code"}, map[string]any{"name": str, "code": str}),
 		"AppLog": object([]string{"id", "time", "level", "data"}, map[string]any{"id": str, "time": map[string]any{"type": "number"}, "level": str, "data": str,
 			"created_at": str, "context": map[string]any{"type": "object"}}),
@@ -269,6 +272,9 @@ func schemas() map[string]any {
 		}),
 	}
 	for k, v := range essentialSchemas() {
+		m[k] = v
+	}
+	for k, v := range adminSchemas() {
 		m[k] = v
 	}
 	return m

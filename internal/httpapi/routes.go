@@ -28,6 +28,15 @@ func (s *Server) routes() {
 	s.handle("PATCH /api/sites/{site}", needToken, s.handleSiteUpdate)
 	s.handle("GET /api/sites/{site}/settings", needToken, s.handleSiteSettings)
 	s.handle("POST /api/sites/{site}/preview_secret", needToken, s.handleSitePreviewSecret)
+	// A site's people and tokens: its admins' alone (members.go).
+	s.handle("GET /api/sites/{site}/members", needToken, s.handleMemberList)
+	s.handle("POST /api/sites/{site}/members", needToken, s.handleMemberInvite)
+	s.handle("PATCH /api/sites/{site}/members/{user}", needToken, s.handleMemberUpdate)
+	s.handle("DELETE /api/sites/{site}/members/{user}", needToken, s.handleMemberDelete)
+	s.handle("POST /api/sites/{site}/members/{user}/invitation", needToken, s.handleMemberInvitation)
+	s.handle("GET /api/sites/{site}/tokens", needToken, s.handleTokenList)
+	s.handle("POST /api/sites/{site}/tokens", needToken, s.handleTokenCreate)
+	s.handle("DELETE /api/sites/{site}/tokens/{token}", needToken, s.handleTokenDelete)
 
 	s.handle("GET /api/themes", needSite, s.handleThemeList)
 	s.handle("GET /api/themes/count", needSite, s.handleThemeCount)
@@ -107,6 +116,7 @@ func (s *Server) routes() {
 	s.handle("DELETE /api/customers/{customer}", needSite, s.handleCustomerDelete)
 	s.handle("POST /api/customers/{customer}/reset_password", needSite, s.handleCustomerSendReset)
 	s.handle("POST /api/customers/{customer}/resend_confirmation", needSite, s.handleCustomerResendConfirmation)
+	s.handle("DELETE /api/customers/{customer}/sessions", needSite, s.handleCustomerSessionsDelete)
 
 	s.handle("GET /api/apps", needSite, s.handleAppList)
 	s.handle("GET /api/apps/count", needSite, s.handleAppCount)

@@ -39,6 +39,9 @@ type Users interface {
 	SetMembership(m Membership) error
 	// Membership returns the user's role on a site. ENotFound.
 	Membership(siteID, userID string) (*Membership, error)
+	// RemoveMembership ends the user's role on a site (the user stays).
+	// ENotFound.
+	RemoveMembership(siteID, userID string) error
 	// ListMembers returns the site's users with their roles, by email.
 	ListMembers(siteID string) ([]*Member, error)
 	// PasswordHash returns the user's password hash, "" when the user has
@@ -61,6 +64,9 @@ type Users interface {
 type Member struct {
 	User
 	Role string
+	// HasPassword reports whether the user set a password (an invited
+	// user has none until the invitation's link is followed).
+	HasPassword bool
 }
 
 // Token is an API access token. Only a hash of the secret is stored.

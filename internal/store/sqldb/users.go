@@ -73,12 +73,23 @@ func (x users) Membership(siteID, userID string) (*store.Membership, error) {
 	return &m, nil
 }
 
+func (x users) RemoveMembership(siteID, userID string) error {
+	op := "remove membership of user " + userID + " on site " + siteID
+	res, err := x.exec(`DELETE FROM memberships WHERE site_id = ? AND user_id = ?`, siteID, userID)
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	return x.mustAffect(res, op)
+}
+
 func (x users) ListMembers(siteID string) ([]*store.Member, error) {
 	out, err := scanAll(x.tx, func(row scanner) (*store.Member, error) {
 		var m store.Member
-		err := row.Scan(&m.ID, &m.Email, &m.Name, timeCol{&m.CreatedAt}, timeCol{&m.UpdatedAt}, &m.Role)
+		var hash string
+		err := row.Scan(&m.ID, &m.Email, &m.Name, timeCol{&m.CreatedAt}, timeCol{&m.UpdatedAt}, &m.Role, &hash)
+		m.HasPassword = hash != ""
 		return &m, err
-	}, `SELECT u.id, u.email, u.name, u.created_at, u.updated_at, m.role
+	}, `SELECT u.id, u.email, u.name, u.created_at, u.updated_at, m.role, u.password_hash
 		FROM memberships m JOIN users u ON u.id = m.user_id WHERE m.site_id = ? ORDER BY u.email`, siteID)
 	if err != nil {
 		return nil, x.fail(err, "list members of site "+siteID, "")

@@ -42,6 +42,7 @@ func Run(t *testing.T, b Backend) {
 		{"Users/ConflictEmail", testUsersConflictEmail},
 		{"Users/Membership", testUsersMembership},
 		{"Users/ListMembers", testUsersListMembers},
+		{"Users/RemoveMembership", testUsersRemoveMembership},
 		{"Users/Password", testUsersPassword},
 		{"Tokens/CreateGetDelete", testTokensCreateGetDelete},
 		{"Tokens/ConflictHash", testTokensConflictHash},

@@ -168,6 +168,43 @@ func testUsersListMembers(t *testing.T, e *env) {
 	})
 }
 
+func testUsersRemoveMembership(t *testing.T, e *env) {
+	a, b := e.createSite(t, "acme"), e.createSite(t, "other")
+	ann, bob := e.createUser(t, "ann@example.com"), e.createUser(t, "bob@example.com")
+	e.update(t, func(tx store.Tx) error {
+		for _, m := range []store.Membership{{SiteID: a.ID, UserID: ann.ID, Role: store.RoleEditor},
+			{SiteID: b.ID, UserID: ann.ID, Role: store.RoleAdmin}, {SiteID: a.ID, UserID: bob.ID, Role: store.RoleAdmin}} {
+			if err := tx.Users().SetMembership(m); err != nil {
+				return err
+			}
+		}
+		return tx.Users().SetPasswordHash(bob.ID, "$2a$hash", t0)
+	})
+	e.update(t, func(tx store.Tx) error { return tx.Users().RemoveMembership(a.ID, ann.ID) })
+	e.view(t, func(tx store.Tx) error {
+		_, err := tx.Users().Membership(a.ID, ann.ID)
+		checkCode(t, "Membership after RemoveMembership", err, cms.ENotFound)
+		// The user, and the user's role on another site, stay.
+		if m, err := tx.Users().Membership(b.ID, ann.ID); err != nil || m.Role != store.RoleAdmin {
+			t.Errorf("Membership on the other site: got %+v, %v", m, err)
+		}
+		if _, err := tx.Users().Get(ann.ID); err != nil {
+			t.Errorf("Get after RemoveMembership: %v", err)
+		}
+		got, err := tx.Users().ListMembers(a.ID)
+		if err != nil || len(got) != 1 || got[0].ID != bob.ID || !got[0].HasPassword {
+			t.Errorf("ListMembers: got %+v, %v, want bob alone, with a password", got, err)
+		}
+		got, err = tx.Users().ListMembers(b.ID)
+		if err != nil || len(got) != 1 || got[0].HasPassword {
+			t.Errorf("ListMembers(other): got %+v, %v, want ann alone, without a password", got, err)
+		}
+		return nil
+	})
+	err := e.tryUpdate(func(tx store.Tx) error { return tx.Users().RemoveMembership(a.ID, ann.ID) })
+	checkCode(t, "RemoveMembership(again)", err, cms.ENotFound)
+}
+
 func testUsersPassword(t *testing.T, e *env) {
 	u := e.createUser(t, "ann@example.com")
 	later := t0.Add(time.Hour).Truncate(time.Millisecond)

@@ -7,6 +7,10 @@ import * as auth from './auth.js';
 import { Tree } from './tree.js';
 import { PageEditor } from './page.js';
 import { VersionsScreen } from './versions.js';
+import { CustomersScreen, CustomerScreen } from './customers.js';
+import { AppsScreen, AppScreen } from './apps.js';
+import { ThemesScreen } from './themes.js';
+import { SettingsScreen } from './settings.js';
 import { ChannelsScreen } from './channels.js';
 import { ChannelFieldsScreen } from './channel.js';
 import { EntriesScreen } from './entries.js';
@@ -79,6 +83,17 @@ async function routeNow() {
     // Screens start reading as they are made: name the site first.
     session.site = site;
     api.setSite(site.id);
+    if (parts[2] === 'customers') {
+      return showInShell(site, parts[3] ? new CustomerScreen(site, parts[3]) : new CustomersScreen(site, query), 'customers');
+    }
+    if (parts[2] === 'apps') {
+      return showInShell(site, parts[3] ? new AppScreen(site, parts[3], parts[4] || 'code', parts.slice(5).join('/'), query) : new AppsScreen(site), 'apps');
+    }
+    if (parts[2] === 'themes') return showInShell(site, new ThemesScreen(site, parts[3], parts[4], parts.slice(5).join('/')), 'themes');
+    if (parts[2] === 'settings') {
+      if (!isAdmin()) return showInShell(site, notFound('Site settings, people and tokens are for the site\'s admins. Ask an admin if something needs to change.'), 'settings');
+      return showInShell(site, new SettingsScreen(site, parts[3] || 'general'), 'settings');
+    }
     if (parts[2] === 'page' && parts[3]) {
       if (parts[4] === 'versions') return showInShell(site, new VersionsScreen(site, parts[3], query));
       return showInShell(site, new PageEditor(site, parts[3], query));
@@ -161,46 +176,47 @@ function buildShell(site) {
   const main = h('main', { id: 'main', class: 'main' });
   let tree = null;
   let body;
-  let aside = null;
   let nav = null;
+  let sidebar = null;
   if (site) {
     tree = new Tree(site);
-    aside = h('aside', { class: 'sidebar', 'aria-label': 'Pages' }, tree.el);
-    body = h('div', { class: 'workspace' }, aside, main);
+    sidebar = h('aside', { class: 'sidebar', 'aria-label': 'Pages' }, tree.el);
+    body = h('div', { class: 'workspace' }, sidebar, main);
     nav = sectionNav(site);
   } else {
     body = h('div', { class: 'workspace workspace-single' }, main);
   }
-  if (nav) header.insertBefore(nav, header.querySelector('.topbar-nav'));
-  clear(app(), header, body);
-  shell = { siteID: site ? site.id : null, main, tree, aside, workspace: body, nav, section: 'pages' };
+  clear(app(), header, nav, body);
+  shell = { siteID: site ? site.id : null, main, tree, nav, sidebar, body };
 }
 
-/** SECTIONS are the parts of a site the section navigation leads to. */
-const SECTIONS = [
+/** sections are the parts of a site's editor, in the section navigation. */
+const sections = [
   { key: 'pages', label: 'Pages', tail: '' },
   { key: 'channels', label: 'Channels', tail: '/channels' },
   { key: 'media', label: 'Media', tail: '/media' },
+  { key: 'customers', label: 'Customers', tail: '/customers' },
+  { key: 'apps', label: 'Apps', tail: '/apps' },
+  { key: 'themes', label: 'Themes', tail: '/themes' },
+  { key: 'settings', label: 'Settings', tail: '/settings', admin: true },
 ];
 
 function sectionNav(site) {
   const base = `#/site/${encodeURIComponent(site.short_id || site.id)}`;
   return h('nav', { class: 'sections', 'aria-label': 'Sections' },
-    h('ul', { class: 'sections-list' }, SECTIONS.map((s) => h('li', null,
-      h('a', { class: 'section-link', href: base + s.tail, 'data-section': s.key }, s.label)))));
+    sections.filter((s) => !s.admin || site.role === 'admin').map((s) =>
+      h('a', { href: base + s.tail, class: 'section-link', 'data-section': s.key }, s.label)));
 }
 
-/** showSection marks the current section; the page tree shows only beside pages. */
-function showSection(section) {
+/** showSection marks the current section; the page tree shows on Pages only. */
+function showSection(key) {
   if (!shell || !shell.nav) return;
-  shell.section = section;
   for (const a of shell.nav.querySelectorAll('.section-link')) {
-    if (a.dataset.section === section) a.setAttribute('aria-current', 'page');
+    if (a.dataset.section === key) a.setAttribute('aria-current', 'page');
     else a.removeAttribute('aria-current');
   }
-  const pages = section === 'pages';
-  shell.aside.hidden = !pages;
-  shell.workspace.classList.toggle('workspace-single', !pages);
+  shell.sidebar.hidden = key !== 'pages';
+  shell.body.classList.toggle('workspace-single', key !== 'pages');
 }
 
 /** treeChanged reads a page's node of the tree again (after a rename, say). */
