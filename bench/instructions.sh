@@ -39,9 +39,9 @@ cg=(env GODEBUG=asyncpreemptoff=1 valgrind --tool=cachegrind --cache-sim=no)
 # instructions counted in $tmp/NAME.out to runs.
 count() {
   local name=$1 pid=$2 url=$3 load=$4 n=1
-  curl -fs -o /dev/null "${auth[@]}" "$url"
+  curl -fs -o /dev/null "${hdrs[@]}" "$url"
   if [ "$load" != 0 ]; then
-    n=$(( $($load_cpu wrk -t1 -c8 -d"$load" "${auth[@]}" "$url" | awk '/requests in/ {print $1}') + 1 ))
+    n=$(( $($load_cpu wrk -t1 -c8 -d"$load" "${hdrs[@]}" "$url" | awk '/requests in/ {print $1}') + 1 ))
   fi
   kill -TERM "$pid"
   wait "$pid" 2>/dev/null || true
@@ -58,6 +58,7 @@ declare -A per
 for e in "${endpoints[@]}"; do
   name=${e%%|*} path=${e#*|}
   wanted "$name" || continue
+  headers "$name"
   for who in ceiling tessera; do
     runs=()
     for load in 0 "$DURATION"; do

@@ -45,6 +45,7 @@ store=(--data "$tmp/data")
 "$tmp/fixture" "${store[@]}" > "$tmp/fixture.json"
 field() { sed -n "s/.*\"$1\":\"\([^\"]*\)\".*/\1/p" "$tmp/fixture.json"; }
 token=$(field token) short=$(field short_id) page=$(field page_id) entry=$(field entry_id) channel=$(field channel)
+demo_host=$(field demo_host)
 
 auth=(-H "Authorization: Bearer $token" -H "X-Service-Site: $short")
 endpoints=(
@@ -53,7 +54,19 @@ endpoints=(
   "entry|/api/channels/$channel/entries/$entry"
   "entry-list|/api/channels/$channel/entries?per_page=20"
   "settings|/api/sites/$short/settings"
+  "public|/"
 )
+
+# headers NAME: the request headers of endpoint NAME, one argument each
+# (wrk's and curl's -H): the API's token and site, or for the public site
+# the demo site's host and no token, as a browser sends it.
+headers() {
+  if [ "$1" = public ]; then
+    hdrs=(-H "Host: $demo_host")
+  else
+    hdrs=("${auth[@]}")
+  fi
+}
 
 # wanted NAME: whether ONLY (a space-separated list of endpoint names, or
 # empty for all) includes NAME.
@@ -76,13 +89,14 @@ serve() {
 }
 
 # ceiling PORT FROM PATH [WRAPPER...]: starts the ceiling on PORT serving
-# the answer of the Tessera URL FROM (on the server's core, through WRAPPER
-# when given), waits until it answers PATH and sets cpid.
+# the answer of the Tessera URL FROM, fetched with the headers in hdrs (on
+# the server's core, through WRAPPER when given), waits until it answers
+# PATH and sets cpid.
 ceiling() {
   local port=$1 from=$2 path=$3
   shift 3
-  GOMAXPROCS=1 $srv_cpu "$@" "$tmp/ceiling" --addr "127.0.0.1:$port" --from "$from" "${auth[@]}" 2>>"$tmp/ceiling.log" &
+  GOMAXPROCS=1 $srv_cpu "$@" "$tmp/ceiling" --addr "127.0.0.1:$port" --from "$from" "${hdrs[@]}" 2>>"$tmp/ceiling.log" &
   cpid=$!
   pids+=($cpid)
-  for _ in $(seq 1 300); do curl -fs -o /dev/null "${auth[@]}" "http://127.0.0.1:$port$path" && break; sleep 0.1; done
+  for _ in $(seq 1 300); do curl -fs -o /dev/null "${hdrs[@]}" "http://127.0.0.1:$port$path" && break; sleep 0.1; done
 }

@@ -4,6 +4,7 @@
 # Builds tessera, the benchmark fixture (bench/fixture: a ~95 KB page of 40
 # items in two canvases and two locales, and a 25-field entry) and the
 # ceiling server (bench/cmd/ceiling: the same answer's bytes from memory),
+# and the demo site (package demo) for the public home page ("public"),
 # then loads each endpoint and its ceiling with wrk in alternating rounds
 # and prints the medians of requests per second and of the rounds' ratios. Servers run on one core
 # and wrk on the other (taskset), as on a 2-core machine.
@@ -12,6 +13,7 @@
 #   ROUNDS=5 DURATION=10s CONNS=32 bash bench/run.sh
 #   DATABASE=postgres://postgres@127.0.0.1:5432/bench?sslmode=disable bash bench/run.sh
 #   ONLY="page-compact entry-list" bash bench/run.sh   # some endpoints only
+#   ONLY=public bash bench/run.sh      # the demo site's home page, from the render cache
 #   TESSERA=/path/to/tessera bash bench/run.sh          # another build, same fixture
 #
 # Needs wrk (Debian package wrk) and, for pinning, taskset (util-linux).
@@ -35,7 +37,7 @@ cpu() { awk '{print $14 + $15}' "/proc/$1/stat"; }
 load() {
   local c0 out c1
   c0=$(cpu "$1")
-  out=$($load_cpu wrk -t1 -c"$CONNS" -d"$DURATION" "${auth[@]}" "$2")
+  out=$($load_cpu wrk -t1 -c"$CONNS" -d"$DURATION" "${hdrs[@]}" "$2")
   c1=$(cpu "$1")
   echo "$out" | awk -v t=$((c1 - c0)) -v hz="$ticks" '
     /requests in/ {n = $1} /Requests\/sec/ {r = $2} END {printf "%s %.2f\n", r, t * 1e6 / hz / n}'
@@ -54,7 +56,8 @@ for e in "${endpoints[@]}"; do
   name=${e%%|*} path=${e#*|}
   wanted "$name" || continue
   url="http://127.0.0.1:$port$path"
-  bytes=$(curl -fs "${auth[@]}" "$url" | wc -c)
+  headers "$name"
+  bytes=$(curl -fs "${hdrs[@]}" "$url" | wc -c)
   cport=$((19090 + n)); n=$((n + 1))
   ceiling "$cport" "$url" "$path"
   cs=() ts=() rs=() ccs=() tcs=() crs=()

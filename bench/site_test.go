@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/demo"
 	"github.com/tessera-cms/tessera/internal/render"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -27,16 +28,31 @@ import (
 // clients is how many requests are in flight at once.
 const clients = 8
 
-// demoSite starts a server with the full demo site "www" on SQLite.
+// demoSite starts a server with the full demo site "www" on SQLite (its
+// menus and translations too, as `tessera serve --demo` makes it).
 func demoSite(b *testing.B) (*apitest.Env, *store.Site) {
+	env, site, _ := countedDemoSite(b)
+	return env, site
+}
+
+// countedDemoSite is demoSite with the store's transactions counted.
+func countedDemoSite(b *testing.B) (*apitest.Env, *store.Site, *storetest.Counting) {
 	b.Helper()
-	env := apitest.New(b, storetest.Backends(b)[0])
+	var counted *storetest.Counting
+	backend := storetest.Backends(b)[0]
+	open := backend.Open
+	backend.Open = func(tb testing.TB, clock cms.Clock) store.Store {
+		counted = &storetest.Counting{Store: open(tb, clock)}
+		return counted
+	}
+	env := apitest.New(b, backend)
 	res, err := demo.Create(context.Background(), demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth,
-		Pages: env.Pages, Entries: env.Entries, Customers: env.Customers}, "www")
+		Pages: env.Pages, Entries: env.Entries, Customers: env.Customers, Menus: env.Server.Menus,
+		Translations: env.Server.Translations, Redirects: env.Server.Redirects}, "www")
 	if err != nil {
 		b.Fatal(err)
 	}
-	return env, res.Site
+	return env, res.Site, counted
 }
 
 // load sends n GET requests to target from `clients` goroutines, with
@@ -145,11 +161,19 @@ func fetch(b *testing.B, target, host string) []byte {
 // BenchmarkPublicPageUncached renders the demo home page without the
 // cache (each visit has a query string never seen before), in process:
 // the template, the layout, the snippets, the references and the channel
-// look-ups. Reported as µs per render.
+// look-ups. Reported as µs per render, and as the read transactions a
+// render opens (tx/render; TestColdRenderOneTransaction holds it to one).
 func BenchmarkPublicPageUncached(b *testing.B) {
-	env, site := demoSite(b)
+	env, site, counted := countedDemoSite(b)
 	ctx := context.Background()
+	// One render first: the compiled theme and the services' own caches
+	// are then warm, as on a server that has served a while.
+	if _, err := env.Server.Render.Page(ctx, &render.Request{Site: site, Path: "/", Host: "www.localhost",
+		Query: url.Values{"n": {"warm"}}}); err != nil {
+		b.Fatal(err)
+	}
 	b.ResetTimer()
+	views := counted.Views.Load()
 	for i := range b.N {
 		out, err := env.Server.Render.Page(ctx, &render.Request{Site: site, Path: "/", Host: "www.localhost",
 			Query: url.Values{"n": {fmt.Sprint(i)}}})
@@ -158,6 +182,7 @@ func BenchmarkPublicPageUncached(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N), "µs/render")
+	b.ReportMetric(float64(counted.Views.Load()-views)/float64(b.N), "tx/render")
 }
 
 // BenchmarkPublicPageCachedInProcess is the cached render without HTTP:
@@ -167,7 +192,7 @@ func BenchmarkPublicPageCachedInProcess(b *testing.B) {
 	ctx := context.Background()
 	req := &render.Request{Path: "/", Host: "www.localhost", Query: url.Values{}}
 	var err error
-	if req.Site, err = env.Server.Render.Site(ctx, "www.localhost", env.Server.URLs, true); err != nil {
+	if req.Site, err = env.Server.Render.Site(ctx, "www.localhost", true); err != nil {
 		b.Fatal(err)
 	}
 	if _, err := env.Server.Render.Page(ctx, req); err != nil {
@@ -175,7 +200,7 @@ func BenchmarkPublicPageCachedInProcess(b *testing.B) {
 	}
 	b.ResetTimer()
 	for range b.N {
-		site, err := env.Server.Render.Site(ctx, "www.localhost", env.Server.URLs, false)
+		site, err := env.Server.Render.Site(ctx, "www.localhost", false)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -186,3 +211,29 @@ func BenchmarkPublicPageCachedInProcess(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkPublicPageHandler serves the demo home page from the render
+// cache through the server's whole handler (request log, CORS, host
+// resolution, redirects, render cache), without a network: its
+// allocations per request are the public front's own (one of them, the
+// header map, the benchmark's).
+func BenchmarkPublicPageHandler(b *testing.B) {
+	env, _ := demoSite(b)
+	req, _ := http.NewRequest("GET", "http://www.localhost:8080/", nil)
+	req.RemoteAddr = "127.0.0.1:5555"
+	w := &nullWriter{h: http.Header{}}
+	env.Handler.ServeHTTP(w, req)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		w.h = http.Header{}
+		env.Handler.ServeHTTP(w, req)
+	}
+}
+
+// nullWriter is a ResponseWriter that keeps nothing.
+type nullWriter struct{ h http.Header }
+
+func (w *nullWriter) Header() http.Header         { return w.h }
+func (w *nullWriter) Write(b []byte) (int, error) { return len(b), nil }
+func (w *nullWriter) WriteHeader(int)             {}

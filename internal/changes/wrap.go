@@ -320,6 +320,11 @@ func (u noteUploads) Create(up *store.Upload) error {
 	return u.Uploads.Create(up)
 }
 
+func (u noteUploads) Replace(up *store.Upload) error {
+	u.n.note(up.SiteID, Upload, up.ID)
+	return u.Uploads.Replace(up)
+}
+
 func (u noteUploads) Delete(siteID, id string) error {
 	u.n.note(siteID, Upload, id)
 	return u.Uploads.Delete(siteID, id)

@@ -158,6 +158,9 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 			if err != nil {
 				return err
 			}
+			if err := checkIfMatch(opt.IfMatch, cur.ID, cur.UpdatedAt); err != nil {
+				return err
+			}
 			e, wr.prev = cur.clone(), cur.UpdatedAt
 			e.UpdatedAt = cms.NextUpdatedAt(wr.prev, now)
 			wr.before = cur.fileKeys(ch, site.ID)
@@ -474,8 +477,15 @@ func validate(tx store.Tx, site *store.Site, ch *Channel, e *Entry) error {
 // the entry as it is, with no transaction held; the delete then commits in
 // a transaction that finds it unchanged (else it is looked at again).
 func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryRef string) error {
+	return s.DeleteEntryIf(ctx, site, ref, entryRef, "")
+}
+
+// DeleteEntryIf is DeleteEntry of the entry whose ETag ifMatch names (an
+// If-Match header; "" deletes whatever the entry holds): another ETag is
+// EPreconditionFailed with current_etag.
+func (s *Service) DeleteEntryIf(ctx context.Context, site *store.Site, ref, entryRef, ifMatch string) error {
 	for attempt := 1; ; attempt++ {
-		err := s.deleteOnce(ctx, site, ref, entryRef)
+		err := s.deleteOnce(ctx, site, ref, entryRef, ifMatch)
 		if errors.Is(err, store.ErrStale) && attempt < maxWriteAttempts {
 			continue
 		}
@@ -483,7 +493,7 @@ func (s *Service) DeleteEntry(ctx context.Context, site *store.Site, ref, entryR
 	}
 }
 
-func (s *Service) deleteOnce(ctx context.Context, site *store.Site, ref, entryRef string) error {
+func (s *Service) deleteOnce(ctx context.Context, site *store.Site, ref, entryRef, ifMatch string) error {
 	var keys []string
 	var deleted events.Event
 	// seen is the updated_at of the entry the before hooks saw, once they
@@ -502,6 +512,9 @@ func (s *Service) deleteOnce(ctx context.Context, site *store.Site, ref, entryRe
 		}
 		if seen != nil && !rec.UpdatedAt.Equal(*seen) {
 			return store.ErrStale
+		}
+		if err := checkIfMatch(ifMatch, rec.ID, rec.UpdatedAt); err != nil {
+			return err
 		}
 		gone, err := decodeEntry(rec)
 		if err != nil {
@@ -591,4 +604,23 @@ func dropReferences(tx store.Tx, site *store.Site, id string, known *Channel) er
 		}
 	}
 	return nil
+}
+
+// ETag is an entry's entity tag: computed as a page's (cms.ETag) from its
+// id and updated_at, which every write moves.
+func ETag(id string, updatedAt time.Time) string { return cms.ETag(id, updatedAt) }
+
+// checkIfMatch checks an If-Match header ("" when none was sent) against
+// the entry's ETag: a stale, weak, listed or malformed value is 412
+// precondition_failed with current_etag, as for pages and records.
+func checkIfMatch(header, id string, updatedAt time.Time) error {
+	if header == "" {
+		return nil
+	}
+	cur := ETag(id, updatedAt)
+	if tag, ok := cms.ParseIfMatch(header); ok && (tag == "*" || tag == cur) {
+		return nil
+	}
+	return cms.Errorf(cms.EPreconditionFailed, "The entry was modified since it was read.").
+		WithField("current_etag", cur)
 }

@@ -62,6 +62,8 @@ type reader struct {
 	// signed is set once a private file's URL was signed: such a body
 	// expires, so it is not cached.
 	signed bool
+	// values: files are objects, not JSON (for Values).
+	values bool
 }
 
 // entry renders e of channel ch. resolve is false for resolved targets,
@@ -251,6 +253,9 @@ func (r *reader) file(f *files.File, top bool) any {
 	shape := files.ShapeEntry
 	if r.opt.ClientVersion {
 		shape = files.ShapeEntryFull
+	} else if r.values {
+		// files.ShapeEntry's members, as Values gives them to templates.
+		return object{{"filename", f.Filename}, {"url", r.fileURL(f)}, {"content_type", f.ContentType}}
 	}
 	w := jsonw.Writer{B: make([]byte, 0, 256)}
 	files.WriteJSON(&w, f, r.fileURL(f), shape, top && r.opt.ClientVersion)

@@ -50,6 +50,9 @@ type WriteOptions struct {
 	Caller files.Caller
 	// ClientVersion reads the written entry's files in the full shape.
 	ClientVersion bool
+	// IfMatch is an If-Match header ("" when none was sent): an update
+	// applies only to the entry with that ETag.
+	IfMatch string
 }
 
 // Query narrows and orders an entry list.

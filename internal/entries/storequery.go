@@ -98,6 +98,7 @@ func (s *Service) storeQuery(site *store.Site, ch *Channel, q Query) (store.Entr
 	}
 	for _, k := range sorts {
 		var field string
+		numeric := false
 		switch k.Key {
 		case "slug", "_slug":
 			field = store.EntrySlug
@@ -114,8 +115,10 @@ func (s *Service) storeQuery(site *store.Site, ch *Channel, q Query) (store.Entr
 				return sq, errQuery("sort: field %q of type %s cannot be sorted on", f.Name, f.Type)
 			}
 			field = f.ID
+			numeric = f.Type == TypeInteger || f.Type == TypeFloat || f.Type == TypeTime
 		}
-		sq.Sort = append(sq.Sort, store.EntrySort{Field: field, Desc: k.Desc})
+		sq.Sort = append(sq.Sort, store.EntrySort{Field: field, Desc: k.Desc, Numeric: numeric,
+			Text: field != "" && field[0] != '_' && !numeric})
 	}
 	return sq, nil
 }

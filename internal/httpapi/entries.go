@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -196,7 +197,7 @@ func (s *Server) handleEntryCount(w http.ResponseWriter, r *http.Request) error 
 // entryWriteOptions reads the query options of an entry write.
 func entryWriteOptions(r *http.Request) entries.WriteOptions {
 	return entries.WriteOptions{Locale: query(r).Get("content_locale"), Caller: caller(r),
-		ClientVersion: clientVersion(r)}
+		ClientVersion: clientVersion(r), IfMatch: r.Header.Get("If-Match")}
 }
 
 // handleEntryCreate handles "POST /api/channels/{channel}/entries".
@@ -209,6 +210,7 @@ func (s *Server) handleEntryCreate(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	setETag(w, entryETag(out))
 	writeRawJSON(w, http.StatusCreated, out)
 	return nil
 }
@@ -223,6 +225,7 @@ func (s *Server) handleEntryGet(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	setETag(w, entryETag(out))
 	writeRawJSON(w, http.StatusOK, out)
 	return nil
 }
@@ -239,16 +242,56 @@ func (s *Server) handleEntryUpdate(w http.ResponseWriter, r *http.Request) error
 	if err != nil {
 		return err
 	}
+	setETag(w, entryETag(out))
 	writeRawJSON(w, http.StatusOK, out)
 	return nil
 }
 
 // handleEntryDelete handles "DELETE /api/channels/{channel}/entries/{entry}".
 func (s *Server) handleEntryDelete(w http.ResponseWriter, r *http.Request) error {
-	err := s.Entries.DeleteEntry(r.Context(), principal(r).Site, r.PathValue("channel"), r.PathValue("entry"))
+	err := s.Entries.DeleteEntryIf(r.Context(), principal(r).Site, r.PathValue("channel"), r.PathValue("entry"),
+		r.Header.Get("If-Match"))
 	if err != nil {
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
 	return nil
+}
+
+// entryETag is the ETag of an entry's read shape, from its id and
+// updated_at (entries.ETag), which the shape begins with: only the keys
+// before updated_at are decoded.
+func entryETag(body []byte) string {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return ""
+	}
+	var id string
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			return ""
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			return ""
+		}
+		switch k {
+		case "id":
+			if json.Unmarshal(v, &id) != nil {
+				return ""
+			}
+		case "updated_at":
+			var at string
+			if json.Unmarshal(v, &at) != nil || id == "" {
+				return ""
+			}
+			t, err := cms.ParseTime(at)
+			if err != nil {
+				return ""
+			}
+			return entries.ETag(id, t)
+		}
+	}
+	return ""
 }

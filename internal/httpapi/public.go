@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"mime"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -97,14 +96,10 @@ type siteKey struct{}
 
 func siteOf(r *http.Request) *store.Site { return r.Context().Value(siteKey{}).(*store.Site) }
 
-// site resolves the Host header (see render.Service.Site).
+// site resolves the Host header: package render alone decides which site
+// a host shows (render.Service.Site).
 func (p *public) site(r *http.Request, fresh bool) (*store.Site, error) {
-	host := r.Host
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	return p.s.Render.Site(r.Context(), host, p.s.URLs, fresh)
+	return p.s.Render.Site(r.Context(), r.Host, fresh)
 }
 
 // base is the site's public base URL as this request reached it: the
@@ -204,7 +199,11 @@ func (p *public) favicon(w http.ResponseWriter, r *http.Request) {
 // cookie names (nil when none or expired).
 func (p *public) request(r *http.Request, c *customers.Customer) *render.Request {
 	templates, _ := r.Context().Value(templatesKey{}).(map[string]string)
-	req := &render.Request{Site: siteOf(r), Path: r.URL.Path, Query: r.URL.Query(), Host: r.Host, Customer: c, Templates: templates}
+	var q url.Values // nil reads as empty: a visit without a query parses none
+	if r.URL.RawQuery != "" {
+		q = r.URL.Query()
+	}
+	req := &render.Request{Site: siteOf(r), Path: r.URL.Path, Query: q, Host: r.Host, Customer: c, Templates: templates}
 	if run := simulatorRunOf(r); run != nil {
 		// Error pages do not fail (they fall back to a built-in one), so a
 		// bound one of them stops at reaches the simulator this way.
@@ -242,40 +241,53 @@ func (p *public) page(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	req := p.request(r, c)
+	// Page resolves the host again itself when the site changed since it
+	// was resolved; req.Site is then the site it rendered for.
 	out, err := p.s.Render.Page(r.Context(), req)
-	if errors.Is(err, render.ErrSiteChanged) {
-		p.s.Render.ForgetSite(req.Site.ID)
-		var site *store.Site
-		if site, err = p.site(r, true); err == nil {
-			r = r.WithContext(context.WithValue(r.Context(), siteKey{}, site))
-			req = p.request(r, c)
-			out, err = p.s.Render.Page(r.Context(), req)
-		}
+	if req.Site != siteOf(r) {
+		r = r.WithContext(context.WithValue(r.Context(), siteKey{}, req.Site))
 	}
 	if err != nil {
 		p.renderError(w, r, req, err)
 		return
 	}
+	// The header values are shared slices under canonical keys, made once
+	// (per render for the ETag and length): a cached page's answer makes
+	// none of them (Header.Set would canonicalize and allocate each).
 	h := w.Header()
-	h.Set("Content-Type", "text/html; charset=utf-8")
-	h.Set("ETag", strconv.Quote(out.ETag))
-	h.Set("Vary", "Cookie")
+	h["Content-Type"] = htmlContentType
+	h["Etag"] = out.ETagHeader()
+	h["Vary"] = varyCookie
 	if out.Robots != "" {
 		h.Set("X-Robots-Tag", out.Robots)
 	}
 	if out.Private {
-		h.Set("Cache-Control", "private, no-store")
+		h["Cache-Control"] = privateNoStore
 	} else {
 		// Shared caches may keep the page but must ask again each time:
 		// an edit shows on the next request.
-		h.Set("Cache-Control", "public, no-cache")
+		h["Cache-Control"] = publicNoCache
 	}
-	writeTagged(w, r, out.ETag, out.Body)
+	if etagMatches(r, out.ETag) {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	h["Content-Length"] = out.LengthHeader()
+	_, _ = w.Write(out.Body)
 }
+
+// Header values of rendered pages, shared by every answer: nothing may
+// change them.
+var (
+	htmlContentType = []string{"text/html; charset=utf-8"}
+	varyCookie      = []string{"Cookie"}
+	privateNoStore  = []string{"private, no-store"}
+	publicNoCache   = []string{"public, no-cache"}
+)
 
 // etagMatches reports whether r's If-None-Match names etag (or is *).
 func etagMatches(r *http.Request, etag string) bool {
-	inm := r.Header.Get("If-None-Match")
+	inm := headerValue(r.Header, "If-None-Match")
 	if inm == "" {
 		return false
 	}
@@ -433,6 +445,9 @@ func (p *public) login(w http.ResponseWriter, r *http.Request) {
 		customers.Attempt{Client: info(r).addr(), Session: held})
 	if err != nil {
 		req := p.request(r, nil)
+		if req.Query == nil {
+			req.Query = url.Values{}
+		}
 		req.Query.Set("return_to", r.PostForm.Get("return_to"))
 		var ex *ratelimit.Exceeded
 		switch {

@@ -68,6 +68,8 @@ func (s *Server) routes() {
 	s.handleLimit("POST /api/uploads", needSite, pageBodyBytes, s.handleUploadCreate)
 	s.handle("GET /api/uploads/{id}", needSite, s.handleUploadGet)
 	s.handle("DELETE /api/uploads/{id}", needSite, s.handleUploadDelete)
+	s.handleLimit("PUT /api/uploads/{id}", needSite, pageBodyBytes, s.handleUploadReplace)
+	s.handle("GET /api/uploads/{id}/usage", needSite, s.handleUploadUsage)
 
 	// Channel definitions are the site's schema: changing them needs an
 	// admin; entries are content, which editors write.

@@ -4,10 +4,10 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"unicode/utf8"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/lru"
 )
 
 // Text no store can hold: PostgreSQL refuses NUL in text and invalid UTF-8
@@ -50,34 +50,22 @@ func checkRequestText(r *http.Request) error {
 // the same few again and again (compact=1, per_page=20), and a parse makes
 // a map per request. The values are never changed (see query), so one
 // parse serves every request with that string; parsing is a pure function
-// of the string, so nothing can make an entry stale.
-var queries = &queryCache{m: map[string]url.Values{}}
+// of the string, so nothing can make an entry stale. When full, the least
+// recently used strings go.
+var queries = &queryCache{c: lru.Cache[string, url.Values]{MaxEntries: maxQueries}}
 
-// maxQueries bounds queryCache; when full it starts over.
+// maxQueries bounds queryCache.
 const maxQueries = 1024
 
-type queryCache struct {
-	mu sync.RWMutex
-	m  map[string]url.Values
-}
+type queryCache struct{ c lru.Cache[string, url.Values] }
 
-func (c *queryCache) get(raw string) (url.Values, bool) {
-	c.mu.RLock()
-	q, ok := c.m[raw]
-	c.mu.RUnlock()
-	return q, ok
-}
+func (q *queryCache) get(raw string) (url.Values, bool) { return q.c.Get(raw) }
 
-func (c *queryCache) put(raw string, q url.Values) {
+func (q *queryCache) put(raw string, v url.Values) {
 	if len(raw) > 256 {
 		return // long ones are rarely sent twice; keep the cache small
 	}
-	c.mu.Lock()
-	if len(c.m) >= maxQueries {
-		c.m = make(map[string]url.Values, maxQueries)
-	}
-	c.m[raw] = q
-	c.mu.Unlock()
+	q.c.Put(raw, v)
 }
 
 func cleanText(s string) bool { return utf8.ValidString(s) && !strings.ContainsRune(s, 0) }

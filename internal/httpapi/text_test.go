@@ -102,9 +102,7 @@ func TestQueryCache(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	queries.mu.RLock()
-	n := len(queries.m)
-	queries.mu.RUnlock()
+	n := queries.c.Len()
 	if n > maxQueries {
 		t.Errorf("the cache holds %d query strings, more than %d", n, maxQueries)
 	}

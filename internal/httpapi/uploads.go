@@ -2,8 +2,10 @@ package httpapi
 
 import (
 	"net/http"
+	"strings"
 
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // handleUploadCreate handles "POST /api/uploads".
@@ -26,7 +28,7 @@ func (s *Server) handleUploadList(w http.ResponseWriter, r *http.Request) error 
 	if err != nil {
 		return err
 	}
-	items, total, err := s.Uploads.ListUploads(r.Context(), principal(r).Site, listOptions(page, perPage), clientVersion(r))
+	items, total, err := s.Uploads.FindUploads(r.Context(), principal(r).Site, uploadFilter(r), listOptions(page, perPage), clientVersion(r))
 	if err != nil {
 		return err
 	}
@@ -36,7 +38,7 @@ func (s *Server) handleUploadList(w http.ResponseWriter, r *http.Request) error 
 
 // handleUploadCount handles "GET /api/uploads/count".
 func (s *Server) handleUploadCount(w http.ResponseWriter, r *http.Request) error {
-	n, err := s.Uploads.CountUploads(r.Context(), principal(r).Site)
+	_, n, err := s.Uploads.FindUploads(r.Context(), principal(r).Site, uploadFilter(r), store.ListOptions{Limit: 1}, false)
 	if err != nil {
 		return err
 	}
@@ -60,6 +62,39 @@ func (s *Server) handleUploadDelete(w http.ResponseWriter, r *http.Request) erro
 		return err
 	}
 	w.WriteHeader(http.StatusNoContent)
+	return nil
+}
+
+// uploadFilter reads the filters of an upload list: q (a part of the file
+// name, any case) and type (image or other).
+func uploadFilter(r *http.Request) store.UploadFilter {
+	q := query(r)
+	return store.UploadFilter{Name: strings.TrimSpace(q.Get("q")), Kind: q.Get("type")}
+}
+
+// handleUploadReplace handles "PUT /api/uploads/{id}": new bytes for the
+// upload, which keeps its id.
+func (s *Server) handleUploadReplace(w http.ResponseWriter, r *http.Request) error {
+	r, body, err := readFileBody(r)
+	if err != nil {
+		return err
+	}
+	u, err := s.Uploads.ReplaceUpload(r.Context(), principal(r).Site, caller(r), r.PathValue("id"), body, clientVersion(r))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, u)
+	return nil
+}
+
+// handleUploadUsage handles "GET /api/uploads/{id}/usage": the pages and
+// entries that hold the upload's file.
+func (s *Server) handleUploadUsage(w http.ResponseWriter, r *http.Request) error {
+	u, err := s.Uploads.UploadUsage(r.Context(), principal(r).Site, r.PathValue("id"))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, u)
 	return nil
 }
 

@@ -42,17 +42,23 @@ func (s *Service) cache() *records.Cache[[]*Menu] {
 // active, children}. current marks the item whose URL is the page shown;
 // active marks it and every item above it (the trail), and an item whose
 // URL the path lies below.
-func (s *Service) Liquid(ctx context.Context, site *store.Site, locale, path string) (map[string]any, Deps, error) {
-	menus, stamp, err := s.cache().Get(ctx, site.ID)
+func (s *Service) Liquid(ctx context.Context, site *store.Site, locale, path string) (out map[string]any, deps Deps, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		out, deps, err = s.LiquidIn(ctx, tx, site, locale, path)
+		return err
+	})
+	return out, deps, err
+}
+
+// LiquidIn is Liquid reading in tx (the public site reads what a render
+// shows in one transaction).
+func (s *Service) LiquidIn(ctx context.Context, tx store.Tx, site *store.Site, locale, path string) (map[string]any, Deps, error) {
+	menus, stamp, err := s.cache().GetIn(ctx, tx, site.ID)
 	deps := Deps{Stamp: stamp, Pages: map[string]time.Time{}, Entries: map[string]time.Time{}}
 	if err != nil {
 		return nil, deps, err
 	}
-	var ts targets
-	err = s.Store.View(ctx, func(tx store.Tx) (err error) {
-		ts, err = s.resolveTargets(tx, site, locale, menus...)
-		return err
-	})
+	ts, err := s.resolveTargets(tx, site, locale, menus...)
 	if err != nil {
 		return nil, deps, err
 	}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/fresh"
+	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -91,8 +92,8 @@ type Cache[V any] struct {
 	Max   int
 	Build func(recs []*store.Record) (V, error)
 
-	mu sync.Mutex
-	m  map[string]*cacheEntry[V]
+	once sync.Once
+	m    lru.Cache[string, *cacheEntry[V]]
 }
 
 type cacheEntry[V any] struct {
@@ -107,23 +108,32 @@ type cacheEntry[V any] struct {
 // and the site (deleting a site deletes them).
 var recordDeps = changes.Of(changes.Site, changes.Record)
 
-// maxSites bounds the sites a Cache holds; when full it starts over.
+// maxSites bounds the sites a Cache holds; when full the least recently
+// used go.
 const maxSites = 4096
 
 // Get returns the site's value and the stamp of the records it was built
 // from.
 func (c *Cache[V]) Get(ctx context.Context, siteID string) (V, store.Stamp, error) {
+	return c.get(ctx, siteID, func(fn func(store.Tx) error) error { return c.Store.View(ctx, fn) })
+}
+
+// GetIn is Get reading, when it must read, in tx.
+func (c *Cache[V]) GetIn(ctx context.Context, tx store.Tx, siteID string) (V, store.Stamp, error) {
+	return c.get(ctx, siteID, func(fn func(store.Tx) error) error { return fn(tx) })
+}
+
+func (c *Cache[V]) get(ctx context.Context, siteID string, view func(func(store.Tx) error) error) (V, store.Stamp, error) {
+	c.once.Do(func() { c.m.MaxEntries = maxSites })
 	mark, markAt, current := c.Fresh.Mark(ctx, siteID, recordDeps)
-	c.mu.Lock()
-	e := c.m[siteID]
-	c.mu.Unlock()
+	e, _ := c.m.Get(siteID)
 	if e != nil && current && e.marked && c.Fresh.Valid(e.mark, e.checked, mark, markAt) {
 		return e.v, e.stamp, nil
 	}
 	var stamp store.Stamp
 	var recs []*store.Record
 	same := false
-	err := c.Store.View(ctx, func(tx store.Tx) (err error) {
+	err := view(func(tx store.Tx) (err error) {
 		if stamp, err = tx.Records().Stamp(siteID, c.Kind); err != nil {
 			return err
 		}
@@ -144,11 +154,6 @@ func (c *Cache[V]) Get(ctx context.Context, siteID string) (V, store.Stamp, erro
 	} else if next.v, err = c.Build(recs); err != nil {
 		return next.v, stamp, err
 	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxSites {
-		c.m = map[string]*cacheEntry[V]{}
-	}
-	c.m[siteID] = next
-	c.mu.Unlock()
+	c.m.Put(siteID, next)
 	return next.v, stamp, nil
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -14,20 +13,12 @@ import (
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
-// listed reports whether crawlers are shown p (sitemap.xml, llms.txt):
-// published pages with security mechanism none, the homepage excepted.
-func listed(p *doc.Page) bool {
-	return p.Published && security(p) == doc.SecurityNone && !p.Homepage && len(p.Roles) == 0
-}
-
-// pageLocales are the locales a page is shown in.
-func pageLocales(site *store.Site, p *doc.Page) []string {
-	if len(p.Locales) == 0 {
-		return site.Locales
-	}
+// listedLocales are the locales crawlers are shown p in (sitemap.xml,
+// llms.txt): pages.Listed decides, as pages.Visible decides for visitors.
+func listedLocales(site *store.Site, p *doc.Page) []string {
 	var out []string
-	for _, l := range site.Locales {
-		if slices.Contains(p.Locales, l) {
+	for _, l := range pages.ShownLocales(site, p) {
+		if pages.Listed(p, l) {
 			out = append(out, l)
 		}
 	}
@@ -42,10 +33,7 @@ func (s *Service) Sitemap(ctx context.Context, site *store.Site, base string) ([
 	b.WriteString(xml.Header)
 	b.WriteString(`<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:xhtml="http://www.w3.org/1999/xhtml">` + "\n")
 	err := s.Pages.Each(ctx, site, func(p *doc.Page) error {
-		if !listed(p) {
-			return nil
-		}
-		locales := pageLocales(site, p)
+		locales := listedLocales(site, p)
 		for _, l := range locales {
 			b.WriteString("<url><loc>")
 			xml.EscapeText(&b, []byte(base+pages.PublicURL(site, p, l)))
@@ -78,7 +66,7 @@ func (s *Service) Robots(ctx context.Context, site *store.Site, base string) ([]
 		if security(p) != doc.SecurityHumans {
 			return nil
 		}
-		for _, l := range pageLocales(site, p) {
+		for _, l := range pages.ShownLocales(site, p) {
 			b.WriteString("Disallow: " + robotsPath(pages.PublicURL(site, p, l)) + "\n")
 			n++
 		}
@@ -107,10 +95,7 @@ func (s *Service) LLMs(ctx context.Context, site *store.Site, base string) ([]by
 	b.WriteString("# " + oneLine(site.Name) + "\n\n## Pages\n\n")
 	def := site.DefaultLocale
 	err := s.Pages.Each(ctx, site, func(p *doc.Page) error {
-		if !listed(p) {
-			return nil
-		}
-		for _, l := range pageLocales(site, p) {
+		for _, l := range listedLocales(site, p) {
 			title := oneLine(p.Title.Get(l, def))
 			if title == "" {
 				title = pages.PublicURL(site, p, l)

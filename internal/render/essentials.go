@@ -54,7 +54,7 @@ func (st *state) translations() *translations.Table {
 	if st.tr != nil || st.svc.Translations == nil {
 		return st.tr
 	}
-	t, stamp, err := st.svc.Translations.Table(st.ctx, st.site)
+	t, stamp, err := st.svc.Translations.TableIn(st.ctx, st.tx, st.site)
 	if err != nil {
 		st.fail(err)
 		return nil
@@ -94,7 +94,7 @@ func (d menusDrop) ToLiquid() any {
 	if st.svc.Menus == nil {
 		return map[string]any{}
 	}
-	out, deps, err := st.svc.Menus.Liquid(st.ctx, st.site, st.locale, st.req.Path)
+	out, deps, err := st.svc.Menus.LiquidIn(st.ctx, st.tx, st.site, st.locale, st.req.Path)
 	if err != nil {
 		st.fail(err)
 		return map[string]any{}

@@ -25,7 +25,7 @@ func (s *Service) RenderFiles(ctx context.Context, files map[string]string, name
 	if err != nil {
 		return nil, s.RenderStats(), err
 	}
-	st := s.newState(ctx, req, "en")
+	st := s.newState(ctx, nil, req, "en") // no store: the templates read no records
 	out, err := s.inLayout(th, st, tpl, "templates/"+name, st.bindings(req, nil, ""))
 	st.close()
 	return out, s.RenderStats(), err

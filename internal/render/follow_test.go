@@ -30,7 +30,7 @@ func TestFollowForgetsAChangedSite(t *testing.T) {
 	}
 	visit := func() {
 		t.Helper()
-		s, err := svc.Render.Site(ctx, "acme.localhost", sites.URLs{}, false)
+		s, err := svc.Render.Site(ctx, "acme.localhost", false)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,6 +3,7 @@ package render
 import (
 	"context"
 	"errors"
+	"net"
 	"strings"
 	"time"
 
@@ -13,10 +14,10 @@ import (
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
-// ErrSiteChanged is the answer of Page when the site a request was
+// errSiteChanged is what a render finds when the site its request was
 // resolved to changed since it was resolved (on this process or another):
-// the caller forgets it (ForgetSite), resolves the host again and retries.
-var ErrSiteChanged = errors.New("render: the site changed since it was resolved")
+// Page forgets it, resolves the host again and renders once more.
+var errSiteChanged = errors.New("render: the site changed since it was resolved")
 
 // hostDeps are what a host that shows the default site depends on: any
 // site's domains and short id (package changes).
@@ -38,15 +39,27 @@ type host struct {
 	at       time.Time
 }
 
-// Site returns the site a host name (no port, lower case) shows:
-// <short_id>.localhost, a host of the public URL's {site} pattern, a
-// domain of a site, else the default site. Found sites are remembered by
-// host; with checkSite set, a remembered site is checked against the store
-// first (Page checks it itself, in the transaction that validates its
-// cache). A host that showed the default site is resolved again after any
-// write. ENotFound when no site is served there.
-func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkSite bool) (*store.Site, error) {
+// HostName is the host name a request's Host header names: without the
+// port, in lower case, without a trailing dot.
+func HostName(host string) string {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	return strings.TrimSuffix(strings.ToLower(host), ".")
+}
+
+// Site returns the site a request's Host header (a port and upper case
+// allowed, see HostName) shows: <short_id>.localhost, a host of the public
+// URL's {site} pattern (s.URLs), a domain of a site, else the default
+// site. This package alone resolves hosts; Page resolves the host again
+// itself when the site changed since. Found sites are remembered by host;
+// with checkSite set, a remembered site is checked against the store first
+// (Page checks it itself, in the transaction it reads everything else in).
+// A host that showed the default site is resolved again after any write of
+// a site. ENotFound when no site is served there.
+func (s *Service) Site(ctx context.Context, hostHeader string, checkSite bool) (*store.Site, error) {
 	s.caches()
+	name := HostName(hostHeader)
 	h, ok := s.hosts.Get(name)
 	site := h.site
 	if ok && h.fallback {
@@ -55,11 +68,7 @@ func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkS
 		}
 	}
 	if site != nil && checkSite {
-		var ts = site.UpdatedAt
-		err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-			ts, err = tx.Sites().Stamp(site.ID)
-			return err
-		})
+		ts, err := s.siteStamp(ctx, site.ID)
 		if err != nil && !cms.IsCode(err, cms.ENotFound) {
 			return nil, err
 		}
@@ -71,11 +80,27 @@ func (s *Service) Site(ctx context.Context, name string, urls sites.URLs, checkS
 	if site != nil {
 		return site, nil
 	}
+	return s.resolve(ctx, name)
+}
+
+// siteStamp reads the stamp of site id.
+func (s *Service) siteStamp(ctx context.Context, id string) (ts time.Time, err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		ts, err = tx.Sites().Stamp(id)
+		return err
+	})
+	return ts, err
+}
+
+// resolve looks up the site host name shows and remembers it (apart from
+// Site, whose remembered answers then allocate nothing).
+func (s *Service) resolve(ctx context.Context, name string) (site *store.Site, err error) {
+	urls := s.URLs
 	// The mark is taken before the look-up: a site that claims the host
 	// while it runs moves it.
 	mark, at, current := s.Fresh.Mark(ctx, changes.AllSites, hostDeps)
 	fallback := false
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
+	err = s.Store.View(ctx, func(tx store.Tx) (err error) {
 		if short, ok := strings.CutSuffix(name, ".localhost"); ok && !strings.Contains(short, ".") {
 			site, err = tx.Sites().GetByShortID(short)
 		} else if short, ok := urls.ShortIDOfHost(name); ok {
@@ -119,8 +144,7 @@ func (s *Service) apply(c changes.Change) {
 		s.hosts.Clear()
 	case c.Site != "" && c.Site != changes.AllSites && c.Touches(changes.Site, c.Site):
 		s.ForgetSite(c.Site)
-		prefix := c.Site + "\x00"
-		s.cache.DeleteFunc(func(key string, _ *cached) bool { return strings.HasPrefix(key, prefix) })
+		s.cache.DeleteFunc(func(key visitKey, _ *cached) bool { return key.site == c.Site })
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"net/url"
@@ -23,11 +24,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 
 	lrender "github.com/osteele/liquid/render"
 
-	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
@@ -36,6 +35,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/pages/doc"
+	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/translations"
 )
@@ -45,6 +45,8 @@ type Service struct {
 	Store   store.Store
 	Pages   *pages.Service
 	Entries *entries.Service
+	// URLs decide which site a host name shows (see Site).
+	URLs sites.URLs
 	// Fresh, when set, lets a cached render that was checked against the
 	// store since the last write anywhere be served without asking the
 	// store again: writes of this process, and with a shared change count
@@ -66,7 +68,7 @@ type Service struct {
 	// on first use (caches).
 	once   sync.Once
 	themes lru.Cache[string, *theme]
-	cache  lru.Cache[string, *cached]
+	cache  lru.Cache[visitKey, *cached]
 	hosts  lru.Cache[string, host]
 
 	hits, misses atomic.Int64
@@ -86,7 +88,8 @@ const (
 // Request is one visit of the public site.
 type Request struct {
 	Site *store.Site
-	// Path is the URL path (unescaped); Query its query.
+	// Path is the URL path (unescaped); Query its query (nil reads as
+	// empty).
 	Path  string
 	Query url.Values
 	Host  string
@@ -119,7 +122,20 @@ type Output struct {
 	PreviewMode string
 	// Cached reports that the page came from the cache.
 	Cached bool
+
+	// etag and length are the ETag and Content-Length header values,
+	// made once per render (see Header).
+	etag, length []string
 }
+
+// ETagHeader is the value of the ETag header of o: ETag quoted, made once
+// per render and shared by every answer with it, so callers must not
+// change it.
+func (o *Output) ETagHeader() []string { return o.etag }
+
+// LengthHeader is the value of the Content-Length header of o, made and
+// shared as ETagHeader is.
+func (o *Output) LengthHeader() []string { return o.length }
 
 // LoginRequired is the answer to a visitor who must log in to see a page.
 type LoginRequired struct{ ReturnTo string }
@@ -167,75 +183,121 @@ func SplitLocale(site *store.Site, path string) (locale, rest string) {
 	return site.DefaultLocale, p
 }
 
-// renderDeps are what a render depends on (package changes): the site,
-// its theme, its pages and the channels and entries templates read.
-var renderDeps = changes.Of(changes.Site, changes.Theme, changes.Page, changes.Channel, changes.Entry, changes.Record)
-
-// cached is a rendered page with what it was rendered from.
-type cached struct {
-	out        Output
-	siteAt     time.Time
-	themeStamp store.Stamp
-	deps       *deps
-	// checked is when the render was last found current, and the mark of
-	// package fresh then.
-	checked atomic.Pointer[check]
-}
-
-type check struct {
-	mark fresh.Mark
-	at   time.Time
-}
-
-// Page renders the page a visit names. Errors: ENotFound (no such page, or
-// one visitors cannot see), *LoginRequired, a preview token's
-// EUnauthorized or EForbidden, *TemplateError, ErrSiteChanged.
+// Page renders the page a visit names, reading what it renders in one
+// read transaction. When the site of req changed since it was resolved
+// (on this process or another), Page forgets it, resolves req.Host again,
+// sets req.Site to the site it shows now and renders for that. Errors:
+// ENotFound (no such page, or one visitors cannot see, or no site at the
+// host any more), *LoginRequired, *RoleRequired, a preview token's
+// EUnauthorized or EForbidden, *TemplateError.
 func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
+	for tries := 0; ; tries++ {
+		out, err := s.page(ctx, req)
+		if !errors.Is(err, errSiteChanged) || tries == 2 {
+			return out, err
+		}
+		s.ForgetSite(req.Site.ID)
+		site, err := s.Site(ctx, req.Host, true)
+		if err != nil {
+			return nil, err
+		}
+		req.Site = site
+	}
+}
+
+// page is Page for the site req has; errSiteChanged when it is not as
+// stored.
+func (s *Service) page(ctx context.Context, req *Request) (*Output, error) {
 	locale, path := SplitLocale(req.Site, req.Path)
 	token := req.Query.Get("preview")
-	key := ""
-	if token == "" && req.Templates == nil {
-		key = cacheKey(req, locale)
+	var c *cached
+	var key visitKey
+	cacheable := token == "" && req.Templates == nil
+	if cacheable {
+		key = keyOf(req, locale)
+		s.caches()
+		c, _ = s.cache.Get(key)
 	}
-	// The cache check also checks the site; a render that cannot use the
-	// cache checks it on its own.
-	if out, err := s.fromCache(ctx, req.Site, key); out != nil || err != nil {
-		return out, err
+	// The mark is taken before the store is read: what is read (a render, a
+	// cached one found current) is current as of it.
+	mark, at, current := s.Fresh.Mark(ctx, req.Site.ID, renderDeps)
+	if current && c != nil && c.siteAt.Equal(req.Site.UpdatedAt) {
+		if ck := c.checked.Load(); ck != nil && s.Fresh.Valid(ck.mark, ck.at, mark, at) {
+			return s.hit(c), nil
+		}
 	}
-	s.misses.Add(1)
-	// The write count and time before the render reads anything: the
-	// render is current as of them.
-	var before *check
-	if m, at, ok := s.Fresh.Mark(ctx, req.Site.ID, renderDeps); ok {
-		before = &check{mark: m, at: at}
+	var now *check
+	if current {
+		now = &check{mark: mark, at: at}
 	}
 	var p *doc.Page
 	mode := ""
-	var err error
 	if token != "" {
-		mode, p, err = s.preview(ctx, req.Site, locale, path, token)
-	} else {
-		p, err = s.Pages.Visit(ctx, req.Site, locale, path)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if mode == "" {
-		if !p.Published || len(p.Locales) > 0 && !slices.Contains(p.Locales, locale) {
-			return nil, cms.ErrNotFound()
-		}
-		if p.SecurityMechanism == doc.SecurityCustomers && req.Customer == nil {
-			return nil, &LoginRequired{ReturnTo: req.Path}
-		}
-		if err := checkRoles(p.Roles, req); err != nil {
+		var err error
+		if mode, p, err = s.preview(ctx, req.Site, locale, path, token); err != nil {
 			return nil, err
 		}
 	}
-	th, stamp, err := s.theme(ctx, req.Site, locale, req.Templates)
+	var out *Output
+	err := s.Store.View(ctx, func(tx store.Tx) error {
+		if ok, err := siteUnchanged(tx, req.Site); err != nil || !ok {
+			if err == nil {
+				err = errSiteChanged
+			}
+			return err
+		}
+		if c != nil {
+			if ok, err := c.holds(tx, req.Site); err != nil || ok {
+				if ok {
+					if now != nil {
+						c.checked.Store(now)
+					}
+					out = s.hit(c)
+				}
+				return err
+			}
+		}
+		s.misses.Add(1)
+		var err error
+		out, err = s.render(ctx, tx, req, locale, path, p, mode, cacheable, key, now)
+		return err
+	})
+	return out, err
+}
+
+// viewer is who visits with req.
+func viewer(req *Request, mode string) pages.Viewer {
+	v := pages.Viewer{Preview: mode != ""}
+	if c := req.Customer; c != nil {
+		v.Customer, v.Roles = true, c.Roles
+	}
+	return v
+}
+
+// render renders the page of req in locale at path (or p, a preview's, in
+// mode) within tx, and caches it under key (when cacheable) as current at
+// before.
+func (s *Service) render(ctx context.Context, tx store.Tx, req *Request, locale, path string, p *doc.Page, mode string,
+	cacheable bool, key visitKey, before *check) (*Output, error) {
+	if mode == "" {
+		var err error
+		if p, err = pages.VisitTx(tx, req.Site, locale, path); err != nil {
+			return nil, err
+		}
+	}
+	switch pages.Visible(p, locale, viewer(req, mode)) {
+	case pages.Hidden:
+		return nil, cms.ErrNotFound()
+	case pages.LoginNeeded:
+		return nil, &LoginRequired{ReturnTo: req.Path}
+	case pages.RoleNeeded:
+		return nil, &RoleRequired{Roles: p.Roles}
+	}
+	th, stamp, err := s.theme(tx, req.Site, locale, req.Templates)
 	if err != nil {
 		return nil, err
 	}
-	st := s.newState(ctx, req, locale)
+	st := s.newState(ctx, tx, req, locale)
 	defer st.close()
 	st.deps.page(p.ID, p.UpdatedAt)
 	body, err := s.renderPage(th, st, req, p, mode)
@@ -252,8 +314,10 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 	}
 	sum := sha256.Sum256(out.Body)
 	out.ETag = hex.EncodeToString(sum[:12])
-	if key != "" {
+	out.etag, out.length = []string{strconv.Quote(out.ETag)}, []string{strconv.Itoa(len(out.Body))}
+	if cacheable {
 		c := &cached{out: *out, siteAt: req.Site.UpdatedAt, themeStamp: stamp, deps: st.deps}
+		c.out.Cached = true
 		c.checked.Store(before)
 		s.store(key, c)
 	}
@@ -263,14 +327,14 @@ func (s *Service) Page(ctx context.Context, req *Request) (*Output, error) {
 // newState starts a render of req in locale; close it when done. The
 // render's budget starts now: its time bound covers the store reads of
 // its values too (they use st.ctx).
-func (s *Service) newState(ctx context.Context, req *Request, locale string) *state {
+func (s *Service) newState(ctx context.Context, tx store.Tx, req *Request, locale string) *state {
 	ret := req.Path
 	if to := req.Query.Get("return_to"); to != "" || strings.HasPrefix(ret, "/_") {
 		ret = SafeReturn(to)
 	}
 	b := newBudget(ctx, s.limits())
 	s.active.Add(1)
-	return &state{svc: s, req: req, ctx: b.ctx, b: b, site: req.Site, locale: locale, returnTo: ret, scope: &scope{}, deps: newDeps()}
+	return &state{svc: s, req: req, tx: tx, ctx: b.ctx, b: b, site: req.Site, locale: locale, returnTo: ret, scope: &scope{}, deps: newDeps()}
 }
 
 // close ends the render: its budget's timer goes, and the service counts
@@ -292,155 +356,43 @@ func (st *state) close() {
 	}
 }
 
-// cacheKey names a visit by everything a template can read of it: the
-// site, the host and the path as sent (request.host, request.path, the
-// login form's return_to), the locale, the query (request.params) and who
-// is visiting. Logged-in customers never share an entry with anyone else.
-func cacheKey(req *Request, locale string) string {
-	viewer := ""
-	if c := req.Customer; c != nil {
-		viewer = c.ID + "\x00" + c.Email + "\x00" + c.Name + "\x00" + strings.Join(c.Groups, ",") + "\x00" + strings.Join(c.Roles, ",")
-	}
-	return req.Site.ID + "\x00" + strings.ToLower(req.Host) + "\x00" + locale + "\x00" + req.Path + "\x00" + req.Query.Encode() + "\x00" + viewer
-}
-
-// fromCache returns the cached render under key if everything it was
-// rendered from is unchanged. It checks the site too, in the same
-// transaction: ErrSiteChanged when the site is not as the request has it.
-func (s *Service) fromCache(ctx context.Context, site *store.Site, key string) (*Output, error) {
-	s.caches()
-	c, _ := s.cache.Get(key)
-	mark, markAt, current := s.Fresh.Mark(ctx, site.ID, renderDeps)
-	if current {
-		if c != nil && c.siteAt.Equal(site.UpdatedAt) {
-			if ck := c.checked.Load(); ck != nil && s.Fresh.Valid(ck.mark, ck.at, mark, markAt) {
-				return s.hit(c), nil
-			}
-		}
-	}
-	fresh := false
-	siteOK := false
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		if siteOK, err = siteUnchanged(tx, site); err != nil || !siteOK {
-			return err
-		}
-		if c == nil || !c.siteAt.Equal(site.UpdatedAt) {
-			return nil
-		}
-		st, err := tx.Themes().Stamp(site.ID, site.Theme)
-		if err != nil || !sameStamp(st, c.themeStamp) {
-			return err
-		}
-		if !stampsHold(c.deps.pages, func(id string) (time.Time, error) { return tx.Pages().Stamp(site.ID, id) }) ||
-			!stampsHold(c.deps.entries, func(id string) (time.Time, error) { return tx.Entries().Stamp(site.ID, id) }) {
-			return nil
-		}
-		for id, want := range c.deps.channels {
-			st, err := tx.Entries().ChannelStamp(site.ID, id)
-			if err != nil || !sameStamp(st, want) {
-				return nil
-			}
-		}
-		for id, want := range c.deps.channelDefs {
-			ch, err := tx.Channels().Get(site.ID, id)
-			if err != nil || !ch.UpdatedAt.Equal(want) {
-				return nil
-			}
-		}
-		if !recordsHold(tx, site.ID, c.deps) {
-			return nil
-		}
-		if c.deps.channelSetRead {
-			// A channel created, renamed, redefined or deleted changes what
-			// `channels` holds, even for a slug the render found missing.
-			sig, err := channelSet(tx, site.ID)
-			if err != nil || sig != c.deps.channelSet {
-				return err
-			}
-		}
-		fresh = true
-		return nil
-	})
-	switch {
-	case err != nil:
-		return nil, err
-	case !siteOK:
-		return nil, ErrSiteChanged
-	case !fresh:
-		return nil, nil
-	}
-	// Current as of the mark read before the check: a write that committed
-	// during it moves the mark, and the next visit checks again.
-	if current {
-		c.checked.Store(&check{mark: mark, at: markAt})
-	}
-	return s.hit(c), nil
-}
-
-func (s *Service) hit(c *cached) *Output {
-	s.hits.Add(1)
-	out := c.out
-	out.Cached = true
-	return &out
-}
-
-// stampsHold reports whether every record of want still has the stamp it
-// had (a zero stamp: the record did not exist, and still does not).
-func stampsHold(want map[string]time.Time, stamp func(id string) (time.Time, error)) bool {
-	for id, at := range want {
-		ts, err := stamp(id)
-		if cms.IsCode(err, cms.ENotFound) && at.IsZero() {
-			continue
-		}
-		if err != nil || !ts.Equal(at) {
-			return false
-		}
-	}
-	return true
-}
-
-func sameStamp(a, b store.Stamp) bool { return a.Count == b.Count && a.Latest.Equal(b.Latest) }
-
-func (s *Service) store(key string, c *cached) {
-	s.caches()
-	s.cache.Put(key, c)
-}
-
 // preview decides what a preview link shows: the page's draft, or its live
 // state even when unpublished. A token that is valid but for another page
 // is EForbidden; any other token that grants nothing is EUnauthorized.
-func (s *Service) preview(ctx context.Context, site *store.Site, locale, path, token string) (string, *doc.Page, error) {
-	p, err := s.Pages.Visit(ctx, site, locale, path)
+//
+// Previews are not cached, and are read apart from the render: the draft
+// comes from the pages service. A site that changed since the request was
+// resolved (its preview secret, say) is errSiteChanged.
+func (s *Service) preview(ctx context.Context, site *store.Site, locale, path, token string) (mode string, shown *doc.Page, err error) {
+	var p *doc.Page
+	var granted string
+	err = s.Store.View(ctx, func(tx store.Tx) (err error) {
+		if ok, err := siteUnchanged(tx, site); err != nil || !ok {
+			if err == nil {
+				err = errSiteChanged
+			}
+			return err
+		}
+		if p, err = pages.VisitTx(tx, site, locale, path); err != nil {
+			return err
+		}
+		granted, _ = pages.ParsePreviewToken(site, token, tx.Now())
+		return nil
+	})
 	if err != nil {
 		return "", nil, err
 	}
-	mode, shown, err := s.Pages.Preview(ctx, site, p.ID, token)
-	if cms.IsCode(err, cms.EUnauthorized) {
-		if granted, ok := s.previewGrant(ctx, site, token); ok && granted != p.ID {
-			return "", nil, cms.Errorf(cms.EForbidden, "This preview link is for another page.")
-		}
+	mode, shown, err = s.Pages.Preview(ctx, site, p.ID, token)
+	if cms.IsCode(err, cms.EUnauthorized) && granted != "" && granted != p.ID {
+		return "", nil, cms.Errorf(cms.EForbidden, "This preview link is for another page.")
 	}
 	return mode, shown, err
 }
 
-// previewGrant returns the page a preview token of site grants, if it is
-// valid now.
-func (s *Service) previewGrant(ctx context.Context, site *store.Site, token string) (pageID string, ok bool) {
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		pageID, err = pages.ParsePreviewToken(site, token, tx.Now())
-		return err
-	})
-	return pageID, err == nil
-}
-
-// theme returns the compiled theme of site in locale, with its stamp.
-// templates, when set, replace the stored Liquid files.
-func (s *Service) theme(ctx context.Context, site *store.Site, locale string, templates map[string]string) (*theme, store.Stamp, error) {
-	var stamp store.Stamp
-	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
-		stamp, err = tx.Themes().Stamp(site.ID, site.Theme)
-		return err
-	})
+// theme returns the compiled theme of site in locale, with its stamp,
+// read in tx. templates, when set, replace the stored Liquid files.
+func (s *Service) theme(tx store.Tx, site *store.Site, locale string, templates map[string]string) (*theme, store.Stamp, error) {
+	stamp, err := tx.Themes().Stamp(site.ID, site.Theme)
 	if err != nil {
 		return nil, stamp, err
 	}
@@ -452,13 +404,7 @@ func (s *Service) theme(ctx context.Context, site *store.Site, locale string, te
 			return th, stamp, nil
 		}
 	}
-	var list []*store.ThemeFile
-	err = s.Store.View(ctx, func(tx store.Tx) (err error) {
-		// The stamp was taken first: a push in between makes the next
-		// request build the theme again, never keep an old one.
-		list, err = tx.Themes().ListFiles(site.ID, site.Theme, "")
-		return err
-	})
+	list, err := tx.Themes().ListFiles(site.ID, site.Theme, "")
 	if err != nil {
 		return nil, stamp, err
 	}

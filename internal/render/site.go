@@ -54,25 +54,35 @@ func (s *Service) Special(ctx context.Context, req *Request, name, message, deta
 	if name == TemplateLogin {
 		names = append(names, "customers/login")
 	}
-	th, _, err := s.theme(ctx, req.Site, locale, req.Templates)
-	if err == nil {
+	var out []byte
+	// A store that fails here leaves the built-in page: an error page
+	// never fails.
+	_ = s.Store.View(ctx, func(tx store.Tx) error {
+		th, _, err := s.theme(tx, req.Site, locale, req.Templates)
+		if err != nil {
+			return err
+		}
 		for _, n := range names {
 			tpl, err := th.template(store.KindTemplates, n)
 			if err != nil {
 				continue
 			}
-			st := s.newState(ctx, req, locale)
+			st := s.newState(ctx, tx, req, locale)
 			b := st.bindings(req, nil, "")
 			b["error"] = map[string]any{"message": message, "details": details}
 			b["return_to"] = req.Query.Get("return_to")
 			b["token"] = req.Token
-			out, err := s.inLayout(th, st, tpl, "templates/"+n, b)
+			out, err = s.inLayout(th, st, tpl, "templates/"+n, b)
 			st.close()
-			if err == nil {
-				return out
+			if err != nil {
+				out = nil
 			}
 			break
 		}
+		return nil
+	})
+	if out != nil {
+		return out
 	}
 	return builtinPage(req, name, message, details)
 }
@@ -81,23 +91,27 @@ func (s *Service) Special(ctx context.Context, req *Request, name, message, deta
 // page-less bindings of req and vars on top: what a cloud-code route's
 // response.render(name, vars) answers. ENotFound when the theme has no
 // such template; a *TemplateError when it fails.
-func (s *Service) Template(ctx context.Context, req *Request, name string, vars map[string]any) ([]byte, error) {
+func (s *Service) Template(ctx context.Context, req *Request, name string, vars map[string]any) (out []byte, err error) {
 	locale, _ := SplitLocale(req.Site, req.Path)
-	th, _, err := s.theme(ctx, req.Site, locale, req.Templates)
-	if err != nil {
-		return nil, err
-	}
-	tpl, err := th.template(store.KindTemplates, name)
-	if err != nil {
-		return nil, err
-	}
-	st := s.newState(ctx, req, locale)
-	defer st.close()
-	b := st.bindings(req, nil, "")
-	for k, v := range vars {
-		b[k] = v
-	}
-	return s.inLayout(th, st, tpl, "templates/"+name, b)
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		th, _, err := s.theme(tx, req.Site, locale, req.Templates)
+		if err != nil {
+			return err
+		}
+		tpl, err := th.template(store.KindTemplates, name)
+		if err != nil {
+			return err
+		}
+		st := s.newState(ctx, tx, req, locale)
+		defer st.close()
+		b := st.bindings(req, nil, "")
+		for k, v := range vars {
+			b[k] = v
+		}
+		out, err = s.inLayout(th, st, tpl, "templates/"+name, b)
+		return err
+	})
+	return out, err
 }
 
 // builtinPage is the page shown when the theme has none of its own.

@@ -43,21 +43,26 @@ func (s *Service) Text(ctx context.Context, site *store.Site, locale, name, sour
 		return "", err
 	}
 	req := &Request{Site: site, Path: "/", Query: url.Values{}}
-	st := s.newState(ctx, req, locale)
-	defer st.close()
-	st.cfg = th.config(st.b)
-	st.cfg.st = st
-	b := map[string]any{stateKey: st, "locale": locale,
-		"site": map[string]any{"id": site.ID, "name": site.Name, "short_id": site.ShortID, "default_locale": site.DefaultLocale}}
-	for k, v := range vars {
-		b[k] = v
-	}
-	w := st.b.buffer()
-	if err := st.check(name, st.render(tpl, w, b, name)); err != nil {
-		if te, ok := err.(*TemplateError); ok && te.File == fileKey(store.KindTemplates, textFile) {
-			te.File = name
+	var out string
+	err = s.Store.View(ctx, func(tx store.Tx) error {
+		st := s.newState(ctx, tx, req, locale)
+		defer st.close()
+		st.cfg = th.config(st.b)
+		st.cfg.st = st
+		b := map[string]any{stateKey: st, "locale": locale,
+			"site": map[string]any{"id": site.ID, "name": site.Name, "short_id": site.ShortID, "default_locale": site.DefaultLocale}}
+		for k, v := range vars {
+			b[k] = v
 		}
-		return "", err
-	}
-	return w.String(), nil
+		w := st.b.buffer()
+		if err := st.check(name, st.render(tpl, w, b, name)); err != nil {
+			if te, ok := err.(*TemplateError); ok && te.File == fileKey(store.KindTemplates, textFile) {
+				te.File = name
+			}
+			return err
+		}
+		out = w.String()
+		return nil
+	})
+	return out, err
 }

@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"encoding/json"
 	"html"
 	"net/url"
 	"strings"
@@ -32,6 +31,10 @@ const maxChannelEntries = 200
 type state struct {
 	svc *Service
 	req *Request
+	// tx is the read transaction the render reads everything in: one
+	// snapshot, so what a page shows and the stamps it is cached under
+	// agree.
+	tx store.Tx
 	// ctx is the render's context: the request's, ended by the time bound
 	// too; b is what the render may still spend, cfg its configuration.
 	ctx    context.Context
@@ -52,8 +55,9 @@ type state struct {
 	// fails with it rather than render a page with data missing.
 	mu  sync.Mutex
 	err error
-	// options caches selectNames by channel reference.
-	options map[string]selectNames
+	// channels are the channels the render read, by reference (slug or
+	// id; nil: no such channel).
+	channels map[string]*entries.Channel
 	// tr is the site's translations, and menus the `menus` variable, once
 	// the render read them.
 	tr    *translations.Table
@@ -204,28 +208,26 @@ func (d *refDrop) ToLiquid() any {
 func (st *state) targets(it *doc.Item) []any {
 	out := make([]any, 0, len(it.RefIDs))
 	if it.RefType == "pages" {
-		err := st.svc.Store.View(st.ctx, func(tx store.Tx) error {
-			for _, id := range it.RefIDs {
-				rec, err := tx.Pages().Get(st.site.ID, id)
-				if cms.IsCode(err, cms.ENotFound) {
-					st.deps.page(id, time.Time{})
-					continue
-				} else if err != nil {
-					return err
-				}
-				p, err := pages.DecodePage(rec)
-				if err != nil {
-					return err
-				}
-				st.deps.page(p.ID, p.UpdatedAt)
-				if p.Published {
-					out = append(out, st.pageValue(p, false))
-				}
+		for _, id := range it.RefIDs {
+			rec, err := st.tx.Pages().Get(st.site.ID, id)
+			if cms.IsCode(err, cms.ENotFound) {
+				st.deps.page(id, time.Time{})
+				continue
+			} else if err != nil {
+				st.fail(err)
+				return out
 			}
-			return nil
-		})
-		if err != nil {
-			st.fail(err)
+			p, err := pages.DecodePage(rec)
+			if err != nil {
+				st.fail(err)
+				return out
+			}
+			st.deps.page(p.ID, p.UpdatedAt)
+			// A page the visitor must log in for is still linked (the
+			// link asks them to); a page that is not there for them is not.
+			if pages.Visible(p, st.locale, viewer(st.req, "")) != pages.Hidden {
+				out = append(out, st.pageValue(p, false))
+			}
 		}
 		return out
 	}
@@ -244,13 +246,7 @@ func (st *state) targets(it *doc.Item) []any {
 // entry loads one entry of a channel as templates see it, or nil when it
 // no longer exists.
 func (st *state) entry(channel, id string) map[string]any {
-	var ts time.Time
-	err := st.svc.Store.View(st.ctx, func(tx store.Tx) (err error) {
-		// The stamp is taken before the entry is read: a write in between
-		// leaves the cached render older than its stamp, never newer.
-		ts, err = tx.Entries().Stamp(st.site.ID, id)
-		return err
-	})
+	ts, err := st.tx.Entries().Stamp(st.site.ID, id)
 	if cms.IsCode(err, cms.ENotFound) {
 		st.deps.mu.Lock()
 		st.deps.entries[id] = time.Time{}
@@ -263,116 +259,47 @@ func (st *state) entry(channel, id string) map[string]any {
 	st.deps.mu.Lock()
 	st.deps.entries[id] = ts
 	st.deps.mu.Unlock()
-	body, err := st.svc.Entries.Entry(st.ctx, st.site, channel, id, entries.ReadOptions{})
+	ch := st.channel(channel)
+	if ch == nil {
+		return nil
+	}
+	e, err := st.svc.Entries.EntryValue(st.tx, st.site, ch, id, st.locale)
 	if cms.IsCode(err, cms.ENotFound) {
 		return nil
 	} else if err != nil {
 		st.fail(err)
 		return nil
 	}
-	return st.entryValue(body, st.selectNames(channel))
+	return e
 }
 
-// entryValue decodes an entry's API shape, lays the render's locale over
-// its default-locale values and shows select choices by name.
-func (st *state) entryValue(body []byte, names selectNames) map[string]any {
-	var m map[string]any
-	if err := json.Unmarshal(body, &m); err != nil {
-		st.fail(err)
-		return nil
-	}
-	if tr, ok := m["translations"].(map[string]any); ok {
-		if local, ok := tr[st.locale].(map[string]any); ok && st.locale != st.site.DefaultLocale {
-			for k, v := range local {
-				m[k] = v
-			}
-		}
-	}
-	for field, byID := range names {
-		switch v := m[field].(type) {
-		case string:
-			if n, ok := byID[v]; ok {
-				m[field] = n
-			}
-		case []any:
-			out := make([]any, len(v))
-			for i, e := range v {
-				out[i] = e
-				if id, ok := e.(string); ok {
-					if n, ok := byID[id]; ok {
-						out[i] = n
-					}
-				}
-			}
-			m[field] = out
-		}
-	}
-	return m
-}
-
-// selectNames maps each select and multi_select field of a channel to its
-// options' names by id: the API gives a choice's id, templates show and
-// filter by its name (`where: 'topics', 'Product'`).
-type selectNames map[string]map[string]string
-
-// selectNames returns the select options of the channel ref (id or slug),
-// recording the channel's definition as a dependency of the render.
-func (st *state) selectNames(ref string) selectNames {
+// channel returns the channel ref (slug or id) names, or nil when there is
+// none, recording its definition (which entries' values show) as a
+// dependency of the render.
+func (st *state) channel(ref string) *entries.Channel {
 	st.mu.Lock()
-	names, ok := st.options[ref]
+	ch, ok := st.channels[ref]
 	st.mu.Unlock()
 	if ok {
-		return names
+		return ch
 	}
-	var ch *store.Channel
-	err := st.svc.Store.View(st.ctx, func(tx store.Tx) (err error) {
-		if ch, err = tx.Channels().GetBySlug(st.site.ID, ref); cms.IsCode(err, cms.ENotFound) {
-			ch, err = tx.Channels().Get(st.site.ID, ref)
-		}
-		return err
-	})
-	if cms.IsCode(err, cms.ENotFound) {
-		return nil
-	} else if err != nil {
+	ch, err := st.svc.Entries.ChannelIn(st.tx, st.site, ref)
+	if err != nil && !cms.IsCode(err, cms.ENotFound) {
 		st.fail(err)
 		return nil
 	}
-	st.deps.mu.Lock()
-	st.deps.channelDefs[ch.ID] = ch.UpdatedAt
-	st.deps.mu.Unlock()
-	body, err := st.svc.Entries.Channel(st.ctx, st.site, ch.ID)
-	if err != nil {
-		st.fail(err)
-		return nil
-	}
-	var def struct {
-		Customizations []struct {
-			Name          string
-			SelectOptions []struct{ ID, Name string } `json:"select_options"`
-		}
-	}
-	if err := json.Unmarshal(body, &def); err != nil {
-		st.fail(err)
-		return nil
-	}
-	names = selectNames{}
-	for _, f := range def.Customizations {
-		if len(f.SelectOptions) == 0 {
-			continue
-		}
-		byID := make(map[string]string, len(f.SelectOptions))
-		for _, o := range f.SelectOptions {
-			byID[o.ID] = o.Name
-		}
-		names[f.Name] = byID
+	if ch != nil {
+		st.deps.mu.Lock()
+		st.deps.channelDefs[ch.ID] = ch.UpdatedAt
+		st.deps.mu.Unlock()
 	}
 	st.mu.Lock()
-	if st.options == nil {
-		st.options = map[string]selectNames{}
+	if st.channels == nil {
+		st.channels = map[string]*entries.Channel{}
 	}
-	st.options[ref] = names
+	st.channels[ref] = ch
 	st.mu.Unlock()
-	return names
+	return ch
 }
 
 // channelsDrop is the `channels` variable: each channel's entries, loaded
@@ -381,13 +308,8 @@ type channelsDrop struct{ st *state }
 
 func (d channelsDrop) ToLiquid() any {
 	st := d.st
-	var list []*store.Channel
-	var sig string
-	err := st.svc.Store.View(st.ctx, func(tx store.Tx) (err error) {
-		list, _, err = tx.Channels().List(st.site.ID, store.ListOptions{Limit: maxChannels})
-		sig = channelSetOf(list)
-		return err
-	})
+	list, _, err := st.tx.Channels().List(st.site.ID, store.ListOptions{Limit: maxChannels})
+	sig := channelSetOf(list)
 	if err != nil {
 		st.fail(err)
 		return map[string]any{}
@@ -434,11 +356,7 @@ func (d *channelDrop) ToLiquid() any {
 	if checkRoles(d.roles, st.req) != nil {
 		return []any{}
 	}
-	var stamp store.Stamp
-	err := st.svc.Store.View(st.ctx, func(tx store.Tx) (err error) {
-		stamp, err = tx.Entries().ChannelStamp(st.site.ID, d.id)
-		return err
-	})
+	stamp, err := st.tx.Entries().ChannelStamp(st.site.ID, d.id)
 	if err != nil {
 		st.fail(err)
 		return []any{}
@@ -446,15 +364,18 @@ func (d *channelDrop) ToLiquid() any {
 	st.deps.mu.Lock()
 	st.deps.channels[d.id] = stamp
 	st.deps.mu.Unlock()
-	bodies, _, err := st.svc.Entries.List(st.ctx, st.site, d.id, entries.Query{}, entries.ReadOptions{}, store.ListOptions{Limit: maxChannelEntries})
+	ch := st.channel(d.id)
+	if ch == nil {
+		return []any{}
+	}
+	values, err := st.svc.Entries.ListValues(st.tx, st.site, ch, st.locale, maxChannelEntries)
 	if err != nil {
 		st.fail(err)
 		return []any{}
 	}
-	names := st.selectNames(d.id)
-	out := make([]any, 0, len(bodies))
-	for _, b := range bodies {
-		if e := st.entryValue(b, names); e != nil {
+	out := make([]any, 0, len(values))
+	for _, e := range values {
+		if e != nil {
 			out = append(out, e)
 		}
 	}

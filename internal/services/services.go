@@ -168,7 +168,8 @@ func New(st store.Store, opt Options) *Set {
 	s.Menus = &menus.Service{Store: st, Entries: s.Entries, Fresh: src}
 	s.Redirects = &redirects.Service{Store: st, Fresh: src}
 	s.Pages.Moved = s.Redirects.PageMoved
-	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, Fresh: src, Translations: s.Translations, Menus: s.Menus}
+	s.Render = &render.Service{Store: st, Pages: s.Pages, Entries: s.Entries, URLs: opt.URLs, Fresh: src, Translations: s.Translations,
+		Menus: s.Menus}
 	s.Render.Follow(feed)
 	s.Apps = &apps.Service{Store: st, Entries: s.Entries, Customers: s.Customers, Mailer: opt.Mailer, SiteURL: siteURL, Fresh: src,
 		HTTP: apps.HTTPOptions{Allow: opt.AppsHTTPAllow}, Queue: opt.AppsQueue, LogRetention: opt.AppsLogRetention}

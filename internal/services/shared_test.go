@@ -140,9 +140,10 @@ func TestSharedHostClaimed(t *testing.T) {
 		t.Fatal(err)
 	}
 	urls := sites.URLs{Public: "https://{site}.example.net", DefaultSite: "main"}
+	a.Render.URLs, b.Render.URLs = urls, urls
 	resolve := func(s *services.Set, host string) string {
 		t.Helper()
-		site, err := s.Render.Site(ctx, host, urls, true)
+		site, err := s.Render.Site(ctx, host, true)
 		if err != nil {
 			t.Fatalf("%s: %v", host, err)
 		}

@@ -287,6 +287,9 @@ type PageCursor struct {
 type Pages interface {
 	// Create stores a new page. EConflict if the id exists.
 	Create(p *PageRecord) error
+	// Holding returns up to limit of the site's pages whose live document
+	// holds any of texts (each at least 8 bytes), by id.
+	Holding(siteID string, texts []string, limit int) ([]Holder, error)
 	// Get returns one page with its document. ENotFound.
 	Get(siteID, id string) (*PageRecord, error)
 	// Stamp returns a page's updated_at without loading its document, for
@@ -419,6 +422,21 @@ type Upload struct {
 	CreatedAt   time.Time
 }
 
+// UploadFilter narrows a list of uploads. Name is a part of the file name
+// (any case; "" admits every name); Kind is "image" (an image/ content
+// type), "other" (any other) or "" (both).
+type UploadFilter struct {
+	Name string
+	Kind string
+}
+
+// Holder is a record whose document holds some bytes: its id and, for an
+// entry, its channel.
+type Holder struct {
+	ID        string
+	ChannelID string
+}
+
 // Uploads stores upload records, always scoped to one site. The blobs they
 // name are the caller's to store and delete.
 type Uploads interface {
@@ -429,6 +447,12 @@ type Uploads interface {
 	// List returns the site's uploads newest first (created_at, then id,
 	// descending), and their total.
 	List(siteID string, opt ListOptions) ([]*Upload, int, error)
+	// Find returns the site's uploads that f admits, newest first, and
+	// their total.
+	Find(siteID string, f UploadFilter, opt ListOptions) ([]*Upload, int, error)
+	// Replace stores new file metadata (key, filename, content type,
+	// size, checksum, width, height) for an upload. ENotFound.
+	Replace(u *Upload) error
 	// Delete removes one upload. ENotFound.
 	Delete(siteID, id string) error
 	// Expired returns up to limit temporary uploads, of any site, that
@@ -544,6 +568,16 @@ const (
 type EntrySort struct {
 	Field string
 	Desc  bool
+	// Numeric reports whether the field's values are numbers (each has
+	// one, and its text is the number's): the store then orders by the
+	// number alone. A sortable field holds at most one value per entry,
+	// so a list sorted by one field walks that field's values in order
+	// instead of sorting every entry.
+	Numeric bool
+	// Text reports whether no value of the field has a number (strings,
+	// dates, options): the store then orders by the text alone. Neither
+	// flag: values may have either.
+	Text bool
 }
 
 // EntryQuery narrows and orders an entry list. Every condition must hold.
@@ -609,6 +643,9 @@ type Entries interface {
 	// ReferencedBy returns the ids, sorted, of the site's entries that
 	// reference targetID.
 	ReferencedBy(siteID, targetID string) ([]string, error)
+	// Holding returns up to limit of the site's entries whose document
+	// holds any of texts (each at least 8 bytes), by id.
+	Holding(siteID string, texts []string, limit int) ([]Holder, error)
 	// Hold locks one entry's row until the transaction ends, exclusively
 	// or shared, and returns its channel id. A writer holds the targets of
 	// the references it writes shared, a deletion holds its entry

@@ -57,6 +57,12 @@ func (s *Service) Table(ctx context.Context, site *store.Site) (*Table, store.St
 	return s.cache().Get(ctx, site.ID)
 }
 
+// TableIn is Table reading, when it must read, in tx (the public site
+// reads what a render shows in one transaction).
+func (s *Service) TableIn(ctx context.Context, tx store.Tx, site *store.Site) (*Table, store.Stamp, error) {
+	return s.cache().GetIn(ctx, tx, site.ID)
+}
+
 // Interpolate fills the placeholders of text: %{name} and {{name}} (spaces
 // allowed inside the braces) become vars[name]; placeholders vars does not
 // name stay as they are.

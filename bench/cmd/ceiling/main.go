@@ -38,7 +38,14 @@ func main() {
 	}
 	for _, h := range hdr {
 		k, v, _ := strings.Cut(h, ":")
-		req.Header.Add(strings.TrimSpace(k), strings.TrimSpace(v))
+		k, v = strings.TrimSpace(k), strings.TrimSpace(v)
+		if strings.EqualFold(k, "Host") {
+			// net/http sends req.Host, never a Host header: a public page
+			// is fetched by its site's host name.
+			req.Host = v
+			continue
+		}
+		req.Header.Add(k, v)
 	}
 	res, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -29,6 +29,9 @@ type Dialect struct {
 	// value.
 	SearchMatch string
 	SearchQuery func(words []string) string
+	// Holds is the condition a row meets when its doc column holds the
+	// bytes bound to its one placeholder.
+	Holds string
 	// Migrations holds the numbered migration files (0001_init.sql, …) at
 	// its root.
 	Migrations fs.FS

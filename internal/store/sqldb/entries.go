@@ -167,6 +167,8 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 		where += ` AND e.channel_id = ?`
 		args = append(args, channelID)
 	}
+	// The site and channel alone, for the count of one condition below.
+	scope, scopeArgs := where, slices.Clip(args)
 	for _, c := range q.Where {
 		cond, cargs, ok := entryCond(c)
 		if !ok {
@@ -223,7 +225,32 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	order = append(order, `e.id`)
 
 	var total int
-	if len(q.Where) == 0 && !searched {
+	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
+	if limit <= 0 {
+		limit = 1<<63 - 1 // see list
+	}
+	if searched && len(q.Sort) == 0 && q.After == (store.EntryCursor{}) && opt.Limit > 0 {
+		// A search in the default order: the window and the count in one
+		// statement, so that the full-text index is asked once, not once
+		// for the count and once for the window (for a common word, that
+		// is most of the cost).
+		ids, n, err := x.countedWindow(where, args, limit, offset)
+		if err != nil {
+			return nil, 0, x.fail(err, op, "")
+		}
+		if n >= 0 {
+			return x.window(siteID, ids, n)
+		}
+	}
+	if sub, sargs, ok := valueSubquery(q.Where); ok && !searched {
+		// One condition on a value: counted from the values that match (by
+		// the field's index) and their entries, not by a look at every
+		// entry of the channel.
+		sub = strings.Replace(sub, `FROM entry_values v WHERE`, `FROM entry_values v JOIN entries e ON e.id = v.entry_id`+scope+` AND`, 1)
+		if err := x.queryRow(`SELECT COUNT(DISTINCT v.entry_id) `+sub, append(scopeArgs, sargs...)...).Scan(&total); err != nil {
+			return nil, 0, x.fail(err, op, "")
+		}
+	} else if len(q.Where) == 0 && !searched {
 		// No condition and no search: the kept count, not a count of rows.
 		n, err := x.Count(siteID, channelID)
 		if err != nil {
@@ -242,9 +269,12 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 		where += ` AND (e.created_at, e.id) > (?, ?)`
 		args = append(slices.Clip(args), x.time(q.After.CreatedAt), q.After.ID)
 	}
-	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
-	if limit <= 0 {
-		limit = 1<<63 - 1 // see list
+	if len(q.Sort) == 1 && q.After == (store.EntryCursor{}) && !strings.HasPrefix(q.Sort[0].Field, "_") {
+		ids, err := x.sortedWindow(q.Sort[0], where, args, limit, offset)
+		if err != nil {
+			return nil, 0, x.fail(err, op, "")
+		}
+		return x.window(siteID, ids, total)
 	}
 	// The page is chosen over ids alone, then its documents are read by
 	// id: sorting every match with its document made PostgreSQL spill a
@@ -256,6 +286,32 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	if err != nil {
 		return nil, 0, x.fail(err, op, "")
 	}
+	return x.window(siteID, ids, total)
+}
+
+// countedWindow chooses the ids of a window in the default order of the
+// entries e that where admits, with their number (COUNT(*) OVER ()); a
+// window past the last match has no row to carry the number, and n is -1.
+func (x entries) countedWindow(where string, args []any, limit, offset int64) (ids []string, n int, err error) {
+	rows, err := x.query(`SELECT e.id, COUNT(*) OVER () FROM entries e`+where+` ORDER BY e.created_at, e.id LIMIT ? OFFSET ?`,
+		append(slices.Clip(args), limit, offset)...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	n = -1
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id, &n); err != nil {
+			return nil, 0, err
+		}
+		ids = append(ids, id)
+	}
+	return ids, n, rows.Err()
+}
+
+// window reads the entries of a list's window, in the order of ids.
+func (x entries) window(siteID string, ids []string, total int) ([]*store.Entry, int, error) {
 	if len(ids) == 0 {
 		return []*store.Entry{}, total, nil
 	}
@@ -265,6 +321,69 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	}
 	inOrder(recs, ids, func(r *store.Entry) string { return r.ID })
 	return recs, total, nil
+}
+
+// sortedWindow chooses the ids of a window of entries sorted by one value
+// field, where is the list's condition on entries e (with args), in the
+// order of List's general statement: the entries whose value has a number
+// (by it, then its text), those whose value has none (by text), then those
+// without a value; ties by id. The values are walked in the order of the
+// field's index (entry_values_num, entry_values_text) and each part is
+// counted only when the window reaches past it. A sortable field holds at
+// most one value per entry, so the walk reads about as many values as the
+// window needs (plus those the conditions skip), where sorting would read
+// every entry of the channel.
+func (x entries) sortedWindow(s store.EntrySort, where string, args []any, limit, offset int64) ([]string, error) {
+	dir := ""
+	if s.Desc {
+		dir = " DESC"
+	}
+	parts := []struct{ cond, order, index string }{
+		{`v.num IS NOT NULL`, `v.num` + dir + `, v.text` + dir + `, v.entry_id`, `entry_values_num`},
+		{`v.num IS NULL`, `v.text` + dir + `, v.entry_id`, `entry_values_text`},
+	}
+	switch {
+	case s.Numeric:
+		parts = parts[:1] // every value has its number
+	case s.Text:
+		parts = parts[1:] // no value has one
+		parts[0].cond = `1 = 1`
+	}
+	var ids []string
+	for _, p := range parts {
+		from := ` FROM entry_values v`
+		if x.dialect.IndexedBy {
+			from += ` INDEXED BY ` + p.index
+		}
+		part := from + ` JOIN entries e ON e.id = v.entry_id` + where + ` AND v.field = ? AND ` + p.cond
+		pargs := append(slices.Clip(args), s.Field)
+		got, err := scanAll(x.tx, scanID, `SELECT v.entry_id`+part+` ORDER BY `+p.order+` LIMIT ? OFFSET ?`,
+			append(slices.Clip(pargs), limit, offset)...)
+		if err != nil {
+			return nil, err
+		}
+		ids = append(ids, got...)
+		if int64(len(got)) == limit {
+			return ids, nil
+		}
+		// The part ends within (or before) the window: the rest of the
+		// window comes after it.
+		var n int64
+		if len(got) > 0 {
+			n = offset + int64(len(got))
+		} else if err := x.queryRow(`SELECT COUNT(*)`+part, pargs...).Scan(&n); err != nil {
+			return nil, err
+		}
+		limit -= int64(len(got))
+		offset = max(offset-n, 0)
+	}
+	rest, err := scanAll(x.tx, scanID, `SELECT e.id FROM entries e`+where+
+		` AND NOT EXISTS (SELECT 1 FROM entry_values v WHERE v.entry_id = e.id AND v.field = ?) ORDER BY e.id LIMIT ? OFFSET ?`,
+		append(slices.Clip(args), s.Field, limit, offset)...)
+	if err != nil {
+		return nil, err
+	}
+	return append(ids, rest...), nil
 }
 
 func (x entries) Seek(siteID, channelID string, from store.EntryCursor, n int) (store.EntryCursor, bool, error) {
@@ -302,6 +421,10 @@ func (x entries) ReferencedBy(siteID, targetID string) ([]string, error) {
 		return nil, x.fail(err, "list entries referencing "+targetID+" of site "+siteID, "")
 	}
 	return ids, nil
+}
+
+func (x entries) Holding(siteID string, texts []string, limit int) ([]store.Holder, error) {
+	return holding(x.tx, "entries", "id, channel_id", siteID, texts, limit)
 }
 
 func (x entries) Hold(siteID, id string, exclusive bool) (string, error) {
@@ -459,9 +582,42 @@ func entryCond(c store.EntryCond) (cond string, args []any, ok bool) {
 		}
 		return q, targs, true
 	}
-	q := `EXISTS (SELECT 1 FROM entry_values v WHERE v.field = ? AND ` + col + ` ` + test + ` AND v.entry_id = e.id)`
 	if negate {
-		q = `NOT ` + q
+		q := `NOT EXISTS (SELECT 1 FROM entry_values v WHERE v.field = ? AND ` + col + ` ` + test + ` AND v.entry_id = e.id)`
+		return q, append([]any{c.Field}, targs...), true
 	}
-	return q, append([]any{c.Field}, targs...), true
+	// The matching values, from the field's index, rather than a look-up
+	// per entry: a count of the matches then reads about as many rows as
+	// match, not one index probe per entry of the channel.
+	return `e.id IN (SELECT v.entry_id ` + valueFrom(col, test) + `)`, append([]any{c.Field}, targs...), true
+}
+
+// valueFrom is the FROM and WHERE of the values of a field (the first
+// argument) whose col passes test.
+func valueFrom(col, test string) string {
+	return `FROM entry_values v WHERE v.field = ? AND ` + col + ` ` + test
+}
+
+// valueSubquery returns the FROM and WHERE (with args) of the values that
+// match conds when conds is one condition on a value field that entryCond
+// writes as such (not negated, not on the slug or id, no alternatives).
+func valueSubquery(conds []store.EntryCond) (string, []any, bool) {
+	if len(conds) != 1 {
+		return "", nil, false
+	}
+	c := conds[0]
+	switch c.Op {
+	case "", store.OpIn, store.OpGreater, store.OpGreaterEqual, store.OpLess, store.OpLessEqual, store.OpContains, store.OpPrefix:
+	default:
+		return "", nil, false
+	}
+	if len(c.Any) > 0 || c.Field == store.EntrySlug || c.Field == store.EntryID {
+		return "", nil, false
+	}
+	cond, args, ok := entryCond(c)
+	sub, found := strings.CutPrefix(cond, `e.id IN (SELECT v.entry_id `)
+	if !ok || !found {
+		return "", nil, false
+	}
+	return strings.TrimSuffix(sub, `)`), args, true
 }

@@ -46,6 +46,10 @@ func docValue(doc []byte) []byte {
 	return doc
 }
 
+func (x pages) Holding(siteID string, texts []string, limit int) ([]store.Holder, error) {
+	return holding(x.tx, "pages", "id, ''", siteID, texts, limit)
+}
+
 func (x pages) Create(p *store.PageRecord) error {
 	_, err := x.exec(`INSERT INTO pages (`+pageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.ID, p.SiteID, nullable(p.ParentID), p.Position, p.Published, p.Homepage, p.Template,

@@ -446,3 +446,41 @@ func nullable(s string) any {
 	}
 	return s
 }
+
+// holding returns up to limit rows of table (pages or entries) of the site
+// whose doc holds any of texts, by id: cols names the id column and the
+// channel column (or ” for none). The documents are scanned, not indexed:
+// this serves the occasional question of where a file is used.
+func holding(t *tx, table, cols, siteID string, texts []string, limit int) ([]store.Holder, error) {
+	if len(texts) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	conds := make([]string, len(texts))
+	args := []any{siteID}
+	for i, s := range texts {
+		if len(s) < 8 {
+			return nil, fmt.Errorf("sqldb: holding: %q is too short to look for", s)
+		}
+		conds[i] = t.dialect.Holds
+		args = append(args, []byte(s))
+	}
+	args = append(args, limit)
+	rows, err := t.query(`SELECT `+cols+` FROM `+table+` WHERE site_id = ? AND (`+strings.Join(conds, " OR ")+`)
+		ORDER BY id LIMIT ?`, args...)
+	if err != nil {
+		return nil, t.fail(err, "look in "+table+" of site "+siteID, "")
+	}
+	defer rows.Close()
+	var out []store.Holder
+	for rows.Next() {
+		var h store.Holder
+		if err := rows.Scan(&h.ID, &h.ChannelID); err != nil {
+			return nil, t.fail(err, "look in "+table+" of site "+siteID, "")
+		}
+		out = append(out, h)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, t.fail(err, "look in "+table+" of site "+siteID, "")
+	}
+	return out, nil
+}

@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"strings"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/store"
@@ -63,6 +64,43 @@ func (x uploads) List(siteID string, opt store.ListOptions) ([]*store.Upload, in
 		return nil, 0, x.fail(err, "list uploads of site "+siteID, "")
 	}
 	return items, total, nil
+}
+
+func (x uploads) Find(siteID string, f store.UploadFilter, opt store.ListOptions) ([]*store.Upload, int, error) {
+	where := ` FROM uploads WHERE site_id = ?`
+	args := []any{siteID}
+	if f.Name != "" {
+		where += ` AND lower(filename) LIKE ? ESCAPE '\'`
+		args = append(args, "%"+likeEscaper.Replace(strings.ToLower(f.Name))+"%")
+	}
+	switch f.Kind {
+	case "image":
+		where += ` AND content_type LIKE 'image/%'`
+	case "other":
+		where += ` AND content_type NOT LIKE 'image/%'`
+	}
+	items, total, err := list(x.tx, scanUpload, opt,
+		`SELECT COUNT(*)`+where,
+		`SELECT `+uploadColumns+where+` ORDER BY created_at DESC, id DESC`,
+		args...)
+	if err != nil {
+		return nil, 0, x.fail(err, "find uploads of site "+siteID, "")
+	}
+	return items, total, nil
+}
+
+// likeEscaper escapes what LIKE reads as wildcards, with \ as the escape.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+func (x uploads) Replace(u *store.Upload) error {
+	op := "replace upload " + u.ID + " of site " + u.SiteID
+	res, err := x.exec(`UPDATE uploads SET blob_key = ?, filename = ?, content_type = ?, size = ?, checksum = ?,
+		width = ?, height = ? WHERE site_id = ? AND id = ?`,
+		u.Key, u.Filename, u.ContentType, u.Size, u.Checksum, u.Width, u.Height, u.SiteID, u.ID)
+	if err != nil {
+		return x.fail(err, op, "")
+	}
+	return x.mustAffect(res, op)
 }
 
 func (x uploads) Delete(siteID, id string) error {

@@ -94,6 +94,7 @@ func open(ctx context.Context, path string, clock cms.Clock, migrate bool) (*DB,
 		// FTS5: each word a quoted phrase (so no word is an operator), all
 		// of them ANDed.
 		SearchMatch: `entry_search MATCH ?`,
+		Holds:       `instr(doc, ?) > 0`,
 		SearchQuery: func(words []string) string {
 			q := make([]string, len(words))
 			for i, w := range words {

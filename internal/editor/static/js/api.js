@@ -66,6 +66,7 @@ export async function request(method, path, opts = {}) {
   if (csrfToken) headers['X-CSRF-Token'] = csrfToken;
   if (siteID && !opts.noSite) headers['X-Service-Site'] = siteID;
   if (opts.ifMatch) headers['If-Match'] = opts.ifMatch;
+  if (opts.headers) Object.assign(headers, opts.headers);
   const init = {
     method, headers, credentials: 'same-origin', cache: 'no-store',
     body: opts.body !== undefined ? JSON.stringify(opts.body) : undefined,
@@ -113,3 +114,26 @@ export function pagePath(id, tail = '') {
 export function seg(slug) {
   return encodeURIComponent(slug);
 }
+
+export const patch = (path, body, opts = {}) => request('PATCH', path, { ...opts, body });
+
+/** channelPath is the API path of a channel by slug or id, with an optional tail. */
+export function channelPath(ref, tail = '') {
+  return '/channels/' + encodeURIComponent(ref) + tail;
+}
+
+/** entryPath is the API path of an entry of a channel, with an optional tail. */
+export function entryPath(channel, entry, tail = '') {
+  return channelPath(channel, '/entries/' + encodeURIComponent(entry) + tail);
+}
+
+/** FULL asks for the full file shape (size, width, height) in entry and upload reads. */
+export const FULL = { 'X-Service-Client-Version': 'tessera-editor' };
+
+/** total reads a list answer's X-Total-Count. */
+export function total(res) {
+  return Number(res.headers.get('X-Total-Count') || 0);
+}
+
+/** csrf returns the session's CSRF token, for requests made without request() (uploads with progress). */
+export function csrf() { return csrfToken; }

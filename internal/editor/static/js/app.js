@@ -7,6 +7,11 @@ import * as auth from './auth.js';
 import { Tree } from './tree.js';
 import { PageEditor } from './page.js';
 import { VersionsScreen } from './versions.js';
+import { ChannelsScreen } from './channels.js';
+import { ChannelFieldsScreen } from './channel.js';
+import { EntriesScreen } from './entries.js';
+import { EntryScreen } from './entry.js';
+import { MediaScreen } from './media.js';
 
 /** session is what the editor knows of the signed-in user and the site. */
 export const session = {
@@ -18,7 +23,7 @@ export const session = {
 
 const app = () => document.getElementById('app');
 
-let shell = null; // {siteID, main, tree, header}
+let shell = null; // {siteID, main, tree, header, aside, workspace, nav}
 let screen = null; // the current screen, with an optional leave() and canLeave()
 
 /** go navigates to a route of the editor. */
@@ -78,6 +83,14 @@ async function routeNow() {
       if (parts[4] === 'versions') return showInShell(site, new VersionsScreen(site, parts[3], query));
       return showInShell(site, new PageEditor(site, parts[3], query));
     }
+    if (parts[2] === 'channels') {
+      const [, , , ch, sub, entryID] = parts;
+      if (!ch) return showInShell(site, new ChannelsScreen(site), 'channels');
+      if (sub === 'fields') return showInShell(site, new ChannelFieldsScreen(site, ch), 'channels');
+      if (sub === 'entries' && entryID) return showInShell(site, new EntryScreen(site, ch, entryID, query), 'channels');
+      return showInShell(site, new EntriesScreen(site, ch, query), 'channels');
+    }
+    if (parts[2] === 'media') return showInShell(site, new MediaScreen(site, query), 'media');
     return showInShell(site, welcome(site));
   }
   if (session.sites.length === 0) return showInShell(null, notFound('You have no role on any site yet. An admin can add you with tessera user grant.'));
@@ -103,9 +116,10 @@ function showBare(s) {
   focusMain(s.el);
 }
 
-function showInShell(site, s) {
+function showInShell(site, s, section = 'pages') {
   leaveScreen();
   if (!shell || shell.siteID !== (site ? site.id : null)) buildShell(site);
+  showSection(section);
   screen = s;
   clear(shell.main, s.el);
   document.title = (s.title || 'Tessera') + ' · Tessera';
@@ -147,14 +161,46 @@ function buildShell(site) {
   const main = h('main', { id: 'main', class: 'main' });
   let tree = null;
   let body;
+  let aside = null;
+  let nav = null;
   if (site) {
     tree = new Tree(site);
-    body = h('div', { class: 'workspace' }, h('aside', { class: 'sidebar', 'aria-label': 'Pages' }, tree.el), main);
+    aside = h('aside', { class: 'sidebar', 'aria-label': 'Pages' }, tree.el);
+    body = h('div', { class: 'workspace' }, aside, main);
+    nav = sectionNav(site);
   } else {
     body = h('div', { class: 'workspace workspace-single' }, main);
   }
+  if (nav) header.insertBefore(nav, header.querySelector('.topbar-nav'));
   clear(app(), header, body);
-  shell = { siteID: site ? site.id : null, main, tree };
+  shell = { siteID: site ? site.id : null, main, tree, aside, workspace: body, nav, section: 'pages' };
+}
+
+/** SECTIONS are the parts of a site the section navigation leads to. */
+const SECTIONS = [
+  { key: 'pages', label: 'Pages', tail: '' },
+  { key: 'channels', label: 'Channels', tail: '/channels' },
+  { key: 'media', label: 'Media', tail: '/media' },
+];
+
+function sectionNav(site) {
+  const base = `#/site/${encodeURIComponent(site.short_id || site.id)}`;
+  return h('nav', { class: 'sections', 'aria-label': 'Sections' },
+    h('ul', { class: 'sections-list' }, SECTIONS.map((s) => h('li', null,
+      h('a', { class: 'section-link', href: base + s.tail, 'data-section': s.key }, s.label)))));
+}
+
+/** showSection marks the current section; the page tree shows only beside pages. */
+function showSection(section) {
+  if (!shell || !shell.nav) return;
+  shell.section = section;
+  for (const a of shell.nav.querySelectorAll('.section-link')) {
+    if (a.dataset.section === section) a.setAttribute('aria-current', 'page');
+    else a.removeAttribute('aria-current');
+  }
+  const pages = section === 'pages';
+  shell.aside.hidden = !pages;
+  shell.workspace.classList.toggle('workspace-single', !pages);
 }
 
 /** treeChanged reads a page's node of the tree again (after a rename, say). */
