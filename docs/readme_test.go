@@ -31,6 +31,13 @@ func TestReadme(t *testing.T) {
 			t.Skipf("%s is not installed", tool)
 		}
 	}
+	quickStart(t, filepath.Join(t.TempDir(), "tessera-data"))
+}
+
+// quickStart follows the README's quick start with its data in data, as
+// TestReadme says, and stops the server as Ctrl-C would.
+func quickStart(t *testing.T, data string) {
+	t.Helper()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +72,7 @@ func TestReadme(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := append(os.Environ(), "TESSERA_DATA="+filepath.Join(t.TempDir(), "tessera-data"), "TESSERA_ADDR="+addr)
+	env := append(os.Environ(), "TESSERA_DATA="+data, "TESSERA_ADDR="+addr)
 
 	// The first shell: the server, in a process group of its own so that
 	// go run's child goes too.
@@ -81,10 +88,15 @@ func TestReadme(t *testing.T) {
 	if err := server.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		_ = syscall.Kill(-server.Process.Pid, syscall.SIGTERM)
-		_ = server.Wait()
-	})
+	stopped := false
+	stop := func() {
+		if !stopped {
+			stopped = true
+			_ = syscall.Kill(-server.Process.Pid, syscall.SIGINT)
+			_ = server.Wait()
+		}
+	}
+	defer stop()
 	tokens := make(chan string, 1)
 	var printed bytes.Buffer
 	go func() {
@@ -151,4 +163,5 @@ func TestReadme(t *testing.T) {
 	if e := get("/channels/products/entries"); !strings.Contains(e, `"filename":"lamp.png"`) {
 		t.Errorf("the entry has no file: %.500s", e)
 	}
+	stop()
 }

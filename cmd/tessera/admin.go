@@ -70,21 +70,16 @@ func cmdSiteCreate(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer st.Close()
-	// A new site starts with the starter theme, active, so that pages can
-	// be made (and copied into it) at once; pushing a theme replaces it
-	// as the active one.
-	p.Theme = themes.StarterName
-	svc := services.New(st, services.Options{})
-	site, err := svc.Sites.Create(ctx, p)
+	site, err := services.New(st, services.Options{}).Setup.CreateSite(ctx, p)
 	if err != nil {
+		if site != nil {
+			return fmt.Errorf("site %s: %w", site.ShortID, err)
+		}
 		return err
 	}
-	if _, err := svc.Themes.Push(ctx, site.ID, themes.StarterName, themes.Starter()); err != nil {
-		return fmt.Errorf("site %s was created, but its starter theme was not: %w (push a theme with: tessera theme push DIR --site %s)",
-			site.ShortID, err, site.ShortID)
-	}
 	return printResult(stdout, c.json, siteSummary(site),
-		fmt.Sprintf("Created site %q: id %s, short id %s, with the %q starter theme.\n", site.Name, site.ID, site.ShortID, themes.StarterName))
+		fmt.Sprintf("Created site %q: id %s, short id %s, with the %q starter theme and a home page.\n"+
+			"Replace the theme with: tessera theme push DIR --site %s\n", site.Name, site.ID, site.ShortID, themes.StarterName, site.ShortID))
 }
 
 // cmdSiteUpdate handles "tessera site update S [--name N] [--locales ...]

@@ -372,10 +372,14 @@ func TestConfigurationDocumented(t *testing.T) {
 	defaults := map[string]string{} // flag -> its default, where it has one
 	var last string
 	for _, line := range strings.Split(usage.String(), "\n") {
-		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(line, "  -") {
-			last = strings.TrimPrefix(f[0], "-")
+		// A flag's line: "  --name PLACEHOLDER   what it is [TESSERA_X] (default D)".
+		if f := strings.Fields(line); len(f) > 0 && strings.HasPrefix(line, "  --") {
+			last = strings.TrimPrefix(f[0], "--")
 			flags[last] = ""
-		} else if i := strings.LastIndex(line, "[TESSERA_"); i >= 0 && last != "" {
+		} else {
+			last = ""
+		}
+		if i := strings.LastIndex(line, "[TESSERA_"); i >= 0 && last != "" {
 			flags[last] = strings.TrimSuffix(strings.Fields(line[i+1:])[0], "]")
 		}
 		if i := strings.Index(line, "(default "); i >= 0 && last != "" {

@@ -31,35 +31,25 @@ import (
 	"github.com/tessera-cms/tessera/internal/store/sqlite"
 )
 
-const usage = `Tessera: a self-hostable content API server.
+// usage is what tessera prints without a command: every command's usage
+// line (see commandDocs) and the rules they share.
+var usage = func() string {
+	var b strings.Builder
+	b.WriteString("Tessera: a self-hostable content API server.\n\nUsage:\n")
+	for _, d := range commandDocs {
+		b.WriteString("  " + d.line + "\n")
+	}
+	b.WriteString(`  tessera version | --version
+  tessera completion bash|zsh|fish|powershell
 
-Usage:
-  tessera serve [--addr 127.0.0.1:8080] [--data ./tessera-data] [--database URL] [--demo]
-  tessera demo  [--data DIR] [--short-id demo] [--json]
-  tessera site create --name N [--short-id S] [--locales en,nl] [--timezone Europe/Brussels] [--drafts=false] [--domains a.com,b.com] [--json]
-  tessera site list [--json]
-  tessera site update SITE [--name N] [--locales en,nl,fr] [--timezone Z] [--domains a.com] [--drafts=B] [--confirm-customers=B]
-  tessera site delete SITE --yes
-  tessera token create --site S [--user EMAIL [--role admin|editor] | --site-token] [--json]
-  tessera token list --site S [--json]
-  tessera token revoke ID --site S
-  tessera user grant|create EMAIL --site S [--role admin|editor] [--name N] [--password-stdin | --password] [--json]
-  tessera user list --site S [--json]
-  tessera user passwd EMAIL [--password-stdin]   a new password; earlier sign-ins end
-  tessera theme push DIR --site S [--theme NAME] [--force] [--json]
-  tessera theme pull DIR --site S [--theme NAME] [--json]   write a theme out in the folder layout push reads
-  tessera migrate [--json]
-  tessera migrate status [--json]     the migrations, applied and pending, without applying any
-  tessera backup DEST [--data DIR]     a consistent copy of a running SQLite store and its files
-  tessera restore SRC --data DIR       a backup into an empty data directory
-  tessera version | --version        the version and the commit
-  tessera completion bash|zsh|fish|powershell   a shell completion script
-
-Every command answers -h with its flags. Exit codes: 0 done, 1 failed,
-2 a wrong command line. Every command takes the store flags --data and --database. Every flag can
-also be set with an environment variable: TESSERA_ADDR, TESSERA_DATA,
-TESSERA_DATABASE_URL, TESSERA_LOG_FORMAT, ...
-`
+Every command answers -h with what it does, its arguments and its flags.
+Exit codes: 0 done, 1 failed, 2 a wrong command line. Every command takes
+the store flags --data and --database. Every flag can also be set with an
+environment variable: TESSERA_ADDR, TESSERA_DATA, TESSERA_DATABASE_URL,
+TESSERA_LOG_FORMAT, ... (the README's configuration table lists them).
+`)
+	return b.String()
+}()
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -127,8 +117,13 @@ func commands(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	root.SetVersionTemplate("{{.Version}}\n")
-	leaf := func(use, short string, fn func([]string) error, aliases ...string) *cobra.Command {
-		return &cobra.Command{Use: use, Short: short, Aliases: aliases, DisableFlagParsing: true, Args: cobra.ArbitraryArgs,
+	cobra.AddTemplateFunc("join", strings.Join)
+	cobra.AddTemplateFunc("flagLines", flagLines)
+	root.SetHelpTemplate(groupHelp)
+	// A leaf parses its own flags, and its -h prints its commandDoc.
+	leaf := func(path string, fn func([]string) error, aliases ...string) *cobra.Command {
+		words := strings.Fields(path)
+		return &cobra.Command{Use: words[len(words)-1], Short: docOf(path).summary, Aliases: aliases, DisableFlagParsing: true, Args: cobra.ArbitraryArgs,
 			RunE: func(_ *cobra.Command, args []string) error { return fn(args) }}
 	}
 	group := func(use, short string, subs ...*cobra.Command) *cobra.Command {
@@ -145,30 +140,30 @@ func commands(ctx context.Context, stdout, stderr io.Writer) *cobra.Command {
 	out := func(fn func(context.Context, []string, io.Writer) error) func([]string) error {
 		return func(args []string) error { return fn(ctx, args, stdout) }
 	}
-	migrate := leaf("migrate", "Apply pending migrations and report them", out(cmdMigrate))
-	migrate.AddCommand(leaf("status", "List the migrations, applied and pending, without applying any", out(cmdMigrateStatus)))
+	migrate := leaf("migrate", out(cmdMigrate))
+	migrate.AddCommand(leaf("migrate status", out(cmdMigrateStatus)))
 	root.AddCommand(
-		leaf("serve", "Serve the API and the public sites", func(args []string) error { return cmdServe(ctx, args, stdout, stderr) }),
-		leaf("demo", "Create the demo site and print its token", out(cmdDemo)),
+		leaf("serve", func(args []string) error { return cmdServe(ctx, args, stdout, stderr) }),
+		leaf("demo", out(cmdDemo)),
 		group("site", "Create, list, change and delete sites",
-			leaf("create", "Create a site", out(cmdSiteCreate)),
-			leaf("list", "List the sites", out(cmdSiteList)),
-			leaf("update", "Change a site's name, locales, time zone, domains and switches", out(cmdSiteUpdate)),
-			leaf("delete", "Delete a site and everything in it", out(cmdSiteDelete))),
+			leaf("site create", out(cmdSiteCreate)),
+			leaf("site list", out(cmdSiteList)),
+			leaf("site update", out(cmdSiteUpdate)),
+			leaf("site delete", out(cmdSiteDelete))),
 		group("token", "Create, list and revoke API tokens",
-			leaf("create", "Create a token", out(cmdTokenCreate)),
-			leaf("list", "List the tokens that reach a site", out(cmdTokenList)),
-			leaf("revoke", "Revoke a token", out(cmdTokenRevoke))),
+			leaf("token create", out(cmdTokenCreate)),
+			leaf("token list", out(cmdTokenList)),
+			leaf("token revoke", out(cmdTokenRevoke))),
 		group("user", "Give users roles on sites and passwords",
-			leaf("grant", "Create a user if new and give them a role on a site", out(cmdUserGrant), "create"),
-			leaf("list", "List a site's users", out(cmdUserList)),
-			leaf("passwd", "Give a user a new password", out(cmdUserPasswd))),
+			leaf("user grant", out(cmdUserGrant), "create"),
+			leaf("user list", out(cmdUserList)),
+			leaf("user passwd", out(cmdUserPasswd))),
 		group("theme", "Push and pull themes",
-			leaf("push", "Push a theme folder to a site", out(cmdThemePush)),
-			leaf("pull", "Write a site's theme into a folder", out(cmdThemePull))),
+			leaf("theme push", out(cmdThemePush)),
+			leaf("theme pull", out(cmdThemePull))),
 		migrate,
-		leaf("backup", "Copy a running SQLite store and its files", func(args []string) error { return cmdBackup(ctx, args, stdout, stderr) }),
-		leaf("restore", "Restore a backup into an empty data directory", out(cmdRestore)),
+		leaf("backup", func(args []string) error { return cmdBackup(ctx, args, stdout, stderr) }),
+		leaf("restore", out(cmdRestore)),
 		&cobra.Command{Use: "version", Short: "Print the version and the commit", Args: noArgs,
 			RunE: func(*cobra.Command, []string) error { return cmdVersion(stdout) }},
 	)
@@ -232,6 +227,8 @@ var flagOutput io.Writer = os.Stderr
 func newFlags(name string, c *config) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(flagOutput)
+	doc := docOf(name)
+	fs.Usage = func() { printHelp(fs.Output(), fs, doc) }
 	fs.StringVar(&c.data, "data", env("TESSERA_DATA", "./tessera-data"), "data directory (SQLite database and files) [TESSERA_DATA]")
 	fs.StringVar(&c.database, "database", env("TESSERA_DATABASE_URL", ""), "PostgreSQL URL (postgres://...); empty uses SQLite in the data directory [TESSERA_DATABASE_URL]")
 	fs.BoolVar(&c.json, "json", false, "print the result as one JSON object")

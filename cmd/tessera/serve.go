@@ -327,18 +327,27 @@ func redisClient(rawURL string) (*redis.Client, error) {
 	return redis.NewClient(opt), nil
 }
 
-// demoIfEmpty creates the demo site when the store has no site yet.
+// demoIfEmpty creates the demo site when the store has no site yet. On a
+// store with sites it makes nothing, and says how to get what the first
+// run printed once: a token (tessera token create) and the editor's
+// password (tessera user passwd). A reader who did the README's quick
+// start and then docs/getting-started.md in the same clone starts there.
 func demoIfEmpty(ctx context.Context, svc *services.Set, addr string, stdout io.Writer) error {
 	_, total, err := svc.Sites.List(ctx, store.ListOptions{Limit: 1})
 	if err != nil {
 		return err
 	}
 	if total > 0 {
+		site, user := "demo", demo.AdminEmail
+		if _, err := svc.Sites.Get(ctx, site); err != nil {
+			site, user = "SITE", "you@example.com"
+		}
 		// Tokens are shown once, when made: say how to get a new one.
-		_, err := fmt.Fprintf(stdout, "The store already has sites, so no demo was created. For a new token:\n"+
-			"  tessera token create --site demo --user you@example.com --role admin\n"+
-			"For a new editor password of the demo admin:\n"+
-			"  tessera user passwd %s\n", demo.AdminEmail)
+		_, err := fmt.Fprintf(stdout, "The store already has sites, so no demo was created (tessera site list names them).\n"+
+			"A new token (tokens are shown once, when made), in another shell with the same --data:\n"+
+			"  tessera token create --site %s --user %s\n"+
+			"A new editor password for %s (sign in at http://%s/admin/):\n"+
+			"  tessera user passwd %s\n", site, user, user, localAddr(addr), user)
 		return err
 	}
 	res, err := createDemo(ctx, svc, "demo")

@@ -176,7 +176,7 @@ func New(st store.Store, opt Options) *Set {
 	s.Notifications = &notifications.Service{Store: st, Render: s.Render}
 	s.Customers.Templates, s.Apps.Templates = s.Notifications, s.Notifications
 	s.Apps.Attach(s.Events)
-	s.Setup = &setup.Service{Auth: s.Auth, Sites: s.Sites, Themes: s.Themes}
+	s.Setup = &setup.Service{Auth: s.Auth, Sites: s.Sites, Themes: s.Themes, Pages: s.Pages}
 	s.Files.Register("pages", s.Pages)
 	s.Files.Register("entries", s.Entries)
 	return s
