@@ -7,8 +7,9 @@
 // untranslated(item) → bool, lookupFile(res, segs) → url, searchRefs(refType, term),
 // titleOf(refType, id), siteLocale}
 
-import { h, id, clear, confirm, bytes, toast, announce, debounce } from './dom.js';
+import { h, id, clear, confirm, bytes, toast, announce } from './dom.js';
 import { richText } from './richtext.js';
+import { combobox } from './combo.js';
 import { newBlock, copyBlock } from './model.js';
 
 const MAX_FILE = 25 * 1024 * 1024;
@@ -154,16 +155,6 @@ function referenceControl(field, item, ctx) {
   const refType = field.reference || item.refType || 'pages';
   const many = field.many || item.many;
   const chips = h('ul', { class: 'chips', 'aria-label': `${field.label}: chosen` });
-  const inputID = ctx.controlID;
-  const listID = id('opts');
-  const input = h('input', {
-    id: inputID, class: 'input', type: 'text', role: 'combobox', autocomplete: 'off',
-    'aria-expanded': 'false', 'aria-controls': listID, 'aria-autocomplete': 'list',
-    'aria-labelledby': ctx.labelID, placeholder: many ? 'Search to add…' : 'Search to choose…',
-  });
-  const list = h('ul', { id: listID, role: 'listbox', class: 'options', hidden: true, 'aria-label': `${field.label}: matches` });
-  let options = [];
-  let active = -1;
   const save = () => ctx.change(ctx.path, many ? item.ids.slice() : (item.ids[0] || null));
   const drawChips = () => {
     clear(chips, item.ids.length ? item.ids.map((rid) => {
@@ -179,50 +170,21 @@ function referenceControl(field, item, ctx) {
       return chip;
     }) : h('li', { class: 'muted chip-none' }, 'None chosen'));
   };
-  const close = () => { list.hidden = true; input.setAttribute('aria-expanded', 'false'); input.removeAttribute('aria-activedescendant'); active = -1; };
-  const pick = (o) => {
-    item.titles[o.id] = o.title;
-    if (many) { if (!item.ids.includes(o.id)) item.ids.push(o.id); } else item.ids = [o.id];
-    drawChips();
-    save();
-    input.value = '';
-    close();
-    announce(`${o.title} chosen for ${field.label}`);
-  };
-  const highlight = (i) => {
-    active = i;
-    [...list.children].forEach((li, k) => li.setAttribute('aria-selected', k === i ? 'true' : 'false'));
-    if (list.children[i]) input.setAttribute('aria-activedescendant', list.children[i].id);
-  };
-  const search = debounce(async () => {
-    const term = input.value.trim();
-    if (!term) { close(); return; }
-    try {
-      options = await ctx.searchRefs(refType, term);
-    } catch (e) {
-      options = [];
-      toast(`Search failed: ${e.message}`, 'error');
-    }
-    clear(list, options.length ? options.map((o, i) => {
-      const li = h('li', { id: `${listID}-${i}`, role: 'option', class: 'option', 'aria-selected': 'false' },
-        h('span', null, o.title), o.detail ? h('span', { class: 'muted' }, ` ${o.detail}`) : null);
-      li.addEventListener('mousedown', (ev) => { ev.preventDefault(); pick(o); });
-      return li;
-    }) : h('li', { class: 'option muted', role: 'option', 'aria-disabled': 'true' }, 'Nothing matches.'));
-    list.hidden = false;
-    input.setAttribute('aria-expanded', 'true');
-    if (options.length) highlight(0);
-  }, 200);
-  input.addEventListener('input', search);
-  input.addEventListener('blur', () => setTimeout(close, 150));
-  input.addEventListener('keydown', (ev) => {
-    if (ev.key === 'ArrowDown' && options.length) { ev.preventDefault(); highlight((active + 1) % options.length); }
-    if (ev.key === 'ArrowUp' && options.length) { ev.preventDefault(); highlight((active - 1 + options.length) % options.length); }
-    if (ev.key === 'Enter' && !list.hidden && options[active]) { ev.preventDefault(); pick(options[active]); }
-    if (ev.key === 'Escape') close();
+  const combo = combobox({
+    controlID: ctx.controlID, labelID: ctx.labelID, label: field.label,
+    placeholder: many ? 'Search to add…' : 'Search to choose…',
+    search: (term) => ctx.searchRefs(refType, term),
+    pick: (o) => {
+      item.titles[o.id] = o.title;
+      if (many) { if (!item.ids.includes(o.id)) item.ids.push(o.id); } else item.ids = [o.id];
+      drawChips();
+      save();
+      announce(`${o.title} chosen for ${field.label}`);
+    },
   });
+  const input = combo.input;
   drawChips();
-  return h('div', { class: 'reference' }, chips, h('div', { class: 'combo' }, input, list),
+  return h('div', { class: 'reference' }, chips, combo.el,
     h('p', { class: 'hint' }, `${many ? 'Several' : 'One'} of ${refType.replace(/^channels\./, '')}`));
 }
 

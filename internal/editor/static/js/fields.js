@@ -6,7 +6,8 @@
 // ctx: {controlID, labelID, change(wire), site, admin, searchRefs(field, term),
 // readOnly}
 
-import { h, id, clear, toast, announce, debounce, bytes } from './dom.js';
+import { h, id, clear, toast, announce, bytes } from './dom.js';
+import { combobox } from './combo.js';
 
 const MAX_FILE = 25 * 1024 * 1024;
 
@@ -248,15 +249,6 @@ function refControl(f, v, ctx) {
     for (const o of (Array.isArray(v.objects) ? v.objects : [v])) if (o && o.id && (o.slug || o.title)) titles[o.id] = o.title || o.slug;
   }
   const chips = h('ul', { class: 'chips', 'aria-label': `${f.label || f.name}: chosen` });
-  const listID = id('opts');
-  const inputEl = h('input', {
-    id: ctx.controlID, class: 'input', type: 'text', role: 'combobox', autocomplete: 'off', disabled: ctx.readOnly,
-    'aria-expanded': 'false', 'aria-controls': listID, 'aria-autocomplete': 'list', 'aria-labelledby': ctx.labelID,
-    placeholder: many ? 'Search to add…' : 'Search to choose…',
-  });
-  const list = h('ul', { id: listID, role: 'listbox', class: 'options', hidden: true, 'aria-label': `${f.label || f.name}: matches` });
-  let options = [];
-  let active = -1;
   const save = () => ctx.change(many ? ids.slice() : (ids[0] || null));
   const drawChips = () => {
     clear(chips, ids.length ? ids.map((rid, i) => {
@@ -272,51 +264,22 @@ function refControl(f, v, ctx) {
       return chip;
     }) : h('li', { class: 'muted chip-none' }, 'None chosen'));
   };
-  const close = () => { list.hidden = true; inputEl.setAttribute('aria-expanded', 'false'); inputEl.removeAttribute('aria-activedescendant'); active = -1; };
-  const pick = (o) => {
-    titles[o.id] = o.title;
-    if (many) { if (!ids.includes(o.id)) ids.push(o.id); } else ids = [o.id];
-    drawChips();
-    save();
-    inputEl.value = '';
-    close();
-    announce(`${o.title} chosen for ${f.label || f.name}`);
-  };
-  const highlight = (i) => {
-    active = i;
-    [...list.children].forEach((li, k) => li.setAttribute('aria-selected', k === i ? 'true' : 'false'));
-    if (list.children[i]) inputEl.setAttribute('aria-activedescendant', list.children[i].id);
-  };
-  const search = debounce(async () => {
-    const term = inputEl.value.trim();
-    try {
-      options = await ctx.searchRefs(f, term);
-    } catch (e) {
-      options = [];
-      toast(`Search failed: ${e.message}`, 'error');
-    }
-    clear(list, options.length ? options.map((o, i) => {
-      const li = h('li', { id: `${listID}-${i}`, role: 'option', class: 'option', 'aria-selected': 'false' },
-        h('span', null, o.title), o.detail ? h('span', { class: 'muted' }, ` ${o.detail}`) : null);
-      li.addEventListener('mousedown', (ev) => { ev.preventDefault(); pick(o); });
-      return li;
-    }) : h('li', { class: 'option muted', role: 'option', 'aria-disabled': 'true' }, 'Nothing matches.'));
-    list.hidden = false;
-    inputEl.setAttribute('aria-expanded', 'true');
-    if (options.length) highlight(0);
-  }, 200);
-  inputEl.addEventListener('input', search);
-  inputEl.addEventListener('focus', () => { if (!inputEl.value) search(); });
-  inputEl.addEventListener('blur', () => setTimeout(close, 150));
-  inputEl.addEventListener('keydown', (ev) => {
-    if (ev.key === 'ArrowDown' && options.length) { ev.preventDefault(); highlight((active + 1) % options.length); }
-    if (ev.key === 'ArrowUp' && options.length) { ev.preventDefault(); highlight((active - 1 + options.length) % options.length); }
-    if (ev.key === 'Enter' && !list.hidden && options[active]) { ev.preventDefault(); pick(options[active]); }
-    if (ev.key === 'Escape') close();
+  const combo = combobox({
+    controlID: ctx.controlID, labelID: ctx.labelID, label: f.label || f.name, disabled: ctx.readOnly, browse: true,
+    placeholder: many ? 'Search to add…' : 'Search to choose…',
+    search: (term) => ctx.searchRefs(f, term),
+    pick: (o) => {
+      titles[o.id] = o.title;
+      if (many) { if (!ids.includes(o.id)) ids.push(o.id); } else ids = [o.id];
+      drawChips();
+      save();
+      announce(`${o.title} chosen for ${f.label || f.name}`);
+    },
   });
+  const inputEl = combo.input;
   drawChips();
   const target = f.type === 'customer' ? 'customers' : `entries of ${f.reference}`;
-  return h('div', { class: 'reference' }, chips, h('div', { class: 'combo' }, inputEl, list),
+  return h('div', { class: 'reference' }, chips, combo.el,
     h('p', { class: 'hint' }, `${many ? 'Any number' : 'One'} of the ${target}`));
 }
 
