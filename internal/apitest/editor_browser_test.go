@@ -361,6 +361,18 @@ func clickButton(text string, dlg bool) chromedp.Action {
 	}
 }
 
+// grantEditor makes ed@example.com an editor of site, with editorPassword.
+func grantEditor(t *testing.T, env *apitest.Env, site *store.Site) {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := env.Auth.Grant(ctx, site.ID, "ed@example.com", "Ed Itor", store.RoleEditor); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Auth.SetPassword(ctx, "ed@example.com", editorPassword); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // signIn opens the editor and signs in as the demo admin.
 func (b *browser) signIn() {
 	b.t.Helper()

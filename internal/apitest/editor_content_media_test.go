@@ -1,7 +1,6 @@
 package apitest_test
 
 import (
-	"context"
 	"fmt"
 	"net/url"
 	"strings"
@@ -230,13 +229,7 @@ func TestEditorUIMedia(t *testing.T) {
 // library.
 func TestEditorUIContentEditor(t *testing.T) {
 	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
-		ctx := context.Background()
-		if _, err := env.Auth.Grant(ctx, site.ID, "ed@example.com", "Ed Itor", store.RoleEditor); err != nil {
-			t.Fatal(err)
-		}
-		if err := env.Auth.SetPassword(ctx, "ed@example.com", editorPassword); err != nil {
-			t.Fatal(err)
-		}
+		grantEditor(t, env, site)
 		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels", As: "www", Site: site.ID,
 			Body: obj{"name": "Posts", "customizations": []obj{{"name": "title", "type": "string"}, {"name": "photo", "type": "file"}}}}, 201)
 		src := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels/posts/entries", As: "www", Site: site.ID,

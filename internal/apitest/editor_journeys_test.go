@@ -800,13 +800,7 @@ func TestEditorUIOffline(t *testing.T) {
 // the form takes the width and the preview steps aside.
 func TestEditorUIRoles(t *testing.T) {
 	onEveryStoreEditor(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
-		ctx := context.Background()
-		if _, err := env.Auth.Grant(ctx, site.ID, "ed@example.com", "Ed Itor", store.RoleEditor); err != nil {
-			t.Fatal(err)
-		}
-		if err := env.Auth.SetPassword(ctx, "ed@example.com", editorPassword); err != nil {
-			t.Fatal(err)
-		}
+		grantEditor(t, env, site)
 		b := newBrowser(t, env)
 		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
 		about := pageID(t, env, site, "about")
