@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/tessera-cms/tessera/internal/logging"
 )
 
 // A request's log line written straight to stderr is a system call on the
@@ -98,6 +100,18 @@ type flushOnWarn struct {
 func (h flushOnWarn) Handle(ctx context.Context, r slog.Record) error {
 	err := h.Handler.Handle(ctx, r)
 	if r.Level >= slog.LevelWarn {
+		if ferr := h.out.Flush(); err == nil {
+			err = ferr
+		}
+	}
+	return err
+}
+
+// LogFixed passes a request line on to the handler it wraps, as Handle
+// does a record (logging.FixedLogger).
+func (h flushOnWarn) LogFixed(ctx context.Context, t time.Time, level slog.Level, msg string, keys *logging.Keys, values []slog.Value) error {
+	err := logging.Log(ctx, h.Handler, t, level, msg, keys, values)
+	if level >= slog.LevelWarn {
 		if ferr := h.out.Flush(); err == nil {
 			err = ferr
 		}

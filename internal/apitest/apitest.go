@@ -43,6 +43,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/logging"
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/services"
@@ -274,7 +275,7 @@ func (env *Env) use(svc *services.Set, blobs *files.Store) {
 		Setup:        svc.Setup,
 		Translations: svc.Translations, Menus: svc.Menus, Redirects: svc.Redirects,
 		Notifications: svc.Notifications,
-		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Logger:        slog.New(logging.NewText(io.Discard, nil))} // the handler tessera serve uses
 }
 
 // setup makes the demo site, the other site and a token of every kind.

@@ -79,8 +79,45 @@ func (s *Server) publicHandler() http.Handler {
 			p.fail(w, r, err)
 			return
 		}
-		mux.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), siteKey{}, site)))
+		// The site travels in the request's info, which the request log
+		// put in its context: a context of its own would cost this, the
+		// hottest path, two allocations (the value and the request's copy).
+		ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo)
+		if !ok {
+			ri = &requestInfo{client: s.Proxies.Resolve(r), headers: s.clientHeaders}
+			r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri))
+		}
+		ri.site = site
+		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !fresh && r.URL.Path != "" && r.URL.Path[0] == '/' {
+			// What mux would choose for a page path ("GET /": every other
+			// GET pattern is a crawl file or under "/_"), without routing
+			// again; a path that is not clean takes the mux's redirect.
+			if isCleanPath(r.URL.Path) {
+				p.page(w, r)
+				return
+			}
+		}
+		mux.ServeHTTP(w, r)
 	})
+}
+
+// isCleanPath reports whether path is what path.Clean makes of it, where
+// ServeMux neither redirects nor routes differently: no empty, "." or
+// ".." segment (a trailing slash is kept by both).
+func isCleanPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if p[i] != '/' {
+			continue
+		}
+		rest := p[i+1:]
+		if len(rest) == 0 {
+			return true
+		}
+		if rest[0] == '/' || rest == "." || rest == ".." || strings.HasPrefix(rest, "./") || strings.HasPrefix(rest, "../") {
+			return false
+		}
+	}
+	return true
 }
 
 // isPagePath reports whether a GET of path renders a page.
@@ -92,9 +129,9 @@ func isPagePath(path string) bool {
 	return !strings.HasPrefix(path, "/_")
 }
 
-type siteKey struct{}
-
-func siteOf(r *http.Request) *store.Site { return r.Context().Value(siteKey{}).(*store.Site) }
+// siteOf is the site a public-site request is for, which the public
+// handler (or the simulator) put in its info.
+func siteOf(r *http.Request) *store.Site { return info(r).site }
 
 // site resolves the Host header: package render alone decides which site
 // a host shows (render.Service.Site).
@@ -245,7 +282,7 @@ func (p *public) page(w http.ResponseWriter, r *http.Request) {
 	// was resolved; req.Site is then the site it rendered for.
 	out, err := p.s.Render.Page(r.Context(), req)
 	if req.Site != siteOf(r) {
-		r = r.WithContext(context.WithValue(r.Context(), siteKey{}, req.Site))
+		info(r).site = req.Site
 	}
 	if err != nil {
 		p.renderError(w, r, req, err)

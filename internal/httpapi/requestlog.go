@@ -16,7 +16,9 @@ import (
 	"github.com/tessera-cms/tessera/internal/auth"
 	"github.com/tessera-cms/tessera/internal/clientaddr"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/logging"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/store"
 )
 
 // requestInfo is what the handlers learn about a request that its log line
@@ -35,6 +37,8 @@ type requestInfo struct {
 	clientText string // client as text, made once, by addr
 	// headers are the server's client headers (clientHeaders).
 	headers *clientHeaders
+	// site is the site a public-site request is for (siteOf).
+	site *store.Site
 }
 
 // addr is the request's client address as text: the key of every
@@ -56,6 +60,9 @@ type requestState struct {
 	context.Context
 	info requestInfo
 	rec  statusRecorder
+	id   [1]string // the X-Request-Id header's value
+	// line holds the log line's values, which a wrapping handler may keep.
+	line [10]slog.Value
 }
 
 func (c *requestState) Value(key any) any {
@@ -129,10 +136,11 @@ var requestIDs = func() *atomic.Uint64 {
 // neither Authorization nor a session token or cookie reaches the log.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := requestID(r)
-		w.Header()[requestIDHeader] = []string{id}
 		st := &requestState{Context: r.Context(), info: requestInfo{route: "unmatched", client: s.Proxies.Resolve(r), headers: s.clientHeaders},
 			rec: statusRecorder{ResponseWriter: w, status: http.StatusOK}}
+		id := requestID(r)
+		st.id[0] = id
+		w.Header()[requestIDHeader] = st.id[:]
 		ri, rec := &st.info, &st.rec
 		start := time.Now()
 		r = r.WithContext(st)
@@ -155,26 +163,27 @@ func (s *Server) logRequests(next http.Handler) http.Handler {
 		if !h.Enabled(r.Context(), level) {
 			return
 		}
-		// The record is made here rather than by Logger.LogAttrs, which
-		// walks the stack for the caller's program counter on every call:
-		// a request line has no use for its source location.
-		attrs := [10]slog.Attr{slog.String("request_id", id), slog.String("method", r.Method), slog.String("path", r.URL.Path),
-			slog.String("query", redactQuery(r.URL.RawQuery)), slog.String("route", ri.route), slog.Int("status", rec.status),
-			slog.Float64("ms", float64(took.Microseconds())/1000), slog.String("client", ri.addr())}
-		n := 8
+		// Written with keys formatted once (logging.Keys), and without
+		// Logger.LogAttrs, which walks the stack for the caller's program
+		// counter on every call: a request line has no use for its source
+		// location.
+		v := &st.line
+		v[0], v[1], v[2] = slog.StringValue(id), slog.StringValue(r.Method), slog.StringValue(r.URL.Path)
+		v[3], v[4], v[5] = slog.StringValue(redactQuery(r.URL.RawQuery)), slog.StringValue(ri.route), slog.IntValue(rec.status)
+		v[6], v[7] = slog.Float64Value(float64(took.Microseconds())/1000), slog.StringValue(ri.addr())
 		if ri.tokenID != "" {
-			attrs[n] = slog.String("token", ri.tokenID)
-			n++
+			v[8] = slog.StringValue(ri.tokenID)
 		}
 		if rec.status >= 400 {
-			attrs[n] = slog.String("reason", ri.reason)
-			n++
+			v[9] = slog.StringValue(ri.reason)
 		}
-		line := slog.NewRecord(end, level, "request", 0)
-		line.AddAttrs(attrs[:n]...)
-		_ = h.Handle(r.Context(), line)
+		_ = logging.Log(r.Context(), h, end, level, "request", requestLineKeys, v[:])
 	})
 }
+
+// requestLineKeys are the request line's keys, in the order logRequests
+// fills its values.
+var requestLineKeys = logging.NewKeys("request_id", "method", "path", "query", "route", "status", "ms", "client", "token", "reason")
 
 // admit counts a request that came through a trusted proxy among its
 // client's requests in flight, and refuses it (429) when the client has

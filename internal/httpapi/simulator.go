@@ -92,7 +92,12 @@ func (s *Server) handleSimulatorRender(w http.ResponseWriter, r *http.Request) e
 	run := &simulatorRun{}
 	ctx := context.WithValue(vr.Context(), templatesKey{}, templates)
 	ctx = context.WithValue(ctx, simulatorKey{}, run)
-	ctx = context.WithValue(ctx, siteKey{}, principal(r).Site)
+	// The simulated request has an info of its own: its site, and the
+	// caller (who may see a template's errors), its address (the scheme of
+	// its links, its limits).
+	outer := info(r)
+	ctx = context.WithValue(ctx, requestInfoKey{}, &requestInfo{route: outer.route, client: outer.client, clientText: outer.clientText,
+		headers: outer.headers, principal: outer.principal, tokenID: outer.tokenID, site: outer.principal.Site})
 	rec := &recorder{header: http.Header{}, status: http.StatusOK}
 	s.site.mux.ServeHTTP(rec, vr.WithContext(ctx))
 	if e := run.stopped; e != nil {

@@ -53,7 +53,7 @@ func newHandler(w io.Writer, opts *slog.HandlerOptions, json bool) slog.Handler 
 	if level == nil {
 		level = slog.LevelInfo
 	}
-	return &handler{slow: slow, w: lw, level: level, json: json}
+	return &handler{slow: slow, w: lw, level: level, json: json, second: new(secondCache)}
 }
 
 type lockedWriter struct {
@@ -73,6 +73,8 @@ type handler struct {
 	level slog.Leveler
 	json  bool
 	attrs []byte // the formatted attributes of WithAttrs, each led by its separator
+	// second is the text of the last line's second (appendLineTime).
+	second *secondCache
 }
 
 func (h *handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level.Level() }
@@ -88,7 +90,7 @@ func (h *handler) WithAttrs(as []slog.Attr) slog.Handler {
 			return h.slow.WithAttrs(as)
 		}
 	}
-	return &handler{slow: h.slow.WithAttrs(as), w: h.w, level: h.level, json: h.json, attrs: b}
+	return &handler{slow: h.slow.WithAttrs(as), w: h.w, level: h.level, json: h.json, attrs: b, second: h.second}
 }
 
 // WithGroup leaves the fast path: a group's keys are qualified, which only
@@ -117,7 +119,7 @@ func (h *handler) Handle(ctx context.Context, r slog.Record) error {
 	if !r.Time.IsZero() {
 		b = h.appendKey(b, slog.TimeKey, sep)
 		var ok bool
-		if b, ok = h.appendTime(b, r.Time.Round(0)); !ok {
+		if b, ok = h.appendLineTime(b, r.Time.Round(0)); !ok {
 			return h.slow.Handle(ctx, r)
 		}
 		sep = true
@@ -151,8 +153,11 @@ func (h *handler) appendAttr(b []byte, a slog.Attr) (_ []byte, ok bool) {
 	if a.Key == "" {
 		return b, false
 	}
-	b = h.appendKey(b, a.Key, true)
-	v := a.Value
+	return h.appendValue(h.appendKey(b, a.Key, true), a.Value)
+}
+
+// appendValue appends v; ok is false when the fast path does not format it.
+func (h *handler) appendValue(b []byte, v slog.Value) (_ []byte, ok bool) {
 	switch v.Kind() {
 	case slog.KindString:
 		return h.appendString(b, v.String()), true

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"math"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -120,6 +121,7 @@ func FuzzSameAsSlog(f *testing.F) {
 			slog.Uint64("u", u), slog.Float64("f", fl), slog.Bool("b", bo), slog.Duration("d", time.Duration(d)), slog.Time(key, at))
 		both(t, nil, handle(r))
 		both(t, nil, func(l *slog.Logger) { l.With(key, s1).Info(msg, "s2", s2) })
+		fixedLine(t, r)
 	})
 }
 
@@ -200,5 +202,82 @@ func TestConcurrentLines(t *testing.T) {
 		if !strings.HasPrefix(line, "time=") || strings.Count(line, "time=") != 1 {
 			t.Fatalf("a broken line: %q", line)
 		}
+	}
+}
+
+// fixedLine writes r's attributes through Log with keys made from them,
+// and checks the line against slog's handler writing r.
+func fixedLine(t *testing.T, r slog.Record, extra ...slog.Value) {
+	t.Helper()
+	var names []string
+	var values []slog.Value
+	r.Attrs(func(a slog.Attr) bool {
+		names = append(names, a.Key)
+		values = append(values, a.Value)
+		return true
+	})
+	// A zero value leaves its key out.
+	for i := range extra {
+		names = append(names, "absent"+strconv.Itoa(i))
+		values = append(values, slog.Value{})
+	}
+	keys := NewKeys(names...)
+	for _, json := range []bool{false, true} {
+		var got, want bytes.Buffer
+		var h, s slog.Handler = NewText(&got, nil), slog.NewTextHandler(&want, nil)
+		if json {
+			h, s = NewJSON(&got, nil), slog.NewJSONHandler(&want, nil)
+		}
+		// Twice, so that the second line's time comes from the first's second.
+		for range 2 {
+			if err := Log(context.Background(), h, r.Time, r.Level, r.Message, keys, values); err != nil {
+				t.Fatal(err)
+			}
+			_ = s.Handle(context.Background(), r)
+		}
+		if got.String() != want.String() {
+			t.Fatalf("json=%v:\n got %q\nwant %q", json, got.String(), want.String())
+		}
+	}
+}
+
+func TestLogSameAsSlog(t *testing.T) {
+	east := time.FixedZone("east", 5*3600+30*60)
+	cases := map[string]slog.Record{
+		"request line": record(fixed, slog.LevelInfo, "request",
+			slog.String("request_id", "6e33e692b4114e5a"), slog.String("method", "GET"),
+			slog.String("path", "/api/pages/6b07"), slog.String("query", ""), slog.String("route", "/api/pages/{page}"),
+			slog.Int("status", 200), slog.Float64("ms", 0.058), slog.String("client", "127.0.0.1")),
+		"quoted keys":   record(fixed.In(east), slog.LevelError, "a b", slog.String("key with space", "v"), slog.String("k=v", "x y")),
+		"slow values":   record(fixed, slog.LevelInfo, "any", slog.Any("err", errors.New("boom")), slog.String("after", "x")),
+		"far future":    record(time.Date(12000, 1, 1, 0, 0, 0, 0, time.UTC), slog.LevelInfo, "f", slog.String("k", "v")),
+		"no time":       record(time.Time{}, slog.LevelWarn, "n", slog.Int("k", 1)),
+		"before epoch":  record(time.Date(1969, 12, 31, 23, 59, 59, 999_000_000, east), slog.LevelInfo, "e"),
+		"no attributes": record(fixed, slog.LevelInfo, "bare"),
+		"empty key":     record(fixed, slog.LevelInfo, "e", slog.String("", "v"), slog.Int("", 0)),
+	}
+	for name, r := range cases {
+		t.Run(name, func(t *testing.T) { fixedLine(t, r, slog.Value{}) })
+	}
+}
+
+// TestLineTimeSeconds writes lines across second and zone boundaries
+// through one handler: each line's time is its own, never its
+// predecessor's second.
+func TestLineTimeSeconds(t *testing.T) {
+	var got, want bytes.Buffer
+	h, s := NewText(&got, nil), slog.NewTextHandler(&want, nil)
+	keys := NewKeys()
+	at := time.Date(2026, 11, 28, 23, 59, 58, 999_999_999, time.UTC)
+	for _, d := range []time.Duration{0, 1, time.Millisecond, time.Second, 0, -time.Second, 24 * time.Hour} {
+		at = at.Add(d)
+		for _, z := range []*time.Location{time.UTC, time.FixedZone("x", 3600), time.UTC} {
+			r := record(at.In(z), slog.LevelInfo, "t")
+			_ = Log(context.Background(), h, r.Time, r.Level, r.Message, keys, nil)
+			_ = s.Handle(context.Background(), r)
+		}
+	}
+	if got.String() != want.String() {
+		t.Fatalf("got\n%s\nwant\n%s", got.String(), want.String())
 	}
 }

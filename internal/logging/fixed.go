@@ -1,0 +1,166 @@
+package logging
+
+import (
+	"context"
+	"log/slog"
+	"sync/atomic"
+	"time"
+)
+
+// Keys is a fixed list of attribute keys whose formatted forms, with their
+// separators, are made once for both formats. A line written with them
+// (Log) spends nothing on its keys: for the request line, written once per
+// request, the keys were a fifth of its cost.
+type Keys struct {
+	names []string
+	text  [][]byte // ` key=`, quoted where slog quotes it
+	json  [][]byte // `,"key":`
+}
+
+// NewKeys returns the Keys of names, in order.
+func NewKeys(names ...string) *Keys {
+	k := &Keys{names: names}
+	t, j := &handler{}, &handler{json: true}
+	for _, n := range names {
+		k.text = append(k.text, t.appendKey(nil, n, true))
+		k.json = append(k.json, j.appendKey(nil, n, true))
+	}
+	return k
+}
+
+// Log writes a line of msg with values[i] under keys' i-th name; a zero
+// Value (slog.Value{}) leaves its key out. It is what
+// h.Handle(ctx, a record of the same attributes) writes, made faster when h
+// is one of this package's handlers (or a FixedLogger wrapping one); the
+// caller has checked h.Enabled. values may be retained by a FixedLogger
+// that is not this package's: callers keep them on the heap already (an
+// interface call would move them there anyway).
+func Log(ctx context.Context, h slog.Handler, t time.Time, level slog.Level, msg string, keys *Keys, values []slog.Value) error {
+	if fh, ok := h.(FixedLogger); ok {
+		return fh.LogFixed(ctx, t, level, msg, keys, values)
+	}
+	return h.Handle(ctx, keys.record(t, level, msg, values))
+}
+
+// FixedLogger is a handler that writes a line of Keys itself: this
+// package's handlers, and a handler wrapping one of them that passes such
+// lines on (with Log) rather than letting them become records.
+type FixedLogger interface {
+	LogFixed(ctx context.Context, t time.Time, level slog.Level, msg string, keys *Keys, values []slog.Value) error
+}
+
+// record is the slog.Record of a fixed line, for every other handler.
+func (k *Keys) record(t time.Time, level slog.Level, msg string, values []slog.Value) slog.Record {
+	r := slog.NewRecord(t, level, msg, 0)
+	var buf [16]slog.Attr
+	attrs := buf[:0]
+	for i, v := range values {
+		if !isZero(v) {
+			attrs = append(attrs, slog.Attr{Key: k.names[i], Value: v})
+		}
+	}
+	r.AddAttrs(attrs...) // at once: one allocation at most
+	return r
+}
+
+func isZero(v slog.Value) bool { return v.Kind() == slog.KindAny && v.Any() == nil }
+
+// LogFixed writes a line of keys and values (Log).
+func (h *handler) LogFixed(ctx context.Context, t time.Time, level slog.Level, msg string, keys *Keys, values []slog.Value) error {
+	bp := buffers.Get().(*[]byte)
+	defer func() {
+		if cap(*bp) <= 16<<10 {
+			buffers.Put(bp)
+		}
+	}()
+	b := (*bp)[:0]
+	if h.json {
+		b = append(b, '{')
+	}
+	sep := false
+	if !t.IsZero() {
+		b = h.appendKey(b, slog.TimeKey, false)
+		var ok bool
+		if b, ok = h.appendLineTime(b, t.Round(0)); !ok {
+			*bp = b
+			return h.Handle(ctx, keys.record(t, level, msg, values))
+		}
+		sep = true
+	}
+	b = h.appendKey(b, slog.LevelKey, sep)
+	b = h.appendString(b, level.String())
+	b = h.appendKey(b, slog.MessageKey, true)
+	b = h.appendString(b, msg)
+	b = append(b, h.attrs...)
+	formatted := keys.text
+	if h.json {
+		formatted = keys.json
+	}
+	for i, v := range values {
+		if isZero(v) {
+			continue
+		}
+		b = append(b, formatted[i]...)
+		var ok bool
+		if b, ok = h.appendValue(b, v); !ok {
+			*bp = b
+			return h.Handle(ctx, keys.record(t, level, msg, values))
+		}
+	}
+	if h.json {
+		b = append(b, '}')
+	}
+	b = append(b, '\n')
+	*bp = b
+	_, err := h.w.Write(b)
+	return err
+}
+
+// appendLineTime writes a line's own time as appendTime does; in text,
+// the part up to the second comes from the last line's when it fell in the
+// same second and zone, as it mostly does: a server writes many lines a
+// second.
+func (h *handler) appendLineTime(b []byte, t time.Time) ([]byte, bool) {
+	if h.json {
+		return h.appendTime(b, t)
+	}
+	_, offset := t.Zone()
+	sec := t.Unix()
+	if c := h.second.Load(); c != nil && c.unix == sec && c.offset == offset {
+		return appendMillisFrom(b, c, t), true
+	}
+	if y := t.Year(); y < 0 || y >= 10000 {
+		return appendRFC3339Millis(b, t), true
+	}
+	c := &second{unix: sec, offset: offset}
+	full := appendRFC3339Millis(c.text[:0], t.Truncate(time.Second))
+	// "2006-01-02T15:04:05" ".000" zone: keep all but the milliseconds.
+	c.n = copy(c.text[:], full)
+	h.second.Store(c)
+	return appendMillisFrom(b, c, t), true
+}
+
+// second is the text of one second of one zone: RFC 3339 with ".000" for
+// the milliseconds, which appendMillisFrom fills in.
+type second struct {
+	unix   int64
+	offset int
+	text   [32]byte
+	n      int
+}
+
+const millisAt = len("2006-01-02T15:04:05.")
+
+func appendMillisFrom(b []byte, c *second, t time.Time) []byte {
+	n := len(b)
+	b = append(b, c.text[:c.n]...)
+	ms := t.Nanosecond() / int(time.Millisecond)
+	b[n+millisAt] = byte('0' + ms/100)
+	b[n+millisAt+1] = byte('0' + ms/10%10)
+	b[n+millisAt+2] = byte('0' + ms%10)
+	return b
+}
+
+// secondCache is the handler's last second, shared by the handlers
+// derived from it.
+type secondCache = atomic.Pointer[second]
