@@ -29,6 +29,11 @@ type Dialect struct {
 	// value.
 	SearchMatch string
 	SearchQuery func(words []string) string
+	// SearchKey is the column of entry_search that names its entry, and
+	// EntryKey the column of entries e it names ("entry_id" and "e.id"
+	// when empty). SQLite keys its search rows by the entries' rowids, so
+	// that a search filters entries by integer.
+	SearchKey, EntryKey string
 	// Holds is the condition a row meets when its doc column holds the
 	// bytes bound to its one placeholder.
 	Holds string

@@ -183,7 +183,7 @@ func (x sites) loadDomains(list []*store.Site) error {
 
 // Delete removes the site; every table of site records references sites
 // (directly or through a parent) with ON DELETE CASCADE. Entry search rows
-// are deleted first, as SQLite's virtual table takes no part in foreign
+// are deleted first, as SQLite's (and its full-text index) take no part in foreign
 // keys.
 func (x sites) Delete(id string) error {
 	op := "delete site " + id
