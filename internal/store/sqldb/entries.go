@@ -190,8 +190,8 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 			cond += ` AND locale = ?`
 			args = append(args, q.Locale)
 		}
-		searchKey, entryKey := cmp.Or(x.dialect.SearchKey, "entry_id"), cmp.Or(x.dialect.EntryKey, "e.id")
-		where += ` AND ` + entryKey + ` IN (SELECT ` + searchKey + ` FROM entry_search WHERE ` + cond + `)`
+		in := cmp.Or(x.dialect.SearchIn, `e.id IN (SELECT entry_id FROM entry_search WHERE %s)`)
+		where += ` AND ` + fmt.Sprintf(in, cond)
 		searched = true
 	}
 

@@ -96,8 +96,7 @@ func open(ctx context.Context, path string, clock cms.Clock, migrate bool) (*DB,
 		// The full-text index is keyed by entry_search's integer id, and
 		// the row by the entry's rowid (migration 0024).
 		SearchMatch: `id IN (SELECT rowid FROM entry_search_fts WHERE entry_search_fts MATCH ?)`,
-		SearchKey:   "entry_key",
-		EntryKey:    "e.rowid",
+		SearchIn:    `e.rowid IN (SELECT entry_key FROM entry_search WHERE %s)`,
 		Holds:       `instr(doc, ?) > 0`,
 		SearchQuery: func(words []string) string {
 			q := make([]string, len(words))
