@@ -307,24 +307,3 @@ func TestCloudCode(t *testing.T) {
 		})
 	})
 }
-
-// runOne runs one due job and reports whether there was one.
-func runOne(t *testing.T, a *apps.Service) bool {
-	t.Helper()
-	ran, err := a.RunJob(context.Background())
-	if err != nil {
-		t.Fatalf("RunJob: %v", err)
-	}
-	a.Wait()
-	return ran
-}
-
-// runJobs runs the due jobs until none is left.
-func runJobs(t *testing.T, a *apps.Service) {
-	t.Helper()
-	for i := 0; runOne(t, a); i++ {
-		if i > 100 {
-			t.Fatal("the queue does not empty")
-		}
-	}
-}

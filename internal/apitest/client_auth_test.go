@@ -40,11 +40,6 @@ func nimbu(site string) map[string]string {
 	return h
 }
 
-// basic is the Authorization header of the client's `auth login`.
-func basic(email, password string) map[string]string {
-	return map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(email+":"+password))}
-}
-
 func TestClientHeaderPrefix(t *testing.T) {
 	eachClientBackend(t, func(t *testing.T, env *apitest.Env) {
 		pic := testPNG(t, 4, 3)

@@ -11,67 +11,10 @@ import (
 	"github.com/tessera-cms/tessera/internal/clientaddr"
 	"github.com/tessera-cms/tessera/internal/httpapi"
 	"github.com/tessera-cms/tessera/internal/store"
-	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
 // The editor's browser sessions (docs/api.md, "Editor sessions and first
 // run"): a cookie only the API's own origin can use.
-
-// eachEditorBackend runs fn on a server of its own per store (never the
-// cluster: these scenarios move the clock).
-func eachEditorBackend(t *testing.T, fn func(t *testing.T, env *apitest.Env), opts ...apitest.Option) {
-	for _, b := range storetest.Backends(t) {
-		t.Run(b.Name, func(t *testing.T) { fn(t, apitest.New(t, b, opts...)) })
-	}
-}
-
-// session is a browser session as the editor holds it: the cookie the
-// browser keeps and the CSRF token the page keeps.
-type session struct {
-	cookie, csrf string
-}
-
-// signIn starts a browser session with POST /auth/session.
-func signIn(t *testing.T, env *apitest.Env, email, password string) session {
-	t.Helper()
-	res := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/auth/session", As: "none", Site: "-",
-		Body: obj{"email": email, "password": password}}, 201)
-	return session{cookie: sessionCookieOf(t, res), csrf: res.JSON.(obj)["csrf_token"].(string)}
-}
-
-// sessionCookieOf returns the "name=value" of the session cookie res sets.
-func sessionCookieOf(t *testing.T, res *apitest.Response) string {
-	t.Helper()
-	for _, c := range (&http.Response{Header: res.Header}).Cookies() {
-		if strings.HasSuffix(c.Name, "tessera_editor") && c.Value != "" {
-			return c.Name + "=" + c.Value
-		}
-	}
-	t.Fatalf("no session cookie in %q", res.Header.Values("Set-Cookie"))
-	return ""
-}
-
-// headers returns the headers of a request the editor's page makes with
-// the session: the cookie, the CSRF token, and what a browser adds to a
-// same-origin request; extra pairs are added (or, with value "", removed).
-func (s session) headers(env *apitest.Env, extra ...string) map[string]string {
-	h := map[string]string{"Cookie": s.cookie, "X-CSRF-Token": s.csrf, "Sec-Fetch-Site": "same-origin", "Origin": env.URL}
-	for i := 0; i+1 < len(extra); i += 2 {
-		if extra[i+1] == "" {
-			delete(h, extra[i])
-		} else {
-			h[extra[i]] = extra[i+1]
-		}
-	}
-	return h
-}
-
-// as is a scenario made with the session and no bearer token.
-func (s session) as(env *apitest.Env, sc apitest.Scenario, extra ...string) apitest.Scenario {
-	sc.As = "none"
-	sc.Headers = s.headers(env, extra...)
-	return sc
-}
 
 func TestEditorSession(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *apitest.Env) {
@@ -107,54 +50,54 @@ func TestEditorSession(t *testing.T) {
 		if d := expires.Sub(env.Clock.Now()); d < auth.SessionTTL-time.Minute || d > auth.SessionTTL+time.Minute {
 			t.Errorf("expires_at is %v after now, want %v", d, auth.SessionTTL)
 		}
-		s := session{cookie: sessionCookieOf(t, res), csrf: res.JSON.(obj)["csrf_token"].(string)}
+		s := session{Cookie: sessionCookieOf(t, res), CSRF: res.JSON.(obj)["csrf_token"].(string)}
 		evil := "https://evil.example"
 		env.Run(t, []apitest.Scenario{
 			// The page learns the CSRF token from the cookie alone, same-origin.
-			s.as(env, apitest.Scenario{Name: "ReadSession", Path: "/auth/session", Site: "-", WantStatus: 200,
-				WantBody: obj{"csrf_token": s.csrf, "user": obj{"email": "ann@example.com"}, "expires_at": apitest.Any}},
+			s.As(env, apitest.Scenario{Name: "ReadSession", Path: "/auth/session", Site: "-", WantStatus: 200,
+				WantBody: obj{"csrf_token": s.CSRF, "user": obj{"email": "ann@example.com"}, "expires_at": apitest.Any}},
 				"X-CSRF-Token", "", "Origin", ""),
-			s.as(env, apitest.Scenario{Name: "ReadSessionNoFetchMetadata", Path: "/auth/session", Site: "-", WantStatus: 200},
+			s.As(env, apitest.Scenario{Name: "ReadSessionNoFetchMetadata", Path: "/auth/session", Site: "-", WantStatus: 200},
 				"X-CSRF-Token", "", "Origin", "", "Sec-Fetch-Site", ""),
-			s.as(env, apitest.Scenario{Name: "ReadSessionCrossSite", Path: "/auth/session", Site: "-", WantStatus: 403,
+			s.As(env, apitest.Scenario{Name: "ReadSessionCrossSite", Path: "/auth/session", Site: "-", WantStatus: 403,
 				WantBody: obj{"code": "forbidden"}}, "X-CSRF-Token", "", "Sec-Fetch-Site", "cross-site", "Origin", evil),
-			s.as(env, apitest.Scenario{Name: "ReadSessionSameSite", Path: "/auth/session", Site: "-", WantStatus: 403},
+			s.As(env, apitest.Scenario{Name: "ReadSessionSameSite", Path: "/auth/session", Site: "-", WantStatus: 403},
 				"X-CSRF-Token", "", "Sec-Fetch-Site", "same-site"),
-			s.as(env, apitest.Scenario{Name: "ReadSessionOtherOrigin", Path: "/auth/session", Site: "-", WantStatus: 403},
+			s.As(env, apitest.Scenario{Name: "ReadSessionOtherOrigin", Path: "/auth/session", Site: "-", WantStatus: 403},
 				"X-CSRF-Token", "", "Sec-Fetch-Site", "", "Origin", evil),
 			// Every other route needs the CSRF token with the cookie.
-			s.as(env, apitest.Scenario{Name: "WithToken", Path: "/pages", WantStatus: 200}),
-			s.as(env, apitest.Scenario{Name: "NoToken", Path: "/pages", WantStatus: 403, WantBody: obj{"code": "forbidden"}}, "X-CSRF-Token", ""),
-			s.as(env, apitest.Scenario{Name: "WrongToken", Path: "/pages", WantStatus: 403}, "X-CSRF-Token", otherFirst(s.csrf)),
-			s.as(env, apitest.Scenario{Name: "AnotherSessionsToken", Path: "/pages", WantStatus: 403},
+			s.As(env, apitest.Scenario{Name: "WithToken", Path: "/pages", WantStatus: 200}),
+			s.As(env, apitest.Scenario{Name: "NoToken", Path: "/pages", WantStatus: 403, WantBody: obj{"code": "forbidden"}}, "X-CSRF-Token", ""),
+			s.As(env, apitest.Scenario{Name: "WrongToken", Path: "/pages", WantStatus: 403}, "X-CSRF-Token", otherFirst(s.CSRF)),
+			s.As(env, apitest.Scenario{Name: "AnotherSessionsToken", Path: "/pages", WantStatus: 403},
 				"X-CSRF-Token", auth.CSRFToken("tsr_another")),
-			s.as(env, apitest.Scenario{Name: "Write", Method: "POST", Path: "/pages", Body: obj{"title": "Made in the editor", "template": "page"},
+			s.As(env, apitest.Scenario{Name: "Write", Method: "POST", Path: "/pages", Body: obj{"title": "Made in the editor", "template": "page"},
 				WantStatus: 201}),
 			// A cross-site form post: no CSRF header, the browser names the site.
-			s.as(env, apitest.Scenario{Name: "CrossSiteFormPost", Method: "POST", Path: "/pages", Body: obj{"title": "Forged", "template": "page"},
+			s.As(env, apitest.Scenario{Name: "CrossSiteFormPost", Method: "POST", Path: "/pages", Body: obj{"title": "Forged", "template": "page"},
 				WantStatus: 403}, "X-CSRF-Token", "", "Sec-Fetch-Site", "cross-site", "Origin", evil, "Content-Type", "text/plain"),
 			// A cross-origin fetch that somehow had the token: the browser still names its origin.
-			s.as(env, apitest.Scenario{Name: "CrossOriginFetch", Method: "POST", Path: "/pages", Body: obj{"title": "Forged", "template": "page"},
+			s.As(env, apitest.Scenario{Name: "CrossOriginFetch", Method: "POST", Path: "/pages", Body: obj{"title": "Forged", "template": "page"},
 				WantStatus: 403}, "Sec-Fetch-Site", "cross-site", "Origin", evil),
-			s.as(env, apitest.Scenario{Name: "SameSiteFetch", Method: "POST", Path: "/pages", Body: obj{"title": "Forged", "template": "page"},
+			s.As(env, apitest.Scenario{Name: "SameSiteFetch", Method: "POST", Path: "/pages", Body: obj{"title": "Forged", "template": "page"},
 				WantStatus: 403}, "Sec-Fetch-Site", "same-site", "Origin", "http://other.localhost"),
-			s.as(env, apitest.Scenario{Name: "OriginNull", Path: "/pages", WantStatus: 403}, "Sec-Fetch-Site", "", "Origin", "null"),
+			s.As(env, apitest.Scenario{Name: "OriginNull", Path: "/pages", WantStatus: 403}, "Sec-Fetch-Site", "", "Origin", "null"),
 			// An https page of the same host may call an http API (a TLS
 			// proxy the server does not know of), never the reverse.
-			s.as(env, apitest.Scenario{Name: "OriginHTTPS", Path: "/pages", WantStatus: 200}, "Origin", strings.Replace(env.URL, "http:", "https:", 1)),
+			s.As(env, apitest.Scenario{Name: "OriginHTTPS", Path: "/pages", WantStatus: 200}, "Origin", strings.Replace(env.URL, "http:", "https:", 1)),
 			// A bearer token wins over the cookie, and needs no CSRF token.
 			{Name: "BearerWins", Path: "/pages", As: "editor", Headers: map[string]string{"Cookie": "tessera_editor=tsr_garbage"}, WantStatus: 200},
-			{Name: "BadBearerNoFallback", Path: "/pages", As: "token:tsr_nope", Headers: map[string]string{"Cookie": s.cookie, "X-CSRF-Token": s.csrf},
+			{Name: "BadBearerNoFallback", Path: "/pages", As: "token:tsr_nope", Headers: map[string]string{"Cookie": s.Cookie, "X-CSRF-Token": s.CSRF},
 				WantStatus: 401},
-			{Name: "TwoCookies", Path: "/pages", As: "none", Headers: map[string]string{"Cookie": s.cookie + "; tessera_editor=tsr_planted",
-				"X-CSRF-Token": s.csrf}, WantStatus: 401},
+			{Name: "TwoCookies", Path: "/pages", As: "none", Headers: map[string]string{"Cookie": s.Cookie + "; tessera_editor=tsr_planted",
+				"X-CSRF-Token": s.CSRF}, WantStatus: 401},
 			{Name: "UnknownCookie", Path: "/pages", As: "none", Headers: map[string]string{"Cookie": "tessera_editor=tsr_nope",
 				"X-CSRF-Token": auth.CSRFToken("tsr_nope")}, WantStatus: 401},
 			// The session's user, with the site switcher's list.
-			s.as(env, apitest.Scenario{Name: "User", Path: "/user", Site: "-", WantStatus: 200, WantBody: obj{"email": "ann@example.com",
+			s.As(env, apitest.Scenario{Name: "User", Path: "/user", Site: "-", WantStatus: 200, WantBody: obj{"email": "ann@example.com",
 				"sites": []obj{{"id": env.Site.ID, "short_id": "demo", "name": env.Site.Name, "role": "editor"}}}}),
 			// Editors may not do what admins may.
-			s.as(env, apitest.Scenario{Name: "EditorNotAdmin", Method: "POST", Path: "/channels", Body: obj{"name": "Posts"}, WantStatus: 403}),
+			s.As(env, apitest.Scenario{Name: "EditorNotAdmin", Method: "POST", Path: "/channels", Body: obj{"name": "Posts"}, WantStatus: 403}),
 		})
 
 		// No answer lets another origin use credentials.
@@ -178,23 +121,23 @@ func TestEditorSession(t *testing.T) {
 				t.Errorf("preflight of %s: another origin may send %q", path, allow)
 			}
 		}
-		cross := mustDo(t, env, s.as(env, apitest.Scenario{Path: "/pages"}, "Origin", "", "Sec-Fetch-Site", ""), 200)
+		cross := mustDo(t, env, s.As(env, apitest.Scenario{Path: "/pages"}, "Origin", "", "Sec-Fetch-Site", ""), 200)
 		if v := cross.Header.Get("Access-Control-Allow-Credentials"); v != "" {
 			t.Errorf("Access-Control-Allow-Credentials %q", v)
 		}
 
 		// Sign-out revokes the session and clears the cookie.
-		out := mustDo(t, env, s.as(env, apitest.Scenario{Method: "DELETE", Path: "/auth/session", Site: "-"}), 204)
+		out := mustDo(t, env, s.As(env, apitest.Scenario{Method: "DELETE", Path: "/auth/session", Site: "-"}), 204)
 		if set := out.Header.Get("Set-Cookie"); !strings.Contains(set, "tessera_editor=;") || !strings.Contains(set, "Max-Age=0") {
 			t.Errorf("sign-out Set-Cookie %q: want the cookie cleared", set)
 		}
-		mustDo(t, env, s.as(env, apitest.Scenario{Path: "/auth/session", Site: "-"}, "X-CSRF-Token", ""), 401)
-		mustDo(t, env, s.as(env, apitest.Scenario{Path: "/pages"}), 401)
+		mustDo(t, env, s.As(env, apitest.Scenario{Path: "/auth/session", Site: "-"}, "X-CSRF-Token", ""), 401)
+		mustDo(t, env, s.As(env, apitest.Scenario{Path: "/pages"}), 401)
 
 		// Sign-out needs the CSRF token too: a cross-site page cannot end a session.
 		s2 := signIn(t, env, "ann@example.com", "correct horse")
-		mustDo(t, env, s2.as(env, apitest.Scenario{Method: "DELETE", Path: "/auth/session", Site: "-"}, "X-CSRF-Token", ""), 403)
-		mustDo(t, env, s2.as(env, apitest.Scenario{Path: "/pages"}), 200)
+		mustDo(t, env, s2.As(env, apitest.Scenario{Method: "DELETE", Path: "/auth/session", Site: "-"}, "X-CSRF-Token", ""), 403)
+		mustDo(t, env, s2.As(env, apitest.Scenario{Path: "/pages"}), 200)
 
 		// Wrong credentials: the one 401 answer of every sign-in.
 		for _, body := range []obj{{"email": "ann@example.com", "password": "wrong horse"}, {"email": "nobody@example.com", "password": "correct horse"}} {
@@ -226,18 +169,18 @@ func TestEditorSessionExpiry(t *testing.T) {
 		expired := signIn(t, env, "ann@example.com", "correct horse")
 		sliding := signIn(t, env, "ann@example.com", "correct horse")
 		env.Clock.Advance(auth.SessionTTL/2 + time.Hour)
-		res := mustDo(t, env, sliding.as(env, apitest.Scenario{Path: "/pages"}), 200)
-		if set := res.Header.Get("Set-Cookie"); !strings.Contains(set, sliding.cookie) {
+		res := mustDo(t, env, sliding.As(env, apitest.Scenario{Path: "/pages"}), 200)
+		if set := res.Header.Get("Set-Cookie"); !strings.Contains(set, sliding.Cookie) {
 			t.Errorf("a use in the session's second half: Set-Cookie %q, want the cookie sent again", set)
 		}
-		res = mustDo(t, env, sliding.as(env, apitest.Scenario{Path: "/auth/session", Site: "-"}), 200)
+		res = mustDo(t, env, sliding.As(env, apitest.Scenario{Path: "/auth/session", Site: "-"}), 200)
 		if at, _ := time.Parse(time.RFC3339, res.JSON.(obj)["expires_at"].(string)); at.Sub(env.Clock.Now()) < auth.SessionTTL-time.Minute {
 			t.Errorf("renewed session ends at %v, want %v from now", at, auth.SessionTTL)
 		}
 		env.Clock.Advance(auth.SessionTTL/2 + time.Hour) // past the first end, not the renewed one
-		mustDo(t, env, expired.as(env, apitest.Scenario{Path: "/pages"}), 401)
-		mustDo(t, env, expired.as(env, apitest.Scenario{Path: "/auth/session", Site: "-"}), 401)
-		mustDo(t, env, sliding.as(env, apitest.Scenario{Path: "/pages"}), 200)
+		mustDo(t, env, expired.As(env, apitest.Scenario{Path: "/pages"}), 401)
+		mustDo(t, env, expired.As(env, apitest.Scenario{Path: "/auth/session", Site: "-"}), 401)
+		mustDo(t, env, sliding.As(env, apitest.Scenario{Path: "/pages"}), 200)
 	})
 }
 
@@ -286,14 +229,14 @@ func TestEditorSessionSecureCookie(t *testing.T) {
 		if strings.Contains(strings.ToLower(set), "domain=") {
 			t.Errorf("Set-Cookie %q: a __Host- cookie names no domain", set)
 		}
-		s := session{cookie: sessionCookieOf(t, res), csrf: res.JSON.(obj)["csrf_token"].(string)}
+		s := session{Cookie: sessionCookieOf(t, res), CSRF: res.JSON.(obj)["csrf_token"].(string)}
 		origin := strings.Replace(env.URL, "http:", "https:", 1)
-		mustDo(t, env, s.as(env, apitest.Scenario{Path: "/pages"}, "X-Forwarded-Proto", "https", "Origin", origin), 200)
+		mustDo(t, env, s.As(env, apitest.Scenario{Path: "/pages"}, "X-Forwarded-Proto", "https", "Origin", origin), 200)
 		// Over https an http page is another origin.
-		mustDo(t, env, s.as(env, apitest.Scenario{Path: "/pages"}, "X-Forwarded-Proto", "https", "Sec-Fetch-Site", ""), 403)
+		mustDo(t, env, s.As(env, apitest.Scenario{Path: "/pages"}, "X-Forwarded-Proto", "https", "Sec-Fetch-Site", ""), 403)
 		// The plain-http name is not the https session's.
-		plain := "tessera_editor=" + strings.TrimPrefix(s.cookie, "__Host-tessera_editor=")
-		mustDo(t, env, s.as(env, apitest.Scenario{Path: "/pages"}, "X-Forwarded-Proto", "https", "Origin", origin, "Cookie", plain), 401)
+		plain := "tessera_editor=" + strings.TrimPrefix(s.Cookie, "__Host-tessera_editor=")
+		mustDo(t, env, s.As(env, apitest.Scenario{Path: "/pages"}, "X-Forwarded-Proto", "https", "Origin", origin, "Cookie", plain), 401)
 	}, apitest.WithServer(func(s *httpapi.Server) { s.Proxies = clientaddr.MustParseProxies("127.0.0.1, ::1") }))
 }
 

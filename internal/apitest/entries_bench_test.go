@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -16,11 +15,8 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
-	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/store"
-	"github.com/tessera-cms/tessera/internal/store/postgres"
-	"github.com/tessera-cms/tessera/internal/store/sqlite"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
@@ -38,42 +34,6 @@ const (
 	elBenchSetupLimit = 90 * time.Second
 	elBenchSlowOp     = 2 * time.Second
 )
-
-// elBenchDB is where a benchmark store lives, for EXPLAIN: a SQLite file
-// or a PostgreSQL DSN (with the test's search_path).
-type elBenchDB struct {
-	driver, dsn string
-}
-
-// elBenchBackend wraps a storetest backend so that the benchmark knows the
-// database it opened. It opens the store the way storetest does.
-func elBenchBackend(b storetest.Backend, db *elBenchDB) storetest.Backend {
-	switch b.Name {
-	case "sqlite":
-		b.Open = func(tb testing.TB, clock cms.Clock) store.Store {
-			path := filepath.Join(tb.TempDir(), "tessera.db")
-			st, err := sqlite.Open(context.Background(), path, clock)
-			if err != nil {
-				tb.Fatalf("open sqlite: %v", err)
-			}
-			tb.Cleanup(func() { st.Close() })
-			db.driver, db.dsn = "sqlite", "file:"+path+"?mode=ro"
-			return st
-		}
-	case "postgres":
-		b.Open = func(tb testing.TB, clock cms.Clock) store.Store {
-			dsn := storetest.PostgresDSN(tb)
-			st, err := postgres.Open(context.Background(), dsn, clock)
-			if err != nil {
-				tb.Fatalf("open postgres: %v", err)
-			}
-			tb.Cleanup(func() { st.Close() })
-			db.driver, db.dsn = "pgx", dsn
-			return st
-		}
-	}
-	return b
-}
 
 // elBenchBody is the n-th entry of the data set.
 func elBenchBody(n int, kinds map[string]string) []byte {
@@ -191,11 +151,11 @@ func BenchmarkEntryListPaging(b *testing.B) {
 			// row for each entry: COUNT and deep pages cost O(entries x
 			// matches), seconds here. Log that cold plan, then measure the
 			// steady state, after ANALYZE.
-			if db.driver == "pgx" {
+			if db.Driver == "pgx" {
 				for _, v := range variants {
 					elBenchExplain(b, db, "cold", env.Site.ID, channelID, v.sq, deepOffset(v), v.perPage)
 				}
-				conn, err := sql.Open(db.driver, db.dsn)
+				conn, err := sql.Open(db.Driver, db.DSN)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -330,11 +290,11 @@ func elBenchQueries(fields map[string]string, news string) []elBenchVariant {
 // within a statement timeout; a plain EXPLAIN when that runs out), with
 // the statement's own time; "cold" is a plain EXPLAIN.
 func elBenchExplain(b *testing.B, db *elBenchDB, mode, siteID, channelID string, sq store.EntryQuery, offset, limit int) {
-	if db.driver == "" {
+	if db.Driver == "" {
 		return
 	}
 	ctx := context.Background()
-	pool, err := sql.Open(db.driver, db.dsn)
+	pool, err := sql.Open(db.Driver, db.DSN)
 	if err != nil {
 		b.Logf("explain: %v", err)
 		return
@@ -346,7 +306,7 @@ func elBenchExplain(b *testing.B, db *elBenchDB, mode, siteID, channelID string,
 		return
 	}
 	defer conn.Close()
-	pg := db.driver == "pgx"
+	pg := db.Driver == "pgx"
 	if pg {
 		if _, err := conn.ExecContext(ctx, `SET statement_timeout = '`+strconv.Itoa(int(elBenchSlowOp/time.Millisecond))+`ms'`); err != nil {
 			b.Logf("explain: %v", err)
@@ -437,7 +397,7 @@ func elBenchExplain(b *testing.B, db *elBenchDB, mode, siteID, channelID string,
 				note = fmt.Sprintf(", statement alone %v/op", (time.Since(t0) / time.Duration(reps)).Round(time.Microsecond))
 			}
 		}
-		b.Logf("%s %s plan, %s (search %q, sort %v)%s:\n%s", db.driver, mode, st.name, sq.Search, len(sq.Sort) > 0, note, strings.Join(lines, "\n"))
+		b.Logf("%s %s plan, %s (search %q, sort %v)%s:\n%s", db.Driver, mode, st.name, sq.Search, len(sq.Sort) > 0, note, strings.Join(lines, "\n"))
 	}
 }
 

@@ -2,58 +2,14 @@ package apitest_test
 
 import (
 	"bytes"
-	"crypto/md5"
 	"encoding/base64"
-	"encoding/hex"
-	"image"
-	"image/color"
-	"image/png"
 	"io"
-	"net/http"
 	"strings"
 	"testing"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
-
-// testPNG returns a w×h PNG.
-func testPNG(t testing.TB, w, h int) []byte {
-	t.Helper()
-	img := image.NewRGBA(image.Rect(0, 0, w, h))
-	for x := 0; x < w; x++ {
-		img.Set(x, x%h, color.RGBA{R: 200, A: 255})
-	}
-	var buf bytes.Buffer
-	if err := png.Encode(&buf, img); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
-func md5hex(b []byte) string {
-	s := md5.Sum(b)
-	return hex.EncodeToString(s[:])
-}
-
-// fetch GETs an absolute file URL from the test server (file URLs carry the
-// site's host, demo.localhost, which the test server answers for).
-func fetch(t *testing.T, env *apitest.Env, fileURL string, header map[string]string) *http.Response {
-	t.Helper()
-	i := strings.Index(fileURL, "/files/")
-	if i < 0 {
-		t.Fatalf("file URL %q has no /files/ path", fileURL)
-	}
-	req, _ := http.NewRequest("GET", env.URL+fileURL[i:], nil)
-	for k, v := range header {
-		req.Header.Set(k, v)
-	}
-	res, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return res
-}
 
 // eachBlobStore runs fn on every store backend, with file bytes in a local
 // directory and in a fake S3.

@@ -34,38 +34,6 @@ var timestampRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`)
 // idRE is the id form of docs/api.md.
 var idRE = regexp.MustCompile(`^[0-9a-f]{24}$`)
 
-// mustDo sends sc and stops the test unless the response has status want.
-func mustDo(t testing.TB, env *apitest.Env, sc apitest.Scenario, want int) *apitest.Response {
-	t.Helper()
-	res := env.Do(t, sc)
-	if res.Status != want {
-		method := sc.Method
-		if method == "" {
-			method = "GET"
-		}
-		t.Fatalf("%s %s: status: got %d, want %d\nbody: %s", method, sc.Path, res.Status, want, res.Raw)
-	}
-	return res
-}
-
-// createPage creates a page with POST /pages and returns its document.
-func createPage(t testing.TB, env *apitest.Env, body obj) obj {
-	t.Helper()
-	return mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/pages", Body: body}, 201).JSON.(obj)
-}
-
-// getPage reads a page (ref and query, e.g. "about?compact=1").
-func getPage(t testing.TB, env *apitest.Env, ref string) obj {
-	t.Helper()
-	return mustDo(t, env, apitest.Scenario{Path: "/pages/" + ref}, 200).JSON.(obj)
-}
-
-// putPage updates a page (ref and query) and returns the saved document.
-func putPage(t testing.TB, env *apitest.Env, ref string, body obj) obj {
-	t.Helper()
-	return mustDo(t, env, apitest.Scenario{Method: "PUT", Path: "/pages/" + ref, Body: body}, 200).JSON.(obj)
-}
-
 // currentETag returns the page's ETag header as GET sends it (quoted).
 func currentETag(t testing.TB, env *apitest.Env, ref string) string {
 	t.Helper()
@@ -142,34 +110,6 @@ func createHome(t testing.TB, env *apitest.Env) homeFixture {
 	return f
 }
 
-// dig walks decoded JSON by object keys and array indexes; nil when a step
-// is missing.
-func dig(v any, steps ...any) any {
-	for _, s := range steps {
-		switch s := s.(type) {
-		case string:
-			m, ok := v.(map[string]any)
-			if !ok {
-				return nil
-			}
-			v = m[s]
-		case int:
-			a, ok := v.([]any)
-			if !ok || s >= len(a) {
-				return nil
-			}
-			v = a[s]
-		}
-	}
-	return v
-}
-
-// str is dig for a string value ("" when missing).
-func str(v any, steps ...any) string {
-	s, _ := dig(v, steps...).(string)
-	return s
-}
-
 // without returns a copy of doc without the given top-level keys.
 func without(doc obj, keys ...string) obj {
 	out := obj{}
@@ -196,14 +136,6 @@ func etagFor(t testing.TB, id, updatedAt string) string {
 	}
 	sum := md5.Sum([]byte(id + "-" + strconv.FormatInt(ms/1000, 10) + "." + frac))
 	return hex.EncodeToString(sum[:])
-}
-
-// checkJSON compares a decoded value with a wanted one (apitest.Match).
-func checkJSON(t testing.TB, what string, got, want any) {
-	t.Helper()
-	if diffs := apitest.Match(got, apitest.Normalize(want)); len(diffs) > 0 {
-		t.Errorf("%s:\n  %s", what, strings.Join(diffs, "\n  "))
-	}
 }
 
 func TestPageDocument(t *testing.T) {

@@ -39,7 +39,7 @@ import (
 
 var updateSite = flag.Bool("update-site", false, "rewrite testdata/site/*.html")
 
-const wwwHost = "www.localhost"
+const wwwHost = apitest.WWWHost
 
 // siteEnv starts a server with the full demo site "www".
 func siteEnv(t *testing.T, b storetest.Backend) (*apitest.Env, *store.Site) {
@@ -63,21 +63,6 @@ func onEveryStore(t *testing.T, fn func(t *testing.T, env *apitest.Env, site *st
 			fn(t, env, site)
 		})
 	}
-}
-
-func visit(t *testing.T, env *apitest.Env, path string, header ...string) *apitest.Response {
-	t.Helper()
-	h := http.Header{}
-	for i := 0; i+1 < len(header); i += 2 {
-		h.Add(header[i], header[i+1])
-	}
-	return env.Visit(t, "GET", wwwHost, path, h, nil)
-}
-
-// api calls the API as the www site's admin.
-func api(t *testing.T, env *apitest.Env, site *store.Site, method, path string, body any, want int) *apitest.Response {
-	t.Helper()
-	return mustDo(t, env, apitest.Scenario{Method: method, Path: path, Body: body, As: "www", Site: site.ID}, want)
 }
 
 func wantStatus(t *testing.T, res *apitest.Response, want int) {
@@ -620,11 +605,6 @@ func simulatorCode(t *testing.T, kinds map[string]map[string]string) string {
 		t.Fatal(err)
 	}
 	return base64.StdEncoding.EncodeToString(b.Bytes())
-}
-
-func pageID(t *testing.T, env *apitest.Env, site *store.Site, ref string) string {
-	t.Helper()
-	return str(api(t, env, site, "GET", "/pages/"+ref, nil, 200).JSON, "id")
 }
 
 // TestSiteChannelListing: `channels.<slug>` in a template, filtered with

@@ -258,6 +258,28 @@ func (s *Server) handleEntryDelete(w http.ResponseWriter, r *http.Request) error
 	return nil
 }
 
+// handleEntryDeleteMany handles "POST /api/channels/{channel}/entries/delete"
+// with {"ids": [...]}: the entries (ids or slugs) are deleted in one
+// transaction, all of them or, when one is missing, none.
+func (s *Server) handleEntryDeleteMany(w http.ResponseWriter, r *http.Request) error {
+	body, err := readBody(r)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		IDs []string `json:"ids"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return cms.Errorf(cms.EInvalidJSON, "The body must be {\"ids\": [\"<entry id or slug>\", ...]}.")
+	}
+	ids, err := s.Entries.DeleteEntries(r.Context(), principal(r).Site, r.PathValue("channel"), req.IDs)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "deleted": ids})
+	return nil
+}
+
 // entryETag is the ETag of an entry's read shape, from its id and
 // updated_at (entries.ETag), which the shape begins with: only the keys
 // before updated_at are decoded.

@@ -98,6 +98,7 @@ func (s *Server) routes() {
 	s.handleLimit("PUT /api/channels/{channel}/entries/{entry}", needSite, pageBodyBytes, s.handleEntryUpdate)
 	s.handleLimit("PATCH /api/channels/{channel}/entries/{entry}", needSite, pageBodyBytes, s.handleEntryUpdate)
 	s.handle("DELETE /api/channels/{channel}/entries/{entry}", needSite, s.handleEntryDelete)
+	s.handle("POST /api/channels/{channel}/entries/delete", needSite, s.handleEntryDeleteMany)
 
 	s.handle("GET /api/customers", needSite, s.handleCustomerList)
 	s.handle("GET /api/customers/count", needSite, s.handleCustomerCount)

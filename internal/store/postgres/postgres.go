@@ -93,6 +93,7 @@ func OpenUnmigrated(ctx context.Context, dsn string, clock cms.Clock) (*DB, erro
 		Migrations:            migrations,
 		// plainto_tsquery ANDs the words and ignores any operator in them.
 		SearchMatch: `tsv @@ plainto_tsquery('simple', ?)`,
+		SearchIn:    `e.id IN (SELECT entry_id FROM entry_search WHERE %s OFFSET 0)`,
 		Holds:       `position(?::bytea IN doc) > 0`,
 		SearchQuery: func(words []string) string { return strings.Join(words, " ") },
 		// A transaction-scoped advisory lock, keyed by schema so that

@@ -81,7 +81,8 @@ func (t *tx) swapSlugDoc(table, siteID, id, slug string, updatedAt time.Time, do
 
 // Delete removes the channel; its entries, their values and references go
 // with it (ON DELETE CASCADE). Their search rows are deleted first, as
-// SQLite's virtual table takes no part in foreign keys.
+// SQLite's search rows (and the full-text index their triggers keep) take
+// no part in foreign keys.
 func (x channels) Delete(siteID, id string) error {
 	op := "delete channel " + id + " of site " + siteID
 	_, err := x.exec(`DELETE FROM entry_search WHERE entry_id IN

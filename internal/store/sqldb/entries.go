@@ -1,6 +1,7 @@
 package sqldb
 
 import (
+	"cmp"
 	"database/sql"
 	"errors"
 	"fmt"
@@ -99,7 +100,8 @@ func (x entries) putDerived(e *store.Entry, op string) error {
 
 // deleteDerived deletes the derived rows of the site's entries that match
 // cond (on entries e). The values and references would go with the entry
-// anyway (ON DELETE CASCADE), but not SQLite's virtual search table.
+// anyway (ON DELETE CASCADE), but not the search rows (SQLite's full-text
+// index follows them by trigger, and takes no part in foreign keys).
 func (x entries) deleteDerived(op, cond string, args ...any) error {
 	for _, table := range []string{"entry_values", "entry_refs", "entry_search"} {
 		_, err := x.exec(`DELETE FROM `+table+` WHERE entry_id IN (SELECT e.id FROM entries e WHERE `+cond+`)`,
@@ -188,7 +190,8 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 			cond += ` AND locale = ?`
 			args = append(args, q.Locale)
 		}
-		where += ` AND e.id IN (SELECT entry_id FROM entry_search WHERE ` + cond + `)`
+		in := cmp.Or(x.dialect.SearchIn, `e.id IN (SELECT entry_id FROM entry_search WHERE %s)`)
+		where += ` AND ` + fmt.Sprintf(in, cond)
 		searched = true
 	}
 

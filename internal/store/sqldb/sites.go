@@ -183,8 +183,8 @@ func (x sites) loadDomains(list []*store.Site) error {
 
 // Delete removes the site; every table of site records references sites
 // (directly or through a parent) with ON DELETE CASCADE. Entry search rows
-// are deleted first, as SQLite's virtual table takes no part in foreign
-// keys.
+// are deleted first: SQLite's (and the full-text index kept from them)
+// take no part in foreign keys.
 func (x sites) Delete(id string) error {
 	op := "delete site " + id
 	if _, err := x.exec(`DELETE FROM entry_search WHERE entry_id IN (SELECT id FROM entries WHERE site_id = ?)`, id); err != nil {

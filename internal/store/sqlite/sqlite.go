@@ -93,7 +93,10 @@ func open(ctx context.Context, path string, clock cms.Clock, migrate bool) (*DB,
 		IndexedBy:             true,
 		// FTS5: each word a quoted phrase (so no word is an operator), all
 		// of them ANDed.
-		SearchMatch: `entry_search MATCH ?`,
+		// The full-text index is keyed by entry_search's integer id, and
+		// the row by the entry's rowid (migration 0024).
+		SearchMatch: `id IN (SELECT rowid FROM entry_search_fts WHERE entry_search_fts MATCH ?)`,
+		SearchIn:    `e.rowid IN (SELECT entry_key FROM entry_search WHERE %s)`,
 		Holds:       `instr(doc, ?) > 0`,
 		SearchQuery: func(words []string) string {
 			q := make([]string, len(words))

@@ -6,8 +6,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -346,4 +348,111 @@ func TestRolesBackfill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// TestEntrySearchKeyed runs migration 0024 on a database whose entries'
+// search rows are in the FTS5 table of 0006: afterwards the same searches
+// find the same entries (per locale), and a write or delete of an entry
+// replaces or removes its rows in the new full-text index.
+func TestEntrySearchKeyed(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "tessera.db")
+	db := MustOpen(t, path)
+	var site, channel string
+	ids := map[string]string{}
+	texts := map[string]map[string]string{
+		"a": {"en": "a red river", "nl": "een rode rivier"},
+		"b": {"en": "a blue river"},
+		"c": {"en": "a green forest", "nl": "een groen bos"},
+	}
+	err := db.Update(ctx, func(tx store.Tx) error {
+		now := tx.Now()
+		site = cms.NewID(now)
+		if err := tx.Sites().Create(&store.Site{ID: site, ShortID: "acme", Name: "Acme", DefaultLocale: "en",
+			Locales: []string{"en", "nl"}, Timezone: "UTC", CreatedAt: now, UpdatedAt: now}); err != nil {
+			return err
+		}
+		channel = cms.NewID(now)
+		if err := tx.Channels().Create(&store.Channel{ID: channel, SiteID: site, Slug: "posts", Doc: []byte(`{}`),
+			CreatedAt: now, UpdatedAt: now}); err != nil {
+			return err
+		}
+		for _, slug := range []string{"a", "b", "c"} {
+			ids[slug] = cms.NewID(now)
+			if err := tx.Entries().Create(&store.Entry{ID: ids[slug], SiteID: site, ChannelID: channel, Slug: slug,
+				Doc: []byte(`{}`), CreatedAt: now, UpdatedAt: now, Search: texts[slug]}); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+
+	// Back to before 0024: the rows in an FTS5 table of their own.
+	conn, err := sql.Open("sqlite", sqlite.DSN(path, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{`DROP TRIGGER entry_search_put`, `DROP TRIGGER entry_search_drop`, `DROP TABLE entry_search_fts`,
+		`ALTER TABLE entry_search RENAME TO entry_search_rows`,
+		`CREATE VIRTUAL TABLE entry_search USING fts5 (entry_id UNINDEXED, locale UNINDEXED, body)`,
+		`INSERT INTO entry_search (entry_id, locale, body) SELECT entry_id, locale, body FROM entry_search_rows`,
+		`DROP TABLE entry_search_rows`,
+		`DELETE FROM schema_migrations WHERE version = 24`} {
+		if _, err := conn.Exec(q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	conn.Close()
+
+	db = MustOpen(t, path)
+	search := func(words, locale string, want ...string) {
+		t.Helper()
+		err := db.View(ctx, func(tx store.Tx) error {
+			es, total, err := tx.Entries().List(site, channel, store.EntryQuery{Search: words, Locale: locale}, store.ListOptions{Limit: 10})
+			if err != nil {
+				return err
+			}
+			var got []string
+			for _, e := range es {
+				got = append(got, e.Slug)
+			}
+			if strings.Join(got, " ") != strings.Join(want, " ") || total != len(want) {
+				t.Errorf("search %q in %q: got %v (total %d), want %v", words, locale, got, total, want)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	search("river", "", "a", "b")
+	search("river", "nl")
+	search("rivier", "nl", "a")
+	search("green forest", "en", "c")
+	search("bos", "", "c")
+
+	err = db.Update(ctx, func(tx store.Tx) error {
+		e, err := tx.Entries().Get(site, ids["b"])
+		if err != nil {
+			return err
+		}
+		prev := e.UpdatedAt
+		e.UpdatedAt = prev.Add(time.Second)
+		e.Search = map[string]string{"en": "a blue lake"}
+		if err := tx.Entries().Update(e, prev); err != nil {
+			return err
+		}
+		return tx.Entries().Delete(site, ids["c"])
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	search("river", "", "a")
+	search("lake", "en", "b")
+	search("forest", "")
+	search("bos", "")
 }

@@ -5,7 +5,10 @@
 
 import * as api from './api.js';
 import { h, clear, id, toast, confirm, dialog, when, debounce, field } from './dom.js';
-import { go } from './app.js';
+import { go, isAdmin } from './app.js';
+import { renderField } from './fields.js';
+import { searchRefs, titleOf } from './entry.js';
+import { pickUpload } from './media.js';
 
 const perPage = 25;
 const statuses = ['active', 'pending', 'disabled'];
@@ -140,7 +143,7 @@ export class CustomerScreen {
       textControl('lastname', 'Last name', c.lastname),
       selectControl('language', 'Language', c.language, this.site.locales || [c.language]),
       selectControl('status', 'Status', c.status, statuses),
-      ...fields.map((f) => customControl(f, c[f.name])),
+      ...fields.map((f) => customControl(f, c[f.name], this.site)),
     ];
     for (const ctl of this.controls) ctl.onChange(() => this.changed());
     this.saveBtn = h('button', { type: 'submit', class: 'btn btn-primary', disabled: true }, 'Save customer');
@@ -258,8 +261,26 @@ function selectControl(name, label, value, options) {
   return { name, el: field(label, sel), value: () => sel.value, onChange: (fn) => sel.addEventListener('change', fn) };
 }
 
-/** customControl is a custom field's control, by its type; types without one of their own take JSON. */
-function customControl(f, value) {
+/**
+ * widgetControl is a custom field drawn by the entry form's control for its
+ * type (fields.js): references and customers searched and picked, files and
+ * galleries uploaded, reordered and captioned, multi-selects, geo points.
+ * It holds the value the control last sent (its wire form) once changed.
+ */
+function widgetControl(f, value, site) {
+  let sent = null;
+  const listeners = [];
+  const el = renderField(f, value, {
+    site, admin: isAdmin(), readOnly: false,
+    change: (wire) => { sent = { wire }; for (const fn of listeners) fn(); },
+    invalid: () => {},
+    searchRefs, titleOf, pickUpload: () => pickUpload(site),
+  });
+  return { name: f.name, el, value: () => sent, onChange: (fn) => listeners.push(fn), wire: (v) => v.wire };
+}
+
+/** customControl is a custom field's control, by its type; the other types take the entry form's. */
+function customControl(f, value, site) {
   const label = f.label || f.name;
   const hint = f.hint || null;
   const name = f.name;
@@ -296,14 +317,7 @@ function customControl(f, value) {
         options.map((o) => h('option', { value: o.id, selected: o.id === current || o.slug === current || o.name === current }, o.name)));
       return { name, el: field(label, sel, { hint }), value: () => sel.value, onChange: (fn) => sel.addEventListener('change', fn), wire: (v) => v === '' ? null : v };
     }
-    default: {
-      const ta = h('textarea', { class: 'textarea input-mono', name, rows: 3 });
-      ta.value = value == null ? '' : JSON.stringify(value, null, 2);
-      return { name, el: field(`${label} (${f.type}, JSON)`, ta, { hint }), value: () => ta.value, onChange: (fn) => ta.addEventListener('input', fn),
-        wire: (v) => {
-          if (v.trim() === '') return null;
-          try { return JSON.parse(v); } catch { throw new Error(`${label} is not valid JSON.`); }
-        } };
-    }
+    default:
+      return widgetControl(f, value, site);
   }
 }

@@ -310,27 +310,18 @@ export class EntriesScreen {
   async bulkDelete() {
     const ids = [...this.selected];
     if (!(await confirm('Delete entries', `Delete ${ids.length} entr${ids.length === 1 ? 'y' : 'ies'}? References to them are removed too. This cannot be undone.`, 'Delete', true))) return;
-    let done = 0;
-    const failed = [];
-    // A few at a time: each is one DELETE, which runs the channel's callbacks.
-    const queue = ids.slice();
-    const worker = async () => {
-      while (queue.length) {
-        const eid = queue.shift();
-        try {
-          await api.del(api.entryPath(this.channelRef, eid));
-          done++;
-          this.selected.delete(eid);
-        } catch (e) {
-          if (e.status === 404) { done++; this.selected.delete(eid); } else failed.push(`${eid}: ${e.message}`);
-        }
-        this.bulk.querySelector('.bulk-count').textContent = `Deleting… ${done} of ${ids.length}`;
-      }
-    };
-    await Promise.all([worker(), worker(), worker(), worker()]);
-    if (failed.length) toast(`${failed.length} not deleted: ${failed[0]}`, 'error');
-    else toast(`${done} entr${done === 1 ? 'y' : 'ies'} deleted.`, 'success');
-    announce(`${done} deleted`);
+    // One request, one transaction: all of them are deleted or none is.
+    this.bulk.querySelector('.bulk-count').textContent = `Deleting ${ids.length}…`;
+    try {
+      const res = await api.post(api.channelPath(this.channelRef, '/entries/delete'), { ids });
+      const n = res.data.deleted.length;
+      this.selected.clear();
+      toast(`${n} entr${n === 1 ? 'y' : 'ies'} deleted.`, 'success');
+      announce(`${n} deleted`);
+    } catch (e) {
+      toast(`Nothing was deleted: ${e.message}`, 'error');
+      this.drawBulk();
+    }
     await this.fetch();
     if (!this.rows.length && this.page > 1) { this.page -= 1; await this.fetch(); }
   }

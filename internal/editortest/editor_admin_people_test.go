@@ -1,4 +1,4 @@
-package apitest_test
+package editortest_test
 
 import (
 	"net/url"
@@ -101,16 +101,16 @@ func TestAdminMembers(t *testing.T) {
 			Body: obj{"token": token, "password": "battery staple"}, WantBody: obj{"field": "token"}}, 422)
 		s := signIn(t, env, "new@example.com", "battery staple")
 		env.Run(t, []apitest.Scenario{
-			s.as(env, apitest.Scenario{Name: "InviteeRole", Path: "/user", Site: "-", WantStatus: 200,
+			s.As(env, apitest.Scenario{Name: "InviteeRole", Path: "/user", Site: "-", WantStatus: 200,
 				WantBody: obj{"sites": []obj{{"id": env.Site.ID, "short_id": "demo", "name": apitest.Any, "role": "editor"}}}}),
-			s.as(env, apitest.Scenario{Name: "InviteeIsEditor", Path: "/sites/demo/members", WantStatus: 403}),
+			s.As(env, apitest.Scenario{Name: "InviteeIsEditor", Path: "/sites/demo/members", WantStatus: 403}),
 			{Name: "Promote", Method: "PATCH", Path: "/sites/demo/members/new@example.com", Body: obj{"role": "admin"},
 				WantStatus: 200, WantBody: obj{"role": "admin", "invited": false}},
-			s.as(env, apitest.Scenario{Name: "PromotedSeesPeople", Path: "/sites/demo/members", WantStatus: 200}),
+			s.As(env, apitest.Scenario{Name: "PromotedSeesPeople", Path: "/sites/demo/members", WantStatus: 200}),
 			// With two admins, the demo admin may step down; then the new
 			// admin is the last one.
 			{Name: "Demote", Method: "PATCH", Path: "/sites/demo/members/" + demo.AdminEmail, As: "site", Body: obj{"role": "editor"}, WantStatus: 200},
-			s.as(env, apitest.Scenario{Name: "SelfRemoveLast", Method: "DELETE", Path: "/sites/demo/members/new@example.com", WantStatus: 409}),
+			s.As(env, apitest.Scenario{Name: "SelfRemoveLast", Method: "DELETE", Path: "/sites/demo/members/new@example.com", WantStatus: 409}),
 			{Name: "RestoreAdmin", Method: "PATCH", Path: "/sites/demo/members/" + demo.AdminEmail, As: "site", Body: obj{"role": "admin"}, WantStatus: 200},
 			{Name: "RemoveEditor", Method: "DELETE", Path: "/sites/demo/members/editor@example.com", WantStatus: 204},
 			{Name: "RemovedEditorLocked", Path: "/pages", As: "editor", WantStatus: 403},

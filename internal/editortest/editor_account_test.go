@@ -1,4 +1,4 @@
-package apitest_test
+package editortest_test
 
 import (
 	"context"
@@ -51,28 +51,28 @@ func TestEditorPasswordChange(t *testing.T) {
 			t.Fatal(err)
 		}
 		change := func(name, current, password string, status int, body any) apitest.Scenario {
-			return s.as(env, apitest.Scenario{Name: name, Method: "POST", Path: "/user/password", Site: "-",
+			return s.As(env, apitest.Scenario{Name: name, Method: "POST", Path: "/user/password", Site: "-",
 				Body: obj{"current_password": current, "password": password}, WantStatus: status, WantBody: body})
 		}
 		env.Run(t, []apitest.Scenario{
 			// The site switcher's list: every site with the role on it.
-			s.as(env, apitest.Scenario{Name: "Sites", Path: "/user", Site: "-", WantStatus: 200, WantBody: obj{"email": "ann@example.com", "sites": []obj{
+			s.As(env, apitest.Scenario{Name: "Sites", Path: "/user", Site: "-", WantStatus: 200, WantBody: obj{"email": "ann@example.com", "sites": []obj{
 				{"id": env.Site.ID, "short_id": "demo", "name": env.Site.Name, "role": "admin"},
 				{"id": env.OtherSite.ID, "short_id": "other", "name": "Other", "role": "editor"}}}}),
 			{Name: "SiteTokenHasNoUser", Path: "/user", As: "site", WantStatus: 404},
 			change("WrongCurrent", "wrong horse", "battery staple", 422, obj{"code": "validation_failed", "field": "current_password"}),
 			change("ShortNew", "correct horse", "short", 422, obj{"field": "password"}),
-			{Name: "Missing", Method: "POST", Path: "/user/password", Site: "-", As: "none", Headers: s.headers(env),
+			{Name: "Missing", Method: "POST", Path: "/user/password", Site: "-", As: "none", Headers: s.Headers(env),
 				Body: obj{"password": "battery staple"}, WantStatus: 422, WantBody: obj{"field": "current_password"}},
-			s.as(env, apitest.Scenario{Name: "NoCSRF", Method: "POST", Path: "/user/password", Site: "-",
+			s.As(env, apitest.Scenario{Name: "NoCSRF", Method: "POST", Path: "/user/password", Site: "-",
 				Body: obj{"current_password": "correct horse", "password": "battery staple"}, WantStatus: 403}, "X-CSRF-Token", ""),
 			{Name: "SiteToken", Method: "POST", Path: "/user/password", As: "site", Body: obj{"current_password": "x", "password": "battery staple"},
 				WantStatus: 404},
 			change("Changed", "correct horse", "battery staple", 204, nil),
 			// The caller's session goes on; the user's other sign-ins end;
 			// what an operator made stays.
-			s.as(env, apitest.Scenario{Name: "SessionLives", Path: "/pages", WantStatus: 200}),
-			other.as(env, apitest.Scenario{Name: "OtherSessionEnded", Path: "/pages", WantStatus: 401}),
+			s.As(env, apitest.Scenario{Name: "SessionLives", Path: "/pages", WantStatus: 200}),
+			other.As(env, apitest.Scenario{Name: "OtherSessionEnded", Path: "/pages", WantStatus: 401}),
 			{Name: "CLISignInEnded", Path: "/user", As: "token:" + cli, Site: "-", WantStatus: 401},
 			{Name: "OperatorTokenLives", Path: "/user", As: "token:" + op, Site: "-", WantStatus: 200},
 			{Name: "OldPassword", Method: "POST", Path: "/auth/session", As: "none", Site: "-",
@@ -163,7 +163,7 @@ func TestEditorPasswordReset(t *testing.T) {
 			confirm("Reset", token, "battery staple", 204, nil),
 			confirm("UsedToken", token, "battery staple 2", 422, obj{"field": "token"}),
 			// Every sign-in ends; none is made.
-			s.as(env, apitest.Scenario{Name: "SessionEnded", Path: "/pages", WantStatus: 401}),
+			s.As(env, apitest.Scenario{Name: "SessionEnded", Path: "/pages", WantStatus: 401}),
 			{Name: "CLISignInEnded", Path: "/user", As: "token:" + cli, Site: "-", WantStatus: 401},
 			{Name: "OldPassword", Method: "POST", Path: "/auth/session", As: "none", Site: "-",
 				Body: obj{"email": "ann@example.com", "password": "correct horse"}, WantStatus: 401},

@@ -1,4 +1,4 @@
-package apitest_test
+package editortest_test
 
 import (
 	"strings"
@@ -67,7 +67,12 @@ func TestEditorAdminCustomers(t *testing.T) {
 		mustDo(t, env, apitest.Scenario{Method: "PATCH", Path: "/sites/www", As: admin, Site: "-", Body: obj{"customer_confirmation": true}}, 200)
 		mustDo(t, env, apitest.Scenario{Method: "PATCH", Path: "/customers/customizations", As: admin, Site: site.ID, Body: []obj{
 			{"name": "company", "label": "Company", "type": "string"},
-			{"name": "newsletter", "label": "Newsletter", "type": "boolean"}}}, 200)
+			{"name": "newsletter", "label": "Newsletter", "type": "boolean"},
+			{"name": "favourite", "label": "Favourite article", "type": "belongs_to", "reference": "articles"},
+			{"name": "photos", "label": "Photos", "type": "gallery"}}}, 200)
+		arts := mustDo(t, env, apitest.Scenario{Path: "/channels/articles/entries?sort=slug", As: admin, Site: site.ID}, 200).JSON.([]any)
+		firstArt := arts[0].(obj)
+		photos := writeFiles(t, "portrait", 2)
 		b := newBrowser(t, env)
 		b.signIn()
 		b.step("customers",
@@ -107,6 +112,18 @@ func TestEditorAdminCustomers(t *testing.T) {
 			typeInto(`input[name="company"]`, "Lane & Co"),
 			click(`input[name="newsletter"] + label`),
 			setSelect(`select[name="status"]`, "active"),
+		)
+		// The reference and the gallery take the entry form's controls, not JSON.
+		b.step("customer-widgets",
+			pickRef("favourite", firstArt["title"].(string), ""),
+			textHas(`[data-field="favourite"] .chips`, firstArt["title"].(string)),
+			chromedp.SetUploadFiles(`[data-field="photos"] input[type=file]`, photos, chromedp.ByQuery),
+			waitJS(`document.querySelectorAll('[data-field="photos"] .gallery-item').length === 2`),
+			click(`[data-field="photos"] .gallery-item:nth-child(2) .g-up`),
+			setVal(`[data-field="photos"] .gallery-item:nth-child(1) input[type=text]`, "Second, now first"),
+			chromedp.ScrollIntoView(`[data-field="favourite"]`, chromedp.ByQuery),
+		)
+		b.step("customer-saved",
 			click(`.customer-form button[type="submit"]`),
 			textHas(`.toasts`, "Customer saved."),
 			textHas(`.customer .screen-head`, "active"),
@@ -115,6 +132,19 @@ func TestEditorAdminCustomers(t *testing.T) {
 		if got["company"] != "Lane & Co" || got["newsletter"] != true || got["status"] != "active" || got["name"] != "Cara Lane" {
 			t.Errorf("the customer after saving: %v", got)
 		}
+		if str(got, "favourite", "id") != firstArt["id"] {
+			t.Errorf("favourite after saving: %v, want a reference to %v", got["favourite"], firstArt["id"])
+		}
+		if g, _ := got["photos"].([]any); len(g) != 2 || str(g[0], "caption") != "Second, now first" ||
+			str(g[0], "file", "filename") != "portrait-2.png" || str(g[1], "file", "filename") != "portrait-1.png" {
+			t.Errorf("photos after saving: %v, want portrait-2.png (captioned) then portrait-1.png", got["photos"])
+		}
+		b.step("customer-reloaded",
+			chromedp.Reload(),
+			waitJS(`document.querySelectorAll('[data-field="photos"] .gallery-item').length === 2`),
+			textHas(`[data-field="favourite"] .chips`, firstArt["title"].(string)),
+			chromedp.ScrollIntoView(`[data-field="favourite"]`, chromedp.ByQuery),
+		)
 		// The password reset mail goes out through the mail transport.
 		sentBefore := len(env.Mail.Sent())
 		b.step("reset-sent",

@@ -1,4 +1,4 @@
-package apitest_test
+package editortest_test
 
 import (
 	"testing"

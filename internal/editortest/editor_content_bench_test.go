@@ -1,4 +1,4 @@
-package apitest_test
+package editortest_test
 
 import (
 	"context"
@@ -30,7 +30,7 @@ const edBenchEntries = 100000
 // elsewhere in the site, so that no cache of a previous identical answer
 // serves it:
 //
-//	go test -run XXX -bench BenchmarkEditorEntriesTable -benchtime 10x -timeout 60m ./internal/apitest
+//	go test -run XXX -bench BenchmarkEditorEntriesTable -benchtime 10x -timeout 60m ./internal/editortest
 func BenchmarkEditorEntriesTable(b *testing.B) {
 	if testing.Short() {
 		b.Skip("builds 100,000 entries per backend")
@@ -92,10 +92,10 @@ func BenchmarkEditorEntriesTable(b *testing.B) {
 				b.Fatal(setupErr)
 			}
 			b.Logf("%s: %d entries made in %v", backend.Name, n, time.Since(start).Round(time.Second))
-			if db.driver == "pgx" {
+			if db.Driver == "pgx" {
 				// Statistics, as autovacuum gathers them after a bulk load
 				// (it is off on the test server).
-				conn, err := sql.Open(db.driver, db.dsn)
+				conn, err := sql.Open(db.Driver, db.DSN)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -1,14 +1,18 @@
-package apitest_test
+package editortest_test
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/entries"
+	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
@@ -165,6 +169,80 @@ func TestUploadLibrary(t *testing.T) {
 		}
 		if got := fetch(t, env, entry["photo"].(map[string]any)["url"].(string), nil); got.StatusCode != http.StatusOK {
 			t.Errorf("GET the entry's copy: %d, want 200", got.StatusCode)
+		}
+	})
+}
+
+// TestEntryBulkDelete: POST …/entries/delete deletes the entries it names
+// (ids or slugs) in one transaction: a name of no entry of the channel
+// deletes none; otherwise every one goes, the references to them are
+// dropped, and the after-delete hooks run once per entry.
+func TestEntryBulkDelete(t *testing.T) {
+	eachStore(t, func(t *testing.T, env *apitest.Env) {
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels", Body: obj{"name": "Notes", "customizations": []obj{
+			{"name": "title", "type": "string"}, {"name": "see", "type": "belongs_to", "reference": "notes"}}}}, 201)
+		ids := map[string]string{}
+		for _, s := range []string{"a", "b", "c", "d"} {
+			body := obj{"title": s, "slug": s}
+			if s == "d" {
+				body["see"] = ids["a"]
+			}
+			ids[s] = mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels/notes/entries", Body: body}, 201).JSON.(obj)["id"].(string)
+		}
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels", Body: obj{"name": "Other", "customizations": []obj{{"name": "title", "type": "string"}}}}, 201)
+		other := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels/other/entries", Body: obj{"title": "x"}}, 201).JSON.(obj)["id"].(string)
+		var after []string
+		var mu sync.Mutex
+		env.Events.After(events.EntryDelete, func(ctx context.Context, ev events.Event) error {
+			mu.Lock()
+			after = append(after, ev.ID)
+			mu.Unlock()
+			return nil
+		})
+		const path = "/channels/notes/entries/delete"
+		many := make([]string, entries.MaxBulkDelete+1)
+		for i := range many {
+			many[i] = ids["a"]
+		}
+		env.Run(t, []apitest.Scenario{
+			{Name: "Empty", Method: "POST", Path: path, Body: obj{"ids": []string{}}, WantStatus: 422, WantBody: obj{"field": "ids"}},
+			{Name: "NoBody", Method: "POST", Path: path, Body: obj{}, WantStatus: 422},
+			{Name: "NotJSON", Method: "POST", Path: path, Body: "ids", WantStatus: 400},
+			{Name: "TooMany", Method: "POST", Path: path, Body: obj{"ids": many}, WantStatus: 422},
+			{Name: "OneMissing", Method: "POST", Path: path, Body: obj{"ids": []string{ids["a"], "nope", ids["b"]}}, WantStatus: 404,
+				WantBody: obj{"code": 101, "message": apitest.Any}},
+			{Name: "OtherChannel", Method: "POST", Path: path, Body: obj{"ids": []string{ids["a"], other}}, WantStatus: 404},
+			{Name: "OtherSite", Method: "POST", Path: path, As: "other", Body: obj{"ids": []string{ids["a"]}}, WantStatus: 404},
+			{Name: "NothingDeleted", Path: "/channels/notes/entries/count", WantStatus: 200, WantBody: obj{"count": 4}},
+			{Name: "NoChannel", Method: "POST", Path: "/channels/nope/entries/delete", Body: obj{"ids": []string{ids["a"]}}, WantStatus: 404},
+			{Name: "Deleted", Method: "POST", Path: path, Body: obj{"ids": []string{ids["a"], "b", ids["b"]}}, WantStatus: 200,
+				WantBody: obj{"status": "ok", "deleted": []string{ids["a"], ids["b"]}}},
+			{Name: "Gone", Path: "/channels/notes/entries/" + ids["a"], WantStatus: 404},
+			{Name: "Left", Path: "/channels/notes/entries/count", WantStatus: 200, WantBody: obj{"count": 2}},
+			{Name: "ReferenceDropped", Path: "/channels/notes/entries/d", WantStatus: 200, WantBody: obj{"see": nil}},
+		})
+		mu.Lock()
+		if len(after) != 2 || after[0] != ids["a"] || after[1] != ids["b"] {
+			t.Errorf("after-delete hooks ran for %v, want a then b", after)
+		}
+		mu.Unlock()
+
+		// A before hook refusing one entry keeps them all.
+		var seen []string
+		env.Events.Before(events.EntryDelete, func(_ context.Context, e events.Event) error {
+			seen = append(seen, e.ID)
+			if e.ID == ids["d"] {
+				return cms.Errorf(cms.EValidationFailed, "kept")
+			}
+			return nil
+		})
+		env.Run(t, []apitest.Scenario{
+			{Name: "Refused", Method: "POST", Path: path, Body: obj{"ids": []string{"c", "d"}}, WantStatus: 422,
+				WantBody: obj{"code": "validation_failed", "message": "kept"}},
+			{Name: "BothKept", Path: "/channels/notes/entries/count", WantStatus: 200, WantBody: obj{"count": 2}},
+		})
+		if len(seen) != 2 {
+			t.Errorf("before hooks ran for %v, want c and d", seen)
 		}
 	})
 }

@@ -1,4 +1,4 @@
-package apitest_test
+package editortest_test
 
 import (
 	"fmt"
@@ -98,6 +98,19 @@ func TestEditorUIEntriesTable(t *testing.T) {
 		b.step("columns-chosen",
 			waitJS(`document.querySelector('th[data-col="notes"]') && !document.querySelector('th[data-col="price"]')`),
 		)
+
+		// The ten red ones deleted at once: one request, one transaction.
+		b.step("bulk-selected",
+			click(`.entries-table thead .cell-check input`),
+			textHas(`.bulk-count`, "10 selected"),
+			click(`#bulk-delete`),
+			chromedp.WaitVisible(`dialog[open]`, chromedp.ByQuery),
+		)
+		b.run("confirm bulk delete", clickButton("Delete", true), count(0))
+		b.shot("bulk-deleted")
+		if n := do("GET", "/channels/products/entries/count", nil, 200)["count"]; n != 20.0 {
+			t.Errorf("after the bulk delete: %v entries, want 20", n)
+		}
 
 		// Someone else saves the entry while it is open here.
 		b.step("entry-open",

@@ -1,4 +1,4 @@
-package apitest_test
+package editortest_test
 
 import (
 	"bytes"
@@ -91,20 +91,20 @@ func TestEditorFirstRun(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The new admin is signed in: the answer's session works as any.
-		s := session{cookie: sessionCookieOf(t, &apitest.Response{Header: header}), csrf: body["csrf_token"].(string)}
+		s := session{Cookie: sessionCookieOf(t, &apitest.Response{Header: header}), CSRF: body["csrf_token"].(string)}
 		if diffs := apitest.Match(body, apitest.Normalize(obj{"user": obj{"email": "owner@example.com", "name": "Owner"},
 			"csrf_token": apitest.Any, "expires_at": apitest.Any})); len(diffs) > 0 {
 			t.Errorf("first run answer: %v\n%s", diffs, raw)
 		}
-		user := mustDo(t, env, s.as(env, apitest.Scenario{Path: "/user", Site: "-",
+		user := mustDo(t, env, s.As(env, apitest.Scenario{Path: "/user", Site: "-",
 			WantBody: obj{"sites": []obj{{"id": apitest.Any, "short_id": "acme", "name": "Acme", "role": "admin"}}}}), 200)
 		siteID := user.JSON.(obj)["sites"].([]any)[0].(obj)["id"].(string)
 		env.Run(t, []apitest.Scenario{
-			s.as(env, apitest.Scenario{Name: "MatchesUser", Path: "/user", Site: "-", WantStatus: 200,
+			s.As(env, apitest.Scenario{Name: "MatchesUser", Path: "/user", Site: "-", WantStatus: 200,
 				WantBody: obj{"sites": []obj{{"short_id": "acme", "role": "admin"}}}}),
-			s.as(env, apitest.Scenario{Name: "StarterTheme", Path: "/themes", Site: siteID, WantStatus: 200,
+			s.As(env, apitest.Scenario{Name: "StarterTheme", Path: "/themes", Site: siteID, WantStatus: 200,
 				WantBody: []obj{{"name": "default", "active": true, "id": apitest.Any, "site_short_id": "acme", "created_at": apitest.Any, "updated_at": apitest.Any}}}),
-			s.as(env, apitest.Scenario{Name: "PagesAtOnce", Method: "POST", Path: "/pages", Site: siteID, Body: obj{"title": "Home", "template": "page"},
+			s.As(env, apitest.Scenario{Name: "PagesAtOnce", Method: "POST", Path: "/pages", Site: siteID, Body: obj{"title": "Home", "template": "page"},
 				WantStatus: 201}),
 			{Name: "NotNeeded", Path: "/setup", As: "none", Site: "-", WantStatus: 200, WantBody: obj{"needed": false}},
 			{Name: "Again", Method: "POST", Path: "/setup", As: "none", Site: "-",
@@ -125,10 +125,10 @@ func TestEditorFirstRunExistingSites(t *testing.T) {
 			t.Fatal(err)
 		}
 		res := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/setup", As: "none", Site: "-", Body: firstAdmin}, 201)
-		s := session{cookie: sessionCookieOf(t, res), csrf: res.JSON.(obj)["csrf_token"].(string)}
-		mustDo(t, env, s.as(env, apitest.Scenario{Path: "/user", Site: "-",
+		s := session{Cookie: sessionCookieOf(t, res), CSRF: res.JSON.(obj)["csrf_token"].(string)}
+		mustDo(t, env, s.As(env, apitest.Scenario{Path: "/user", Site: "-",
 			WantBody: obj{"sites": []obj{{"id": site.ID, "short_id": "old", "name": "Old site", "role": "admin"}}}}), 200)
-		mustDo(t, env, s.as(env, apitest.Scenario{Path: "/sites/count", Site: "-", WantBody: obj{"count": 1}}), 200)
+		mustDo(t, env, s.As(env, apitest.Scenario{Path: "/sites/count", Site: "-", WantBody: obj{"count": 1}}), 200)
 		if _, total, err := env.Sites.List(t.Context(), store.ListOptions{}); err != nil || total != 1 {
 			t.Errorf("sites after the first run: %d, %v; want the one", total, err)
 		}
