@@ -76,7 +76,7 @@ type Hub struct {
 	store      store.Store
 	maxPerSite int
 
-	poll       time.Duration
+	poll time.Duration
 
 	mu      sync.Mutex
 	sites   map[string]*site
@@ -340,3 +340,9 @@ func (s *site) read(after int64, f sitevents.Filter, limit int) (sitevents.Batch
 
 // IsClosed reports whether err is ErrClosed.
 func IsClosed(err error) bool { return errors.Is(err, ErrClosed) }
+
+// Last returns the number of the site's latest event: where a subscriber
+// that sent no number starts.
+func (sub *Subscription) Last(ctx context.Context) (int64, error) {
+	return sitevents.Last(ctx, sub.h.store, sub.s.id)
+}
