@@ -21,6 +21,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/changefeed"
 	"github.com/tessera-cms/tessera/internal/clientaddr"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
@@ -83,6 +84,12 @@ type Server struct {
 	Redirects *redirects.Service
 	// Notifications keeps the sites' notification templates.
 	Notifications *notifications.Service
+	// ChangeFeed holds the subscribers of GET /api/changes; nil answers
+	// 503 there.
+	ChangeFeed *changefeed.Hub
+	// ChangesHeartbeat is how often a quiet event stream sends a comment
+	// line; zero means DefaultChangesHeartbeat.
+	ChangesHeartbeat time.Duration
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 	// CORSOrigins are the origins browsers may call the API from; empty
