@@ -47,7 +47,7 @@ func siteEnv(t *testing.T, b storetest.Backend) (*apitest.Env, *store.Site) {
 	env := apitest.New(t, b)
 	res, err := demo.Create(context.Background(), demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth,
 		Pages: env.Pages, Entries: env.Entries, Customers: env.Customers, Menus: env.Server.Menus, Translations: env.Server.Translations,
-		Redirects: env.Server.Redirects}, "www")
+		Redirects: env.Server.Redirects, Apps: env.Server.Apps}, "www")
 	if err != nil {
 		t.Fatalf("create demo site: %v", err)
 	}
