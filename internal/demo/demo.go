@@ -172,29 +172,25 @@ var demoPages = []struct {
 	{"", `{"title": "Home", "slug": "home", "template": "home", "homepage": true,
 	  "seo_description": "A small website served by Tessera: pages, a blog, a members area and a contact form.",
 	  "items": {"Hero title": "Welcome to Tessera", "Style": "ghost", "Show banner": "true",
-	    "Banner text": "Pages, blog and members area in two languages",
 	    "Intro": "<p>This whole website, from its pages and blog to its members area and contact form, is served by one Tessera binary. Edit any of it in the editor and it shows here at once.</p>",
 	    "Body": [
-	      {"slug": "hero", "items": {"Heading": "What you are looking at", "Align": "center",
-	        "Subheading": "<p>Every block on this page is one the editor can add, move or remove.</p>"}},
+	      {"slug": "hero", "items": {"Heading": "Every block on this page can be moved", "Align": "center"}},
 	      {"slug": "columns", "items": {"Columns": [
-	        {"slug": "column", "items": {"Title": "Pages and blocks", "Icon": "pages", "Text": "<p>Templates declare what editors may change: texts, images, choices, links and canvases of blocks.</p>"}},
-	        {"slug": "column", "items": {"Title": "A content API", "Icon": "api", "Text": "<p>Everything on the site is also an API: pages, entries, customers and files, read and written over HTTP.</p>"}},
-	        {"slug": "column", "items": {"Title": "Two languages", "Icon": "locale", "Text": "<p>Each page, post and menu item has an English and a Dutch version, with URLs of their own.</p>"}}]}},
+	        {"slug": "column", "items": {"Text": "<h3>Pages and blocks</h3><p>Templates declare what editors may change: texts, images, choices, links and canvases of blocks.</p>"}},
+	        {"slug": "column", "items": {"Text": "<h3>A content API</h3><p>Everything on the site is also an API: pages, entries, customers and files, read and written over HTTP.</p>"}},
+	        {"slug": "column", "items": {"Text": "<h3>Two languages</h3><p>Each page, post and menu item has an English and a Dutch version, with URLs of their own.</p>"}}]}},
 	      {"slug": "quote", "items": {"Quote": "<p>Content first: the page is the product, the server stays out of the way.</p>", "Author": "The Tessera team"}}],
 	    "Footer note": "Members get more",
 	    "CTA link": "/members", "CTA label": "Go to the members area"}}`,
 		`{"title": "Welkom", "slug": "thuis", "seo_description": "Een kleine website die Tessera serveert: pagina's, een blog, een ledenzone en een contactformulier.",
 	  "items": {"Hero title": "Welkom bij Tessera",
-	    "Banner text": "Pagina's, blog en ledenzone in twee talen",
 	    "Intro": "<p>Deze hele website, van de pagina's en de blog tot de ledenzone en het contactformulier, komt uit één Tessera-binary. Pas er iets van aan in de editor en je ziet het hier meteen.</p>",
 	    "Body": [
-	      {"slug": "hero", "items": {"Heading": "Wat je hier ziet", "Align": "center",
-	        "Subheading": "<p>Elk blok op deze pagina kan een redacteur toevoegen, verplaatsen of weghalen.</p>"}},
+	      {"slug": "hero", "items": {"Heading": "Elk blok op deze pagina kan verhuizen", "Align": "center"}},
 	      {"slug": "columns", "items": {"Columns": [
-	        {"slug": "column", "items": {"Title": "Pagina's en blokken", "Icon": "pages", "Text": "<p>Templates bepalen wat redacteurs mogen wijzigen: teksten, beelden, keuzes, links en canvassen van blokken.</p>"}},
-	        {"slug": "column", "items": {"Title": "Een content-API", "Icon": "api", "Text": "<p>Alles op de site is ook een API: pagina's, items, klanten en bestanden, te lezen en te schrijven over HTTP.</p>"}},
-	        {"slug": "column", "items": {"Title": "Twee talen", "Icon": "locale", "Text": "<p>Elke pagina, elk bericht en elk menu-item heeft een Engelse en een Nederlandse versie, met eigen URL's.</p>"}}]}},
+	        {"slug": "column", "items": {"Text": "<h3>Pagina's en blokken</h3><p>Templates bepalen wat redacteurs mogen wijzigen: teksten, beelden, keuzes, links en canvassen van blokken.</p>"}},
+	        {"slug": "column", "items": {"Text": "<h3>Een content-API</h3><p>Alles op de site is ook een API: pagina's, items, klanten en bestanden, te lezen en te schrijven over HTTP.</p>"}},
+	        {"slug": "column", "items": {"Text": "<h3>Twee talen</h3><p>Elke pagina, elk bericht en elk menu-item heeft een Engelse en een Nederlandse versie, met eigen URL's.</p>"}}]}},
 	      {"slug": "quote", "items": {"Quote": "<p>Inhoud eerst: de pagina is het product, de server blijft uit de weg.</p>", "Author": "Het Tessera-team"}}],
 	    "Footer note": "Leden krijgen meer",
 	    "CTA label": "Naar de ledenzone"}}`},
@@ -393,7 +389,7 @@ const VIPRole = "vip"
 const demoMenu = `{"name": "Main menu", "handle": "main", "items": [
   {"page": "about", "children": [{"page": "about/team"}]},
   {"page": "blog"},
-  {"page": "members"},
+  {"page": "members", "children": [{"page": "vip"}]},
   {"page": "contact"}]}`
 
 // demoTranslations are the theme's interface strings. The English text is
@@ -418,6 +414,7 @@ var demoTranslations = func() string {
 	}
 	both := [][3]string{
 		{"footer.note", "%{name}, served by Tessera.", "%{name}, geserveerd door Tessera."},
+		{"banner.text", "Pages, blog and members area in two languages", "Pagina's, blog en ledenzone in twee talen"},
 		{"footer.credits", "Illustrations made for this demo, under the project's MIT license.", "Illustraties gemaakt voor deze demo, onder de MIT-licentie van het project."},
 		{"language.en", "English", "English"}, {"language.nl", "Nederlands", "Nederlands"},
 		{"contact.error", "Please fill in your name, a valid email address and a message.", "Vul je naam, een geldig e-mailadres en een bericht in."},
