@@ -40,7 +40,7 @@ func TestDemoLinks(t *testing.T) {
 				seen := crawl(t, env, who.header, "/", "/nl/")
 				want := []string{"/", "/nl/", "/about", "/nl/over-ons", "/about/team", "/nl/over-ons/team",
 					"/blog", "/nl/blog", "/blog/hello-tessera", "/nl/blog/hello-tessera", "/blog?topic=Guides",
-					"/contact", "/nl/contact", "/press", "/nl/pers"}
+					"/contact", "/nl/contact", "/press", "/nl/press"}
 				if who.name == "member" {
 					want = append(want, "/members", "/nl/leden", "/vip", "/nl/vip")
 				} else {

@@ -226,7 +226,7 @@ var demoPages = []struct {
 	    "Details": "<p><strong>Tessera-demo</strong><br>Grote Markt 1<br>1000 Brussel</p><p>De cloudcode van de site verwerkt het formulier: die bewaart je bericht en mailt het naar het team.</p>"}}`},
 	{"", `{"title": "Press kit", "slug": "press", "template": "page", "security_mechanism": "humans",
 	  "items": {"Body": "<p>Open to every visitor, hidden from search engines. Logos and screenshots are free to use when you write about Tessera.</p>"}}`,
-		`{"title": "Perskit", "slug": "pers",
+		`{"title": "Perskit",
 	  "items": {"Body": "<p>Open voor elke bezoeker, verborgen voor zoekmachines. Logo's en schermafbeeldingen mag je vrij gebruiken als je over Tessera schrijft.</p>"}}`},
 	{"", `{"title": "VIP lounge", "slug": "vip", "template": "page", "roles": ["vip"],
 	  "items": {"Body": "<p>Only customers with the vip role see this page. Welcome: the coffee is on us.</p>"}}`,

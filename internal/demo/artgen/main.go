@@ -32,6 +32,10 @@ type art struct {
 	colors     []string
 }
 
+// notice goes into every image, so that its license travels with it (a
+// theme pull or a copy of one file).
+const notice = "<!-- Tessera demo theme; made by internal/demo/artgen; MIT license, as the rest of Tessera. -->"
+
 func main() {
 	dir := filepath.Join("internal", "demo", "theme", "images")
 	p := palette
@@ -47,8 +51,10 @@ func main() {
 			log.Fatal(err)
 		}
 	}
-	if err := os.WriteFile(filepath.Join(dir, "logo.svg"), []byte(logo()), 0o644); err != nil {
-		log.Fatal(err)
+	for _, name := range []string{filepath.Join(dir, "logo.svg"), filepath.Join(dir, "..", "assets", "favicon.svg")} {
+		if err := os.WriteFile(name, []byte(logo()), 0o644); err != nil {
+			log.Fatal(err)
+		}
 	}
 	for name, shape := range icons {
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(icon(shape)), 0o644); err != nil {
@@ -63,7 +69,8 @@ func mosaic(a art) string {
 	r := rand.New(rand.NewPCG(a.seed, 1))
 	w, h, c := a.cols*a.cell, a.rows*a.cell, a.cell
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img">`, w, h, w, h)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d">`, w, h, w, h)
+	b.WriteString(notice)
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="%s"/>`, w, h, a.bg)
 	pick := func(not string) string {
 		for {
@@ -113,7 +120,7 @@ func mosaic(a art) string {
 // logo is the brand mark: four tiles, one of them a quarter circle.
 func logo() string {
 	p := palette
-	return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" width="32" height="32">` +
+	return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32" width="32" height="32">` + notice +
 		`<rect width="15" height="15" rx="2" fill="` + p.night + `"/>` +
 		`<rect x="17" width="15" height="15" rx="2" fill="` + p.teal + `"/>` +
 		`<rect y="17" width="15" height="15" rx="2" fill="` + p.sand + `"/>` +
@@ -130,6 +137,6 @@ var icons = map[string]string{
 }
 
 func icon(shape string) string {
-	return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48" width="48" height="48">` +
+	return `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 48 48" width="48" height="48">` + notice +
 		`<rect width="48" height="48" rx="12" fill="` + palette.teal + `"/>` + shape + "</svg>\n"
 }
