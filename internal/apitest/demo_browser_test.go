@@ -127,6 +127,15 @@ func TestDemoBrowser(t *testing.T) {
 			}
 		}
 
+		// The contrast check itself works: pale grey text on white is caught.
+		var probe contrastReport
+		b.run("contrast probe", chromedp.Evaluate(`(() => { const p = document.createElement('p');
+		  p.textContent = 'contrast probe'; p.style.cssText = 'color: #aaaaaa; background: #ffffff; font-size: 16px';
+		  document.querySelector('main').append(p) })()`, nil), chromedp.Evaluate(contrastJS, &probe))
+		if len(probe.Fails) != 1 || !strings.Contains(probe.Fails[0], "contrast probe") || !strings.Contains(probe.Fails[0], "#aaaaaa on #ffffff = 2.32:1") {
+			t.Errorf("the contrast check missed pale text: %v", probe.Fails)
+		}
+
 		// The contact form: sent in Dutch, answered by the demo app's route,
 		// kept in the messages channel and mailed through the mailer.
 		b.run("viewport desktop", chromedp.EmulateViewport(1280, 900))
