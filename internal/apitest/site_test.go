@@ -596,7 +596,7 @@ func TestSimulatorRender(t *testing.T) {
 			t.Fatalf("status %v: %s", got, res.Raw)
 		}
 		body := str(res.JSON, "body")
-		if body != "<main><h1>Simulated About</h1><p>Who we are.</p></main>" {
+		if body != "<main><h1>Simulated About</h1><p>Who we are: a small team that builds Tessera, an open-source content API and CMS you can run yourself.</p><p>We care about fast pages, plain data and software that keeps working when nobody is looking.</p></main>" {
 			t.Errorf("body: %q", body)
 		}
 		// The stored theme is untouched.
