@@ -575,6 +575,11 @@ func TestEditorUITranslation(t *testing.T) {
 		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
 		b.signIn()
 		home := pageID(t, env, site, "home")
+		// The demo translates everything; the intro is made to follow the
+		// English again (sent back as it reads), so there is something
+		// untranslated to mark.
+		intro := str(dig(dig(api(t, env, site, "GET", "/pages/home", nil, 200).JSON, "items"), "Intro"), "content")
+		api(t, env, site, "PUT", "/pages/home?content_locale=nl", obj{"items": obj{"Intro": intro}}, 200)
 		b.step("dutch",
 			chromedp.Navigate(editorURL(b, site, "/page/"+home)),
 			chromedp.WaitVisible(`.locale-pick select`, chromedp.ByQuery),

@@ -177,7 +177,6 @@ var demoPages = []struct {
 	      {"slug": "hero", "items": {"Heading": "Every block on this page can be moved", "Align": "center"}},
 	      {"slug": "columns", "items": {"Columns": [
 	        {"slug": "column", "items": {"Text": "<h3>Pages and blocks</h3><p>Templates declare what editors may change: texts, images, choices, links and canvases of blocks.</p>"}},
-	        {"slug": "column", "items": {"Text": "<h3>A content API</h3><p>Everything on the site is also an API: pages, entries, customers and files, read and written over HTTP.</p>"}},
 	        {"slug": "column", "items": {"Text": "<h3>Two languages</h3><p>Each page, post and menu item has an English and a Dutch version, with URLs of their own.</p>"}}]}},
 	      {"slug": "quote", "items": {"Quote": "<p>Content first: the page is the product, the server stays out of the way.</p>", "Author": "The Tessera team"}}],
 	    "Footer note": "Members get more",
@@ -189,7 +188,6 @@ var demoPages = []struct {
 	      {"slug": "hero", "items": {"Heading": "Elk blok op deze pagina kan verhuizen", "Align": "center"}},
 	      {"slug": "columns", "items": {"Columns": [
 	        {"slug": "column", "items": {"Text": "<h3>Pagina's en blokken</h3><p>Templates bepalen wat redacteurs mogen wijzigen: teksten, beelden, keuzes, links en canvassen van blokken.</p>"}},
-	        {"slug": "column", "items": {"Text": "<h3>Een content-API</h3><p>Alles op de site is ook een API: pagina's, items, klanten en bestanden, te lezen en te schrijven over HTTP.</p>"}},
 	        {"slug": "column", "items": {"Text": "<h3>Twee talen</h3><p>Elke pagina, elk bericht en elk menu-item heeft een Engelse en een Nederlandse versie, met eigen URL's.</p>"}}]}},
 	      {"slug": "quote", "items": {"Quote": "<p>Inhoud eerst: de pagina is het product, de server blijft uit de weg.</p>", "Author": "Het Tessera-team"}}],
 	    "Footer note": "Leden krijgen meer",
