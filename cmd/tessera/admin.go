@@ -273,7 +273,8 @@ func cmdDemo(ctx context.Context, args []string, stdout io.Writer) error {
 
 func createDemo(ctx context.Context, svc *services.Set, shortID string) (*demo.Result, error) {
 	return demo.Create(ctx, demo.Services{Sites: svc.Sites, Themes: svc.Themes, Auth: svc.Auth, Pages: svc.Pages,
-		Entries: svc.Entries, Customers: svc.Customers, Menus: svc.Menus, Translations: svc.Translations, Redirects: svc.Redirects}, shortID)
+		Entries: svc.Entries, Customers: svc.Customers, Menus: svc.Menus, Translations: svc.Translations, Redirects: svc.Redirects,
+		Apps: svc.Apps}, shortID)
 }
 
 func printDemo(w io.Writer, asJSON bool, addr string, res *demo.Result) error {

@@ -249,7 +249,7 @@ func TestServe(t *testing.T) {
 	for _, p := range list {
 		paths = append(paths, fmt.Sprint(p["fullpath"]))
 	}
-	if got, want := strings.Join(paths, " "), "/home /about /about/team /blog /members /press /vip"; got != want {
+	if got, want := strings.Join(paths, " "), "/home /about /about/team /blog /members /contact /press /vip"; got != want {
 		t.Errorf("demo pages in tree order: got %q, want %q", got, want)
 	}
 	// The demo articles, newest first (the channel's order), referenced
@@ -264,8 +264,9 @@ func TestServe(t *testing.T) {
 	var articles []map[string]any
 	_ = json.NewDecoder(res.Body).Decode(&articles)
 	res.Body.Close()
-	if len(articles) != 2 || articles[0]["slug"] != "scaling-out" || articles[1]["translations"].(map[string]any)["nl"].(map[string]any)["title"] != "Hallo, Tessera" {
-		t.Errorf("demo articles: got %v, want 2, newest first, with Dutch titles", articles)
+	if len(articles) != 4 || articles[0]["slug"] != "a-contact-form-in-twenty-lines" ||
+		articles[3]["translations"].(map[string]any)["nl"].(map[string]any)["title"] != "Hallo, Tessera" {
+		t.Errorf("demo articles: got %v, want 4, newest first, with Dutch titles", articles)
 	}
 	cancel()
 	select {

@@ -189,7 +189,7 @@ func TestBrowser(t *testing.T) {
 	)
 	step("08-logged-out",
 		chromedp.Click(`form.customer-logout button`, chromedp.ByQuery),
-		chromedp.WaitVisible(`.account a[href="/_customers/login"]`, chromedp.ByQuery),
+		chromedp.WaitVisible(`.account a[href^="/_customers/login"]`, chromedp.ByQuery),
 		location("/"),
 		chromedp.Navigate(base+"/members"),
 		chromedp.WaitVisible(`form.customer-login`, chromedp.ByQuery),

@@ -47,7 +47,7 @@ func siteEnv(t *testing.T, b storetest.Backend) (*apitest.Env, *store.Site) {
 	env := apitest.New(t, b)
 	res, err := demo.Create(context.Background(), demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth,
 		Pages: env.Pages, Entries: env.Entries, Customers: env.Customers, Menus: env.Server.Menus, Translations: env.Server.Translations,
-		Redirects: env.Server.Redirects}, "www")
+		Redirects: env.Server.Redirects, Apps: env.Server.Apps}, "www")
 	if err != nil {
 		t.Fatalf("create demo site: %v", err)
 	}
@@ -107,6 +107,9 @@ func TestSiteGolden(t *testing.T) {
 			{"team", "/about/team", nil}, {"blog", "/blog", nil}, {"blog-nl", "/nl/blog", nil}, {"press", "/press", nil},
 			{"members", "/members", []string{"Cookie", cookie}}, {"members-nl", "/nl/leden", []string{"Cookie", cookie}},
 			{"login", "/_customers/login?return_to=/members", nil}, {"not-found", "/nope", nil},
+			{"post", "/blog/hello-tessera", nil}, {"post-nl", "/nl/blog/hello-tessera", nil},
+			{"blog-topic-nl", "/nl/blog?topic=Engineering", nil}, {"contact", "/contact", nil},
+			{"contact-sent-nl", "/nl/contact?sent=1", nil}, {"login-nl", "/_customers/login?return_to=%2Fnl%2Fleden", nil},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				res := visit(t, env, tc.path, tc.header...)
@@ -578,7 +581,7 @@ func TestSimulatorRender(t *testing.T) {
 			t.Fatalf("status %v: %s", got, res.Raw)
 		}
 		body := str(res.JSON, "body")
-		if body != "<main><h1>Simulated About</h1><p>Who we are.</p></main>" {
+		if body != "<main><h1>Simulated About</h1><p>Who we are: a small team that builds Tessera, an open-source content API and CMS you can run yourself.</p><p>We care about fast pages, plain data and software that keeps working when nobody is looking.</p></main>" {
 			t.Errorf("body: %q", body)
 		}
 		// The stored theme is untouched.
@@ -620,14 +623,14 @@ func TestSiteChannelListing(t *testing.T) {
 		api(t, env, site, "POST", "/themes/demo/templates", obj{"name": "listing", "code": listing}, 201)
 		api(t, env, site, "POST", "/pages", obj{"title": "Listing", "template": "listing"}, 201)
 		for _, tc := range []struct{ path, want string }{
-			{"/listing", `<ol class="all"><li>Hello, Tessera</li><li>Scaling out</li></ol><ol class="topic"></ol>` +
-				`<ol class="page"><li>Hello, Tessera</li></ol><p>2 0</p>`},
-			{"/listing?topic=Product&page=2", `<ol class="all"><li>Hello, Tessera</li><li>Scaling out</li></ol>` +
-				`<ol class="topic"><li>Hello, Tessera</li></ol><ol class="page"><li>Scaling out</li></ol><p>2 0</p>`},
-			{"/listing?topic=Engineering&page=3", `<ol class="all"><li>Hello, Tessera</li><li>Scaling out</li></ol>` +
-				`<ol class="topic"><li>Scaling out</li></ol><ol class="page"></ol><p>2 0</p>`},
-			{"/nl/listing?topic=Product", `<ol class="all"><li>Hallo, Tessera</li><li>Opschalen</li></ol>` +
-				`<ol class="topic"><li>Hallo, Tessera</li></ol><ol class="page"><li>Hallo, Tessera</li></ol><p>2 0</p>`},
+			{"/listing", `<ol class="all"><li>A contact form in twenty lines</li><li>Hello, Tessera</li><li>One site, two languages</li><li>Scaling out</li></ol>` +
+				`<ol class="topic"></ol><ol class="page"><li>Hello, Tessera</li></ol><p>4 0</p>`},
+			{"/listing?topic=Product&page=2", `<ol class="all"><li>A contact form in twenty lines</li><li>Hello, Tessera</li><li>One site, two languages</li><li>Scaling out</li></ol>` +
+				`<ol class="topic"><li>One site, two languages</li><li>Hello, Tessera</li></ol><ol class="page"><li>Scaling out</li></ol><p>4 0</p>`},
+			{"/listing?topic=Engineering&page=5", `<ol class="all"><li>A contact form in twenty lines</li><li>Hello, Tessera</li><li>One site, two languages</li><li>Scaling out</li></ol>` +
+				`<ol class="topic"><li>A contact form in twenty lines</li><li>Scaling out</li></ol><ol class="page"></ol><p>4 0</p>`},
+			{"/nl/listing?topic=Product", `<ol class="all"><li>Een contactformulier in twintig regels</li><li>Eén site, twee talen</li><li>Hallo, Tessera</li><li>Opschalen</li></ol>` +
+				`<ol class="topic"><li>Eén site, twee talen</li><li>Hallo, Tessera</li></ol><ol class="page"><li>Hallo, Tessera</li></ol><p>4 0</p>`},
 		} {
 			res := visit(t, env, tc.path)
 			wantStatus(t, res, 200)

@@ -343,7 +343,9 @@ func TestSimulatorClient(t *testing.T) {
 				kinds[kind][str(item, "name")] = str(f.JSON, "code")
 			}
 		}
-		kinds["templates"]["page.liquid"] += `<p class="local">Edited locally, page {{ request.params.page }}, {{ request.params.q }}{{ request.params.extra }}</p>`
+		for _, name := range []string{"page.liquid", "members.liquid"} {
+			kinds["templates"][name] += `<p class="local">Edited locally, page {{ request.params.page }}, {{ request.params.q }}{{ request.params.extra }}</p>`
+		}
 		code := simulatorCode(t, kinds)
 		render := func(t *testing.T, body obj) (status float64, headers obj, html string) {
 			t.Helper()

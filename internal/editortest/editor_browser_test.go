@@ -73,6 +73,13 @@ func chromium(t *testing.T) string {
 // to $TESSERA_ARTIFACTS/editor/<test name>.
 func newBrowser(t *testing.T, env *apitest.Env) *browser {
 	t.Helper()
+	return newBrowserIn(t, env, "editor")
+}
+
+// newBrowserIn is newBrowser with its screenshots in
+// $TESSERA_ARTIFACTS/<dir>/<test name>.
+func newBrowserIn(t *testing.T, env *apitest.Env, dir string) *browser {
+	t.Helper()
 	bin := chromium(t)
 	if testing.Short() {
 		t.Skip("-short")
@@ -82,7 +89,7 @@ func newBrowser(t *testing.T, env *apitest.Env) *browser {
 		t.Fatal(err)
 	}
 	name := strings.NewReplacer("/", "-", " ", "_").Replace(t.Name())
-	artifacts := filepath.Join(os.Getenv("TESSERA_ARTIFACTS"), "editor", name)
+	artifacts := filepath.Join(os.Getenv("TESSERA_ARTIFACTS"), dir, name)
 	if os.Getenv("TESSERA_ARTIFACTS") == "" {
 		artifacts = t.TempDir()
 	}

@@ -113,7 +113,7 @@ func TestEditorUIChannelEveryField(t *testing.T) {
 			chromedp.WaitVisible(`a.section-link[data-section="channels"]`, chromedp.ByQuery),
 			click(`a.section-link[data-section="channels"]`),
 			chromedp.WaitVisible(`.channels-screen tr[data-slug="articles"]`, chromedp.ByQuery),
-			textHas(`.channels-screen tr[data-slug="articles"] [data-count]`, "2"),
+			textHas(`.channels-screen tr[data-slug="articles"] [data-count]`, "4"),
 		)
 		b.step("new-channel-dialog",
 			click(`#new-channel`),

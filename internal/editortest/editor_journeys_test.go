@@ -409,8 +409,8 @@ func TestEditorUIPage(t *testing.T) {
 		if got := str(items["Featured"], "reference_id"); got != pageID(t, env, site, "about/team") {
 			t.Errorf("draft Featured: got %q, want the team page", got)
 		}
-		if ids, _ := dig(items["Related"], "reference_ids").([]any); len(ids) != 2 {
-			t.Errorf("draft Related: got %v, want two entries", ids)
+		if ids, _ := dig(items["Related"], "reference_ids").([]any); len(ids) != 3 {
+			t.Errorf("draft Related: got %v, want three entries (the demo's three, one removed, Hello added)", ids)
 		}
 		body, _ := dig(items["Body"], "repeatables").([]any)
 		var slugs []string
@@ -575,6 +575,11 @@ func TestEditorUITranslation(t *testing.T) {
 		b.allow("GET", `/api/pages/[^/]+/draft`, 404)
 		b.signIn()
 		home := pageID(t, env, site, "home")
+		// The demo translates everything; the intro is made to follow the
+		// English again (sent back as it reads), so there is something
+		// untranslated to mark.
+		intro := str(dig(dig(api(t, env, site, "GET", "/pages/home", nil, 200).JSON, "items"), "Intro"), "content")
+		api(t, env, site, "PUT", "/pages/home?content_locale=nl", obj{"items": obj{"Intro": intro}}, 200)
 		b.step("dutch",
 			chromedp.Navigate(editorURL(b, site, "/page/"+home)),
 			chromedp.WaitVisible(`.locale-pick select`, chromedp.ByQuery),

@@ -44,12 +44,18 @@ const (
 // "customers/login" is tried for the login page too) inside its layout,
 // with `error` bound to message and, when details is set, the error's
 // details. Without such a template, or when it fails itself, it renders a
-// plain built-in page, so an error page never fails. The reset and
+// plain built-in page, so an error page never fails. The login page is in
+// the locale of its return_to path. The reset and
 // confirmation pages take their token from the link's fragment, in the
 // browser: a theme's template posts it as `token` (bound to the posted
 // token when the page is shown again after a failed post).
 func (s *Service) Special(ctx context.Context, req *Request, name, message, details string) []byte {
 	locale, _ := SplitLocale(req.Site, req.Path)
+	if name == TemplateLogin && req.Query != nil {
+		// The login page's path has no locale: it speaks the locale of the
+		// page the visitor is sent back to (/nl/leden → Dutch).
+		locale, _ = SplitLocale(req.Site, SafeReturn(req.Query.Get("return_to")))
+	}
 	names := []string{name}
 	if name == TemplateLogin {
 		names = append(names, "customers/login")
