@@ -1,4 +1,4 @@
-package apitest_test
+package editortest_test
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/demo"
 	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
 
 // contrastJS measures the contrast of every visible piece of text on the
@@ -85,7 +86,7 @@ type contrastReport struct {
 // screenshots go to $TESSERA_ARTIFACTS/demo/<test>/ (desktop-*.png,
 // phone-*.png).
 func TestDemoBrowser(t *testing.T) {
-	onEveryStore(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
+	onEveryStoreDemo(t, func(t *testing.T, env *apitest.Env, site *store.Site) {
 		b := newBrowserIn(t, env, "demo")
 		for _, vp := range []struct {
 			name          string
@@ -173,6 +174,27 @@ func TestDemoBrowser(t *testing.T) {
 			t.Errorf("the message was not kept: %s", res.Raw)
 		}
 	})
+}
+
+// onEveryStoreDemo runs fn against the whole demo site (its menus,
+// translations, redirects and app too, as `tessera serve --demo` makes
+// it) on each store, served on a port a browser can reach.
+func onEveryStoreDemo(t *testing.T, fn func(t *testing.T, env *apitest.Env, site *store.Site)) {
+	chromium(t)
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			env := apitest.New(t, b, apitest.WithPublicPort())
+			env.Clock.Set(time.Now()) // the browser keeps real time (session cookies)
+			res, err := demo.Create(context.Background(), demo.Services{Sites: env.Sites, Themes: env.Themes, Auth: env.Auth,
+				Pages: env.Pages, Entries: env.Entries, Customers: env.Customers, Menus: env.Server.Menus, Translations: env.Server.Translations,
+				Redirects: env.Server.Redirects, Apps: env.Server.Apps}, "www")
+			if err != nil {
+				t.Fatalf("create demo site: %v", err)
+			}
+			env.Tokens["www"] = res.Token
+			fn(t, env, res.Site)
+		})
+	}
 }
 
 // checkPage measures the page's text contrast, checks that it does not
