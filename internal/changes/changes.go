@@ -88,13 +88,16 @@ const (
 	// Record is one of a site's small named resources (a menu, a
 	// translation, a redirect, a notification template, a customer role).
 	Record
+	// Webhook is a webhook: its definition, its delivery state or its
+	// delivery log.
+	Webhook
 
 	numKinds = iota
 )
 
 var kindNames = [numKinds + 1]string{"", "site", "user", "token", "theme", "page", "draft", "version", "upload",
 	"channel", "entry", "customer", "customer_session", "customer_token", "customer_fields", "app", "app_log",
-	"app_job", "app_schedule", "record"}
+	"app_job", "app_schedule", "record", "webhook"}
 
 // String returns the kind's name as messages carry it: "page", "entry".
 func (k Kind) String() string {
