@@ -30,6 +30,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/sites"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -48,7 +49,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow, trustedProxies, headerPrefix string
 	var urls sites.URLs
 	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom, setupToken, editorURL string
-	var lockTimeout, lockLease, sessionTTL time.Duration
+	var lockTimeout, lockLease, sessionTTL, eventsRetention time.Duration
 	var templates templateFlags
 	fs := newFlags("serve", &c)
 	fs.StringVar(&redisURL, "redis", env("TESSERA_REDIS_URL", ""), "Redis URL (redis://...) for what several processes share: the write lock, the rate-limit counters, the caches' invalidations and, without TESSERA_FILES_SECRET, the secret signing private file URLs; empty keeps them in-process [TESSERA_REDIS_URL]")
@@ -79,6 +80,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&setupToken, "setup-token", env("TESSERA_SETUP_TOKEN", ""), "lets the first run (the first admin, POST /api/setup) be made from anywhere with this token, at least 16 characters; empty: only from this machine [TESSERA_SETUP_TOKEN]")
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.IntVar(&heapFloorMiB, "heap-floor", envInt("TESSERA_HEAP_FLOOR", defaultHeapFloorMiB), "MiB the garbage collector counts as always in use, so that a small live heap is not collected every few MB of allocation; address space, not resident memory; 0 for none [TESSERA_HEAP_FLOOR]")
+	fs.DurationVar(&eventsRetention, "events-retention", envDuration("TESSERA_EVENTS_RETENTION", sitevents.DefaultRetention), "how long each site's events are kept for the change feed and webhooks to read (a reader asking for older ones is told to resync); 0 for no limit [TESSERA_EVENTS_RETENTION]")
 	appsCfg := appsFlags(fs)
 	addRenderFlags(fs, &templates)
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
@@ -255,6 +257,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var background sync.WaitGroup
 	background.Go(func() { sweep(bctx, svc, logger) })
 	background.Go(func() { svc.Apps.RunWorker(bctx, time.Second) })
+	background.Go(func() { sitevents.Keep(bctx, svc.Store, eventsRetention) })
 	defer func() {
 		stopBackground()
 		done := make(chan struct{})

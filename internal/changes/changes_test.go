@@ -44,6 +44,7 @@ var reads = map[string][]string{
 	"Users":            {"Get", "GetByEmail", "Membership", "Memberships", "ListMembers", "PasswordHash", "Count"},
 	"UserTokens":       {},
 	"Records":          {"Get", "GetByKey", "List", "Stamp"},
+	"SiteEvents":       {"After", "Bounds"},
 	"Tokens":           {"GetByHash", "List"},
 	"Themes":           {"ListThemes", "ListFiles", "GetFile", "GetFileByID", "Stamp"},
 	"Pages":            {"Get", "Stamp", "Homepage", "Children", "ChildCounts", "MaxChildPosition", "Descendants", "List", "Seek", "Count", "IDByPath", "Holding"},

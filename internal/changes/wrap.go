@@ -102,7 +102,10 @@ func (t noteTx) CustomerTokens() store.CustomerTokens {
 func (t noteTx) CustomerFields() store.CustomerFields {
 	return noteCustomerFields{t.Tx.CustomerFields(), t.n}
 }
-func (t noteTx) Records() store.Records   { return noteRecords{t.Tx.Records(), t.n} }
+func (t noteTx) Records() store.Records { return noteRecords{t.Tx.Records(), t.n} }
+func (t noteTx) SiteEvents() store.SiteEvents {
+	return noteSiteEvents{t.Tx.SiteEvents(), t.n}
+}
 func (t noteTx) Apps() store.Apps         { return noteApps{t.Tx.Apps(), t.n} }
 func (t noteTx) AppQueue() store.AppQueue { return noteQueue{t.Tx.AppQueue(), t.n} }
 func (t noteTx) Webhooks() store.Webhooks { return noteWebhooks{t.Tx.Webhooks(), t.n} }
@@ -548,6 +551,25 @@ func (q noteQueue) SetSchedules(siteID, appID string, list []*store.AppSchedule)
 func (q noteQueue) SetNext(s *store.AppSchedule) error {
 	q.n.note(s.SiteID, AppSchedule, s.AppID)
 	return q.AppQueue.SetNext(s)
+}
+
+// noteSiteEvents notes the entries of the sites' event logs. They are the
+// durable record package sitevents keeps, not an announcement: their note
+// is what wakes the live change feed of every process, which then reads
+// the log itself.
+type noteSiteEvents struct {
+	store.SiteEvents
+	n *noter
+}
+
+func (e noteSiteEvents) Append(ev *store.SiteEvent) error {
+	e.n.note(ev.SiteID, Event, "")
+	return e.SiteEvents.Append(ev)
+}
+
+func (e noteSiteEvents) Prune(before time.Time, n int) (int, error) {
+	e.n.note(AllSites, Event, "")
+	return e.SiteEvents.Prune(before, n)
 }
 
 type noteWebhooks struct {

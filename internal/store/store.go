@@ -118,6 +118,7 @@ type Tx interface {
 	Apps() Apps
 	AppQueue() AppQueue
 	Records() Records
+	SiteEvents() SiteEvents
 	Webhooks() Webhooks
 }
 
