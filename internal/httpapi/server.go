@@ -37,6 +37,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
+	"github.com/tessera-cms/tessera/internal/webhooks"
 	"github.com/tessera-cms/tessera/internal/translations"
 )
 
@@ -83,6 +84,8 @@ type Server struct {
 	Redirects *redirects.Service
 	// Notifications keeps the sites' notification templates.
 	Notifications *notifications.Service
+	// Webhooks keeps the sites' webhooks and their delivery logs.
+	Webhooks *webhooks.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 	// CORSOrigins are the origins browsers may call the API from; empty
