@@ -14,8 +14,11 @@ import (
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/apitest"
+	"github.com/tessera-cms/tessera/internal/cluster"
+	"github.com/tessera-cms/tessera/internal/redistest"
 	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/store/storetest"
 	"github.com/tessera-cms/tessera/internal/webhooks"
 )
 
@@ -467,4 +470,81 @@ func TestWebhooksAllowlistAtDial(t *testing.T) {
 		}
 		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/webhooks", Body: obj{"url": rc.URL, "events": []string{"*"}}}, 422)
 	})
+}
+
+// TestWebhooksKill9: `tessera serve` is killed (SIGKILL) while it posts an
+// event whose write has committed; a process started afterwards on the
+// same database delivers it once the dead one's lease runs out, and what
+// follows. Nothing committed is lost. PostgreSQL and Redis, as the
+// process harness needs them.
+func TestWebhooksKill9(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts tessera serve twice and waits out a lease")
+	}
+	dsn := storetest.PostgresDSN(t)
+	prefix := redistest.Prefix()
+	redistest.Client(t, prefix)
+	args := []string{"--lock-timeout", "2s", "--webhook-allow", "public,127.0.0.1"}
+	first := cluster.Start(t, cluster.Config{Processes: 1, DatabaseURL: dsn, RedisURL: redistest.URL(), RedisPrefix: prefix, Args: args})
+	env := apitest.Attach(t, apitest.Remote{URL: first.URL, DatabaseURL: dsn, RedisURL: redistest.URL(), RedisPrefix: prefix,
+		BlobURL: first.BlobURL})
+
+	arrived := make(chan string, 16)
+	var mu sync.Mutex
+	hang := true
+	var got []string
+	rc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var p webhooks.Payload
+		body, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(body, &p)
+		mu.Lock()
+		h := hang
+		hang = false
+		if !h {
+			got = append(got, p.ID)
+		}
+		mu.Unlock()
+		arrived <- p.ID
+		if h {
+			// The first delivery hangs until its process dies.
+			<-r.Context().Done()
+			return
+		}
+		w.WriteHeader(204)
+	}))
+	t.Cleanup(rc.Close)
+	createWebhook(t, env, obj{"url": rc.URL, "events": []string{"*"}})
+	emit(t, env, false, func(tx store.Tx) error { return sitevents.AppendPage(tx, env.Site.ID, sitevents.PagePublished, "p1", "") })
+	var firstID string
+	select {
+	case firstID = <-arrived:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("the delivery never started\n%s", first.Procs[0].Log())
+	}
+	if err := first.Procs[0].Kill(); err != nil {
+		t.Fatal(err)
+	}
+	// Committed while no process runs.
+	emit(t, env, false, func(tx store.Tx) error { return sitevents.AppendEntry(tx, env.Site.ID, sitevents.EntryCreated, "e1", "news", "a") })
+
+	second := cluster.Start(t, cluster.Config{Processes: 1, DatabaseURL: dsn, RedisURL: redistest.URL(), RedisPrefix: prefix, Args: args})
+	deadline := time.After(90 * time.Second)
+	for {
+		mu.Lock()
+		n := len(got)
+		mu.Unlock()
+		if n >= 2 {
+			break
+		}
+		select {
+		case <-arrived:
+		case <-deadline:
+			t.Fatalf("after the restart %d of 2 events arrived\n%s", n, second.Procs[0].Log())
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0] != firstID || got[1] != env.Site.ID+"-2" {
+		t.Errorf("delivered after the restart: %v, want %s then %s-2", got, firstID, env.Site.ID)
+	}
 }
