@@ -19,6 +19,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/tessera-cms/tessera/internal/changefeed"
 	"github.com/tessera-cms/tessera/internal/clientaddr"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/demo"
@@ -46,7 +47,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var withDemo bool
 	var limits httpapi.Limits
 	var loginLimits customers.Limits
-	var connsPerClient, heapFloorMiB int
+	var connsPerClient, heapFloorMiB, changesMaxSubscribers int
 	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow, webhookAllow, trustedProxies, headerPrefix string
 	var urls sites.URLs
 	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom, setupToken, editorURL string
@@ -83,6 +84,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&logFormat, "log-format", env("TESSERA_LOG_FORMAT", "text"), "log format: text or json [TESSERA_LOG_FORMAT]")
 	fs.IntVar(&heapFloorMiB, "heap-floor", envInt("TESSERA_HEAP_FLOOR", defaultHeapFloorMiB), "MiB the garbage collector counts as always in use, so that a small live heap is not collected every few MB of allocation; address space, not resident memory; 0 for none [TESSERA_HEAP_FLOOR]")
 	fs.DurationVar(&eventsRetention, "events-retention", envDuration("TESSERA_EVENTS_RETENTION", sitevents.DefaultRetention), "how long each site's events are kept for the change feed and webhooks to read (a reader asking for older ones is told to resync); 0 for no limit [TESSERA_EVENTS_RETENTION]")
+	fs.IntVar(&changesMaxSubscribers, "changes-max-subscribers", envInt("TESSERA_CHANGES_MAX_SUBSCRIBERS", changefeed.DefaultMaxPerSite), "how many change feed subscribers (GET /api/changes) one site may have on this process; more are answered 503 [TESSERA_CHANGES_MAX_SUBSCRIBERS]")
 	appsCfg := appsFlags(fs)
 	addRenderFlags(fs, &templates)
 	fs.BoolVar(&withDemo, "demo", env("TESSERA_DEMO", "") == "true", "on an empty store, create the demo site and print its token [TESSERA_DEMO]")
@@ -200,7 +202,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer blobs.Close()
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
 		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow), AppsQueue: appsCfg.queue, AppsLogRetention: appsCfg.logs,
-		LoginLimits: loginLimits, WebhookAllow: hookAllow})
+		LoginLimits: loginLimits, ChangesMaxSubscribers: changesMaxSubscribers,
+		WebhookAllow: hookAllow})
 	svc.Apps.Workers, svc.Apps.Limits = workers, appsCfg.limits
 	svc.Render.Limits, svc.Themes.MaxDepth = renderLimits, renderLimits.Depth
 	if redisURL != "" {
@@ -221,6 +224,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		Setup: svc.Setup, SetupToken: setupToken,
 		Limits: limits, Limiter: limiter, MetricsToken: metricsToken, MetricsElsewhere: metricsAddr != "", URLs: urls,
 		Proxies: proxies, ProxiedConns: connsPerClient, ClientHeaderPrefix: headerPrefix}
+	srv.ChangeFeed = svc.ChangeFeed
 	srv.CORSOrigins = splitList(corsOrigins)
 	srv.Translations, srv.Menus, srv.Redirects, srv.Notifications = svc.Translations, svc.Menus, svc.Redirects, svc.Notifications
 	srv.Webhooks = svc.Webhooks
@@ -231,6 +235,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
 	}
+	// Event streams end when shutdown begins (their clients reconnect to
+	// another process with the last id they got), so they do not hold it
+	// up for the grace period.
+	hs.RegisterOnShutdown(svc.ChangeFeed.Close)
 	// Bind before making the demo: a busy port must fail before a token is
 	// printed that no server of this run will answer.
 	ln, err := net.Listen("tcp", addr)

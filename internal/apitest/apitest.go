@@ -199,6 +199,8 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	}
 	hs.Start()
 	tb.Cleanup(hs.Close)
+	// Open event streams end before the server waits for its requests.
+	tb.Cleanup(svc.ChangeFeed.Close)
 	env.URL = hs.URL
 	env.Auth.EditorURL = hs.URL + "/admin/"
 	if !o.bare {
@@ -283,8 +285,8 @@ func (env *Env) use(svc *services.Set, blobs *files.Store) {
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Setup:        svc.Setup,
 		Translations: svc.Translations, Menus: svc.Menus, Redirects: svc.Redirects,
-		Notifications: svc.Notifications, Webhooks: svc.Webhooks,
-		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Notifications: svc.Notifications, ChangeFeed: svc.ChangeFeed, Webhooks: svc.Webhooks,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
 // setup makes the demo site, the other site and a token of every kind.

@@ -8,6 +8,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/files"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -119,12 +120,16 @@ func (s *Service) proposed(ctx context.Context, cw *customerWrite, ev *events.Ev
 			return err
 		}
 		var err error
+		typ := sitevents.CustomerUpdated
 		if cw.create {
-			err = tx.Customers().Create(c.rec)
+			err, typ = tx.Customers().Create(c.rec), sitevents.CustomerCreated
 		} else {
 			err = tx.Customers().Update(c.rec, cw.prev)
 		}
 		if err != nil {
+			return err
+		}
+		if err := sitevents.AppendCustomer(tx, site.ID, typ, c.rec.ID); err != nil {
 			return err
 		}
 		if cw.newPassword {

@@ -13,6 +13,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -161,6 +162,9 @@ func (s *Service) ConfirmReset(ctx context.Context, site *store.Site, body []byt
 			if err := tx.Customers().Update(rec, prev); err != nil {
 				return err
 			}
+			if err := sitevents.AppendCustomer(tx, site.ID, sitevents.CustomerUpdated, rec.ID); err != nil {
+				return err
+			}
 			changedKey = rec.EmailKey
 			_, err = tx.CustomerSessions().DeleteForCustomer(site.ID, rec.ID, "")
 			return err
@@ -255,6 +259,9 @@ func (s *Service) Confirm(ctx context.Context, site *store.Site, body []byte) ([
 				return err
 			}
 			if err := tx.Customers().Update(rec, prev); err != nil {
+				return err
+			}
+			if err := sitevents.AppendCustomer(tx, site.ID, sitevents.CustomerUpdated, rec.ID); err != nil {
 				return err
 			}
 			out, err = s.render(tx, site, c, "")

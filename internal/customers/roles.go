@@ -17,6 +17,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/records"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -397,5 +398,8 @@ func changeRoles(tx store.Tx, site *store.Site, id string, fn func([]string) []s
 	if err := c.encode(); err != nil {
 		return err
 	}
-	return tx.Customers().Update(c.rec, prev)
+	if err := tx.Customers().Update(c.rec, prev); err != nil {
+		return err
+	}
+	return sitevents.AppendCustomer(tx, site.ID, sitevents.CustomerUpdated, id)
 }

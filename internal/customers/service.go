@@ -20,6 +20,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -232,6 +233,9 @@ func (s *Service) createOnce(ctx context.Context, site *store.Site, w *write, ha
 		if err := tx.Customers().Create(c.rec); err != nil {
 			return err
 		}
+		if err := sitevents.AppendCustomer(tx, site.ID, sitevents.CustomerCreated, c.rec.ID); err != nil {
+			return err
+		}
 		if c.confirmationToken != "" {
 			if confirm, err = s.startConfirmation(tx, site, c); err != nil {
 				return err
@@ -351,6 +355,9 @@ func (s *Service) updateOnce(ctx context.Context, site *store.Site, ref string, 
 		if err := tx.Customers().Update(c.rec, cw.prev); err != nil {
 			return err
 		}
+		if err := sitevents.AppendCustomer(tx, site.ID, sitevents.CustomerUpdated, c.rec.ID); err != nil {
+			return err
+		}
 		if hash != "" {
 			if _, err := tx.CustomerSessions().DeleteForCustomer(site.ID, c.rec.ID, keep); err != nil {
 				return err
@@ -412,13 +419,21 @@ func (s *Service) deleteOnce(ctx context.Context, site *store.Site, ref string) 
 			}
 		}
 		if seen != nil {
-			return tx.Customers().Delete(site.ID, c.rec.ID)
+			if err := tx.Customers().Delete(site.ID, c.rec.ID); err != nil {
+				return err
+			}
+			return sitevents.AppendCustomer(tx, site.ID, sitevents.CustomerDeleted, c.rec.ID)
 		}
 		gone, err := s.render(tx, site, c, "")
 		if err != nil {
 			return err
 		}
 		if err := tx.Customers().Delete(site.ID, c.rec.ID); err != nil {
+			return err
+		}
+		// Rolled back with the rest when the before hooks want the
+		// delete first.
+		if err := sitevents.AppendCustomer(tx, site.ID, sitevents.CustomerDeleted, c.rec.ID); err != nil {
 			return err
 		}
 		ev = events.Event{Name: events.CustomerDelete, SiteID: site.ID, ID: c.rec.ID, Record: gone}

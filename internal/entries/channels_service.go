@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -338,7 +339,13 @@ func (s *Service) reindex(tx store.Tx, site *store.Site, c *Channel, changes map
 		if err != nil {
 			return err
 		}
-		return tx.Entries().Update(nrec, prev)
+		if err := tx.Entries().Update(nrec, prev); err != nil {
+			return err
+		}
+		if e.UpdatedAt.Equal(prev) {
+			return nil // only its derived rows were rewritten
+		}
+		return announce(tx, site, sitevents.EntryUpdated, c, e)
 	})
 }
 
@@ -395,7 +402,7 @@ func (s *Service) DeleteChannel(ctx context.Context, site *store.Site, ref strin
 		}
 		err = forEachEntry(tx, site, c.ID, func(e *Entry) error {
 			keys = append(keys, e.fileKeys(c, site.ID)...)
-			return nil
+			return announce(tx, site, sitevents.EntryDeleted, c, e)
 		})
 		if err != nil {
 			return err
@@ -483,6 +490,9 @@ func (s *Service) emptyOnce(ctx context.Context, site *store.Site, channelID str
 					return err
 				}
 				if err := tx.Entries().Delete(site.ID, rec.ID); err != nil {
+					return err
+				}
+				if err := announce(tx, site, sitevents.EntryDeleted, ch, e); err != nil {
 					return err
 				}
 				n++

@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/events"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/lock"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -201,7 +202,7 @@ func (s *Service) writeOnce(ctx context.Context, site *store.Site, ref, entryRef
 			}
 		}
 		replaced = without(wr.before, e.fileKeys(ch, site.ID))
-		return nil
+		return announceWrite(tx, site, wr.create, ch, e)
 	})
 	if errors.Is(err, errProposed) {
 		out, replaced, err = s.proposed(ctx, wr, &changed)
@@ -279,7 +280,7 @@ func (s *Service) proposed(ctx context.Context, wr *entryWrite, ev *events.Event
 		}
 		out = appendJSON(nil, s.reader(site, ReadOptions{ClientVersion: wr.opt.ClientVersion}).entry(ch, e, false))
 		replaced = without(slices.Concat(wr.before, wr.seen), e.fileKeys(ch, site.ID))
-		return nil
+		return announceWrite(tx, site, wr.create, ch, e)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -527,6 +528,11 @@ func (s *Service) deleteOnce(ctx context.Context, site *store.Site, ref, entryRe
 		if err := tx.Entries().Delete(site.ID, rec.ID); err != nil {
 			return err
 		}
+		// Rolled back with the rest when the before hooks want the
+		// delete first.
+		if err := announce(tx, site, sitevents.EntryDeleted, ch, gone); err != nil {
+			return err
+		}
 		if seen != nil {
 			return nil
 		}
@@ -600,6 +606,9 @@ func dropReferences(tx store.Tx, site *store.Site, id string, known *Channel) er
 			return err
 		}
 		if err := tx.Entries().Update(nrec, rrec.UpdatedAt); err != nil {
+			return err
+		}
+		if err := announce(tx, site, sitevents.EntryUpdated, rch, re); err != nil {
 			return err
 		}
 	}

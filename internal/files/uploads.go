@@ -8,6 +8,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/jsonw"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -110,7 +111,15 @@ func (s *Service) CreateUpload(ctx context.Context, site *store.Site, caller Cal
 		if tmp {
 			rec.ExpiresAt = now.Add(TmpUploadTTL)
 		}
-		return tx.Uploads().Create(rec)
+		if err := tx.Uploads().Create(rec); err != nil {
+			return err
+		}
+		// A temporary upload is scratch space for a later write, not a
+		// file of the site's library: it has no events.
+		if tmp {
+			return nil
+		}
+		return sitevents.AppendUpload(tx, site.ID, sitevents.UploadCreated, rec.ID, rec.Filename)
 	})
 	w.Finish(err == nil)
 	if err != nil {
@@ -169,7 +178,13 @@ func (s *Service) DeleteUpload(ctx context.Context, site *store.Site, id string)
 			return err
 		}
 		key = u.Key
-		return tx.Uploads().Delete(site.ID, id)
+		if err := tx.Uploads().Delete(site.ID, id); err != nil {
+			return err
+		}
+		if u.Tmp {
+			return nil
+		}
+		return sitevents.AppendUpload(tx, site.ID, sitevents.UploadDeleted, u.ID, u.Filename)
 	})
 	if err != nil {
 		return err

@@ -81,6 +81,7 @@ var operations = map[string]operation{
 	"GET /api/pages/{page}/versions":                    {"The page's versions, newest first", "versions", "", ok(200, "[]Version"), pageQuery, false},
 	"GET /api/pages/{page}/versions/{version}":          {"One version with its content", "versions", "", ok(200, "Version"), nil, false},
 	"POST /api/pages/{page}/versions/{version}/restore": {"Restore a version as the live page (or the draft)", "versions", "", ok(200, "Object"), nil, false},
+	"GET /api/changes":                                  {"The site's events after a number (after= or Last-Event-ID), filtered: a Server-Sent Events stream with Accept: text/event-stream, else JSON after waiting up to wait= seconds (docs/changes.md)", "changes", "", ok(200, "Changes"), []string{"after", "resource", "type", "channel", "path", "wait", "limit"}, false},
 	"GET /api/uploads":                                  {"Uploads, newest first; by a part of the name (q=) and kind (type=image|other)", "uploads", "", ok(200, "[]Upload"), append([]string{"q", "type"}, pageQuery...), false},
 	"GET /api/uploads/count":                            {"The number of uploads (q= and type= as the list)", "uploads", "", ok(200, "Count"), []string{"q", "type"}, false},
 	"POST /api/uploads":                                 {"Upload a file, or copy one by FileRef", "uploads", "UploadWrite", ok(201, "Upload"), nil, false},
@@ -236,7 +237,12 @@ func schemas() map[string]any {
 		"Version":      object([]string{"id"}, map[string]any{"id": str, "source_action": str, "created_at": str}),
 		"PreviewToken": object([]string{"token", "preview_url"}, map[string]any{"token": str, "preview_url": str}),
 		"Upload":       object([]string{"id", "url", "source"}, map[string]any{"id": str, "name": str, "url": str, "size": integer, "mime_type": str, "source": uploadFile}),
-		"UploadWrite":  object([]string{"source"}, map[string]any{"source": map[string]any{}}),
+		"Changes": object([]string{"events", "next_after", "resync"}, map[string]any{
+			"events": map[string]any{"type": "array", "items": object([]string{"seq", "type", "resource", "id", "created_at", "data"}, map[string]any{
+				"seq": integer, "type": str, "resource": str, "id": str, "channel": str, "path": str, "created_at": str,
+				"data": map[string]any{"type": "object"}})},
+			"next_after": integer, "resync": boolean}),
+		"UploadWrite": object([]string{"source"}, map[string]any{"source": map[string]any{}}),
 		"UploadUsage": object([]string{"used", "records", "more"}, map[string]any{"used": boolean, "more": boolean,
 			"records": map[string]any{"type": "array", "items": object([]string{"resource", "id"}, map[string]any{"resource": str, "id": str, "channel": str, "title": str})}}),
 		"Channel":  object([]string{"id", "slug", "name"}, map[string]any{"id": str, "slug": str, "name": str, "customizations": map[string]any{"type": "array"}}),
@@ -407,6 +413,11 @@ func (s *Server) openAPIOperation(pattern string, op operation, params []string)
 				sch = map[string]any{"$ref": "#/components/schemas/" + schema}
 			}
 			r["content"] = map[string]any{"application/json": map[string]any{"schema": sch}}
+		}
+		if schema == "Changes" {
+			// The same route streams when asked (Accept: text/event-stream).
+			r["content"].(map[string]any)["text/event-stream"] = map[string]any{"schema": map[string]any{"type": "string",
+				"description": "Server-Sent Events: id (the event's number), event (its type), data (the JSON of an item of events); a resync event; comment lines as heartbeats"}}
 		}
 		if schema == "Page" || schema == "PageOrDryRun" {
 			r["headers"] = map[string]any{"ETag": map[string]any{"$ref": "#/components/headers/ETag"}}

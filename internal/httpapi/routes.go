@@ -72,6 +72,10 @@ func (s *Server) routes() {
 	s.handle("GET /api/pages/{page}/versions/{version}", needSite, s.handleVersionGet)
 	s.handle("POST /api/pages/{page}/versions/{version}/restore", needSite, s.handleVersionRestore)
 
+	// The site's events, live (changes.go): a read, so any token of the
+	// site; customers have no token.
+	s.handle("GET /api/changes", needSite, s.handleChanges)
+
 	s.handle("GET /api/uploads", needSite, s.handleUploadList)
 	s.handle("GET /api/uploads/count", needSite, s.handleUploadCount)
 	s.handleLimit("POST /api/uploads", needSite, pageBodyBytes, s.handleUploadCreate)

@@ -21,6 +21,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/changefeed"
 	"github.com/tessera-cms/tessera/internal/clientaddr"
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/customers"
@@ -37,8 +38,8 @@ import (
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
-	"github.com/tessera-cms/tessera/internal/webhooks"
 	"github.com/tessera-cms/tessera/internal/translations"
+	"github.com/tessera-cms/tessera/internal/webhooks"
 )
 
 // DefaultMaxBodyBytes limits request bodies of routes that take no files.
@@ -84,6 +85,12 @@ type Server struct {
 	Redirects *redirects.Service
 	// Notifications keeps the sites' notification templates.
 	Notifications *notifications.Service
+	// ChangeFeed holds the subscribers of GET /api/changes; nil answers
+	// 503 there.
+	ChangeFeed *changefeed.Hub
+	// ChangesHeartbeat is how often a quiet event stream sends a comment
+	// line; zero means DefaultChangesHeartbeat.
+	ChangesHeartbeat time.Duration
 	// Webhooks keeps the sites' webhooks and their delivery logs.
 	Webhooks *webhooks.Service
 	// Files serves stored files under /files/; nil answers 404.

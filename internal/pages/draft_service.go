@@ -17,6 +17,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/history"
 	"github.com/tessera-cms/tessera/internal/pages/view"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -296,7 +297,10 @@ func (s *Service) PublishDraft(ctx context.Context, site *store.Site, ref string
 			return err
 		}
 		saved = np
-		return s.archive(tx, site, np, history.VersionDraftPublish)
+		if err := s.archive(tx, site, np, history.VersionDraftPublish); err != nil {
+			return err
+		}
+		return sitevents.AppendPage(tx, site.ID, sitevents.DraftPublished, np.ID, eventPath(site, np))
 	})
 	return saved, err
 }

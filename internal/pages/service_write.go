@@ -16,6 +16,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/pages/doc"
 	"github.com/tessera-cms/tessera/internal/pages/edit"
 	"github.com/tessera-cms/tessera/internal/pages/history"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -202,7 +203,7 @@ func (s *Service) clearHomepage(tx store.Tx, site *store.Site, keep string) erro
 		}
 		p.Homepage = false
 		p.UpdatedAt = cms.NextUpdatedAt(p.UpdatedAt, tx.Now())
-		if err := s.put(tx, rec, p, rec.SortKey); err != nil {
+		if err := s.put(tx, site, rec, p, rec.SortKey); err != nil {
 			return err
 		}
 	}
@@ -234,6 +235,9 @@ func (s *Service) place(tx store.Tx, site *store.Site, prev *store.PageRecord, p
 		err = tx.Pages().Update(record(p, sortKey), prev.UpdatedAt)
 	}
 	if err != nil {
+		return err
+	}
+	if err := announceSave(tx, site, prev, p); err != nil {
 		return err
 	}
 	pathsChanged := prev == nil || !equalText(oldPaths, full)
@@ -271,9 +275,13 @@ func (s *Service) place(tx store.Tx, site *store.Site, prev *store.PageRecord, p
 	return nil
 }
 
-// put stores p over prev with compare-and-swap.
-func (s *Service) put(tx store.Tx, prev *store.PageRecord, p *doc.Page, sortKey string) error {
-	return tx.Pages().Update(record(p, sortKey), prev.UpdatedAt)
+// put stores p over prev with compare-and-swap, and records the event of
+// the save (announceSave).
+func (s *Service) put(tx store.Tx, site *store.Site, prev *store.PageRecord, p *doc.Page, sortKey string) error {
+	if err := tx.Pages().Update(record(p, sortKey), prev.UpdatedAt); err != nil {
+		return err
+	}
+	return announceSave(tx, site, prev, p)
 }
 
 // record builds the stored form of p.
@@ -356,6 +364,9 @@ func (s *Service) Delete(ctx context.Context, site *store.Site, ref string, opt 
 		if err != nil {
 			return err
 		}
+		if err := announceDelete(tx, site, p, ids); err != nil {
+			return err
+		}
 		return tx.Pages().Delete(site.ID, append(ids, id))
 	})
 }
@@ -371,7 +382,16 @@ func (s *Service) SetPublished(ctx context.Context, site *store.Site, ref string
 		p.Published = published
 		p.UpdatedAt = cms.NextUpdatedAt(p.UpdatedAt, tx.Now())
 		saved = p
-		return s.put(tx, rec, p, rec.SortKey)
+		if err := tx.Pages().Update(record(p, rec.SortKey), rec.UpdatedAt); err != nil {
+			return err
+		}
+		// What the caller asked for, even when the page already was:
+		// a receiver that rebuilds on publish rebuilds.
+		typ := sitevents.PageUnpublished
+		if published {
+			typ = sitevents.PagePublished
+		}
+		return sitevents.AppendPage(tx, site.ID, typ, p.ID, eventPath(site, p))
 	})
 	return saved, err
 }

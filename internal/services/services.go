@@ -12,6 +12,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apps"
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/changefeed"
 	"github.com/tessera-cms/tessera/internal/changes"
 	"github.com/tessera-cms/tessera/internal/customers"
 	"github.com/tessera-cms/tessera/internal/entries"
@@ -71,6 +72,9 @@ type Options struct {
 	// membership from the store (see auth.Cache). The other caches are
 	// kept as they are: they follow Changes, not the auth cache.
 	NoAuthCache bool
+	// ChangesMaxSubscribers bounds the change feed's subscribers of one
+	// site in this process; zero means changefeed.DefaultMaxPerSite.
+	ChangesMaxSubscribers int
 	// EditorURL is the editor's base URL (http://127.0.0.1:8080/admin/),
 	// which user password reset mail links to.
 	EditorURL string
@@ -105,6 +109,9 @@ type Set struct {
 	// Events is where hooks attach to the creates, updates and deletes of
 	// customers and entries.
 	Events *events.Bus
+	// ChangeFeed holds the subscribers of the live change feed (GET
+	// /api/changes), woken by Changes; close it at shutdown.
+	ChangeFeed *changefeed.Hub
 	// Render renders the public site.
 	Render *render.Service
 	// Apps keeps apps and runs their cloud code.
@@ -165,6 +172,7 @@ func New(st store.Store, opt Options) *Set {
 	s.Auth.Limiter, s.Auth.HashCost, s.Auth.LoginLimits = opt.Limiter, opt.HashCost, auth.LoginLimits(opt.LoginLimits)
 	s.Auth.Mailer, s.Auth.EditorURL = opt.Mailer, opt.EditorURL
 	s.Events = &events.Bus{}
+	s.ChangeFeed = changefeed.New(st, feed, changefeed.Options{MaxPerSite: opt.ChangesMaxSubscribers})
 	s.Customers = &customers.Service{Events: s.Events, Store: st, Limiter: opt.Limiter, SiteURL: siteURL, SessionTTL: opt.SessionTTL, HashCost: opt.HashCost,
 		Mailer: opt.Mailer, Limits: opt.LoginLimits}
 	s.Entries = &entries.Service{Events: s.Events, Store: st, Locker: locker, Files: s.Files, SiteURL: siteURL, Fresh: src}

@@ -10,40 +10,56 @@
 //
 // # Writing
 //
-// A service calls Append inside its store.Update, once the write is known
-// to go ahead and as late in the transaction as it can (taking a number
-// locks the site's counter until the transaction ends):
+// A service records its events inside its store.Update, once the write is
+// known to go ahead and as late in the transaction as it can (taking a
+// number locks the site's counter row until the transaction ends), with
+// the function of the resource:
+//
+//	func AppendPage(tx store.Tx, siteID, typ, id, path string) error
+//	func AppendEntry(tx store.Tx, siteID, typ, id, channel, slug string) error
+//	func AppendCustomer(tx store.Tx, siteID, typ, id string) error
+//	func AppendUpload(tx store.Tx, siteID, typ, id, name string) error
+//	func AppendTheme(tx store.Tx, siteID, name string) error
+//
+// for instance
 //
 //	err := st.Update(ctx, func(tx store.Tx) error {
 //		// … the write …
-//		return sitevents.Append(tx, site.ID, sitevents.EntryUpdated,
-//			sitevents.Payload{ID: e.ID, Channel: ch.Slug, Slug: e.Slug})
+//		return sitevents.AppendEntry(tx, site.ID, sitevents.EntryUpdated, e.ID, ch.Slug, e.Slug)
 //	})
 //
-// The types, and the Payload fields each carries:
+// The types, the resource each is about, and the fields of its payload
+// (the "data" of Encode):
 //
-//	type               resource  payload fields
-//	page.created       page      id, path
-//	page.updated       page      id, path
-//	page.deleted       page      id, path (the page's last path; one event per page deleted, descendants too)
-//	page.published     page      id, path
-//	page.unpublished   page      id, path
-//	draft.published    page      id, path
-//	entry.created      entry     id, channel, slug
-//	entry.updated      entry     id, channel, slug
-//	entry.deleted      entry     id, channel, slug
-//	customer.created   customer  id
-//	customer.updated   customer  id
-//	customer.deleted   customer  id
-//	upload.created     upload    id, name (the file name)
-//	upload.deleted     upload    id, name
-//	theme.pushed       theme     id (the theme's name)
+//	type               resource  payload               when
+//	page.created       page      id, path              a page is created (then page.published too, when created published)
+//	page.updated       page      id, path              a page is saved: a write, a batch, a draft's slug applied live, a
+//	                                                   move with its parent, the homepage flag taken by another page
+//	                                                   (then page.published or page.unpublished too, when the save flipped it)
+//	page.deleted       page      id, path              a page is deleted: one event for it, then one for each descendant
+//	page.published     page      id, path              POST …/publish, or a save that published it
+//	page.unpublished   page      id, path              POST …/unpublish, or a save that unpublished it
+//	draft.published    page      id, path              a draft is published (after the page.updated of the live page)
+//	entry.created      entry     id, channel, slug     an entry is created (API or cloud code)
+//	entry.updated      entry     id, channel, slug     an entry is saved, or rewritten: a field of its channel changed
+//	                                                   type, or a record it referenced was deleted
+//	entry.deleted      entry     id, channel, slug     an entry is deleted: alone, by emptying its channel, or with it
+//	customer.created   customer  id                    a customer is created (API, signup or cloud code)
+//	customer.updated   customer  id                    a customer is saved, confirmed, given a new password, or its
+//	                                                   roles change with a role's rename or removal
+//	customer.deleted   customer  id                    a customer is deleted
+//	upload.created     upload    id, name              a file is added to the library (not a temporary upload)
+//	upload.deleted     upload    id, name              a library file is deleted
+//	theme.pushed       theme     id                    a theme's files change: a push that changed or removed files or
+//	                                                   activated it, a file written or deleted
 //
 // A path is a page's full path in the site's default locale ("" for the
-// homepage); a channel is the entry's channel slug. Payloads carry ids and
-// the few fields a receiver filters or routes on, never a record's
-// content: a receiver reads the record through the API, with its own
-// token, which keeps the feed's authorization that of reads.
+// homepage); a channel is the entry's channel slug; a name is the upload's
+// file name; a theme's id is its name. Payloads carry ids and the few
+// fields a receiver filters or routes on, never a record's content: a
+// receiver reads the record through the API, with its own token, which
+// keeps what it learns within what that token may read. The events of one
+// transaction are numbered one after another.
 //
 // Writes to the log go through the store's changes wrap like every write:
 // an Append is noted as a changes.Event key of its site. That note is not
@@ -52,17 +68,30 @@
 //
 // # Reading
 //
-// Read returns a site's events after a number, matching a Filter, up to a
-// limit, and the number to read after next; Resync reports that the
-// events after the asked number are no longer all kept (or the number is
-// past the log's end: a restored database), and the reader must start
-// over from Batch.Next. Encode is the events' one JSON form, the same for
-// the feed and for webhooks:
+//	func Read(ctx context.Context, st store.Store, siteID string, after int64, f Filter, limit int) (Batch, error)
+//	func Last(ctx context.Context, st store.Store, siteID string) (int64, error)
+//	func Encode(e *store.SiteEvent) []byte
+//
+// Read returns, in one read transaction, up to limit of a site's events
+// numbered above after that match f (types, resources, channels, a path
+// prefix), in order, and Batch.Next, the number to read after next time
+// (past events that did not match). Batch.Resync reports that the events
+// after the asked number are no longer all kept (pruned), or that the
+// number is past the log's last (a restored database): the reader
+// refreshes what it knows by other means and goes on from Batch.Next.
+// Last is the latest number: where a reader that wants only what comes
+// next starts. An event is a *store.SiteEvent (SiteID, Seq, Type,
+// Resource, ResourceID, Channel, Path, Payload, CreatedAt). Encode is its
+// one JSON form, the same for the feed and for webhooks:
 //
 //	{"seq":12,"type":"entry.updated","resource":"entry","id":"…","channel":"news",
 //	 "created_at":"2026-09-10T14:31:12.408Z","data":{"id":"…","channel":"news","slug":"hello"}}
 //
-// (path and channel appear when set.)
+// (channel appears on entry events, path on page events, always.)
+//
+// The log is per site: a reader that keeps a cursor (a webhook's last
+// delivered number) keeps one per site, and reads within the retention
+// window, or it gets Resync.
 //
 // # Retention
 //
@@ -363,4 +392,17 @@ func Keep(ctx context.Context, st store.Store, retention time.Duration) {
 		case <-t.C:
 		}
 	}
+}
+
+// Match reports whether e is an event f selects, as Read's query does.
+func (f Filter) Match(e *store.SiteEvent) bool {
+	switch {
+	case len(f.Types) > 0 && !slices.Contains(f.Types, e.Type),
+		len(f.Resources) > 0 && !slices.Contains(f.Resources, e.Resource),
+		len(f.Channels) > 0 && !slices.Contains(f.Channels, e.Channel):
+		return false
+	case f.PathPrefix != "":
+		return e.Resource == Page && strings.HasPrefix(e.Path, f.PathPrefix)
+	}
+	return true
 }

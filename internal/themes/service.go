@@ -14,6 +14,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/lru"
+	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -234,12 +235,19 @@ func (s *Service) PushTheme(ctx context.Context, siteID, theme string, files []F
 				return err
 			}
 		}
-		if opt.Activate && site.Theme != theme {
+		activate := opt.Activate && site.Theme != theme
+		if activate {
 			prev := site.UpdatedAt
 			site.Theme, site.UpdatedAt = theme, cms.NextUpdatedAt(prev, tx.Now())
-			return tx.Sites().Update(site, prev)
+			if err := tx.Sites().Update(site, prev); err != nil {
+				return err
+			}
 		}
-		return nil
+		// A push that changed nothing is no event.
+		if len(res.Changed) == 0 && len(res.Removed) == 0 && !activate {
+			return nil
+		}
+		return sitevents.AppendTheme(tx, siteID, theme)
 	})
 	if err != nil {
 		return nil, err
@@ -317,7 +325,11 @@ func (s *Service) Delete(ctx context.Context, siteID, theme, kind, name string, 
 		if _, err := writeTouched(tx, siteID, theme, next, touched); err != nil {
 			return err
 		}
-		return tx.Themes().DeleteFile(siteID, theme, kind, prev.Name)
+		if err := tx.Themes().DeleteFile(siteID, theme, kind, prev.Name); err != nil {
+			return err
+		}
+		// Removing a file changes the theme as a push does.
+		return sitevents.AppendTheme(tx, siteID, theme)
 	})
 }
 
