@@ -33,8 +33,8 @@ type Allow struct {
 	// noPublic is set when the entries do not include "public", so that
 	// the zero value is the default.
 	noPublic bool
-	names  []string // lower case; "*.example.com" for a wildcard
-	nets   []netip.Prefix
+	names    []string // lower case; "*.example.com" for a wildcard
+	nets     []netip.Prefix
 }
 
 // ParseAllow parses the entries of --webhook-allow; none gives the default.

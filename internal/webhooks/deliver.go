@@ -38,6 +38,9 @@ const (
 	batch = 50
 	// concurrency is how many webhooks one process delivers to at once.
 	concurrency = 4
+	// pruneEvery is how many events a webhook's cursor moves between trims
+	// of its delivery log (which keeps keepDeliveries tries).
+	pruneEvery = 32
 )
 
 // RetryFor is how long a webhook's event keeps being tried: the try that
@@ -139,6 +142,11 @@ func (s *Service) Follow(feed *changes.Feed) (cancel func()) {
 	})
 }
 
+// coalesce is how long a woken worker waits before it claims: writes that
+// commit meanwhile are delivered in the same round, so that a busy site's
+// deliveries cost two write transactions per round, not per write.
+const coalesce = 20 * time.Millisecond
+
 // Run delivers until ctx ends, looking for work every poll and whenever
 // woken. It returns once its deliveries in flight have ended.
 func (s *Service) Run(ctx context.Context, poll time.Duration) {
@@ -154,6 +162,11 @@ func (s *Service) Run(ctx context.Context, poll time.Duration) {
 			return
 		case <-t.C:
 		case <-s.wake:
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(coalesce):
+			}
 		}
 	}
 }
@@ -178,28 +191,21 @@ func (s *Service) RunOnce(ctx context.Context) (int, error) {
 		if err != nil || len(claimed) == 0 {
 			return total, err
 		}
-		var mu sync.Mutex
+		rounds := make([]*round, len(claimed))
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, concurrency)
-		var firstErr error
-		progress := false
-		for _, w := range claimed {
+		for i, w := range claimed {
 			sem <- struct{}{}
 			wg.Go(func() {
 				defer func() { <-sem }()
-				n, more, err := s.deliver(ctx, w)
-				mu.Lock()
-				defer mu.Unlock()
-				total += n
-				progress = progress || more
-				if err != nil && firstErr == nil {
-					firstErr = err
-				}
+				rounds[i] = s.deliver(ctx, w)
 			})
 		}
 		wg.Wait()
-		if firstErr != nil || !progress {
-			return total, firstErr
+		n, more, err := s.finish(ctx, rounds)
+		total += n
+		if err != nil || !more {
+			return total, err
 		}
 	}
 	return total, ctx.Err()
@@ -239,16 +245,24 @@ func (s *Service) due(ctx context.Context) ([]string, error) {
 	return ids, err
 }
 
+// round is what one claim of a webhook did, for finish to store.
+type round struct {
+	w         *store.Webhook
+	prevLease time.Time
+	cursor    int64
+	logs      []*store.WebhookDelivery
+	failed    bool
+	err       error
+}
+
 // deliver posts a claimed webhook's events after its cursor, in order,
-// until a try fails, the batch is full or a third of the lease is spent,
-// then stores the cursor, the failures and the tries' log under the lease.
-// It returns how many tries it made and whether it moved on (more may be
-// due at once).
-func (s *Service) deliver(ctx context.Context, w *store.Webhook) (tries int, moved bool, err error) {
+// until a try fails, the batch is full or a third of the lease is spent.
+func (s *Service) deliver(ctx context.Context, w *store.Webhook) *round {
+	r := &round{w: w, prevLease: w.LeaseUntil, cursor: w.Cursor}
 	var evs []*store.SiteEvent
 	var last int64
 	var resync bool
-	err = s.Store.View(ctx, func(tx store.Tx) error {
+	r.err = s.Store.View(ctx, func(tx store.Tx) error {
 		b, err := tx.SiteEvents().Bounds(w.SiteID)
 		if err != nil {
 			return err
@@ -265,90 +279,119 @@ func (s *Service) deliver(ctx context.Context, w *store.Webhook) (tries int, mov
 		evs, err = tx.SiteEvents().After(w.SiteID, w.Cursor, f, batch)
 		return err
 	})
-	if err != nil {
-		return 0, false, err
+	if r.err != nil {
+		return r
 	}
-	prevLease := w.LeaseUntil
 	start := time.Now()
-	var logs []*store.WebhookDelivery
-	failed := false
-	cursor := w.Cursor
 	if resync {
 		// The events after the cursor were pruned (the webhook was stuck
 		// longer than the log keeps them) or the log is behind it (a
 		// restored database): go on from the log's end, and say so.
-		logs = append(logs, &store.WebhookDelivery{SiteID: w.SiteID, WebhookID: w.ID, EventSeq: last, EventType: "resync",
+		r.logs = append(r.logs, &store.WebhookDelivery{SiteID: w.SiteID, WebhookID: w.ID, EventSeq: last, EventType: "resync",
 			Error: fmt.Sprintf("events %d to %d are no longer in the site's event log; deliveries go on after %d", w.Cursor+1, last, last)})
-		cursor = last
+		r.cursor = last
+		return r
 	}
 	for _, ev := range evs {
 		if time.Since(start) > s.lease()/3 || ctx.Err() != nil {
-			break
+			return r
 		}
 		if !matches(w, ev) {
-			cursor = ev.Seq
+			r.cursor = ev.Seq
 			continue
 		}
 		d := s.post(ctx, w, ev)
 		d.Attempt = w.Attempts + 1
-		logs = append(logs, d)
+		r.logs = append(r.logs, d)
 		if !d.OK {
-			failed = true
-			break
+			r.failed = true
+			return r
 		}
-		cursor, w.Attempts, w.FailingSince = ev.Seq, 0, time.Time{}
+		r.cursor, w.Attempts, w.FailingSince = ev.Seq, 0, time.Time{}
 	}
-	if !failed && !resync && len(evs) < batch && (len(evs) == 0 || cursor == evs[len(evs)-1].Seq) {
+	if len(evs) < batch {
 		// Every event up to the log's end was read: those left out
 		// matched no type of the webhook.
-		cursor = last
+		r.cursor = last
 	}
-	moved = cursor != w.Cursor
-	disabled := false
+	return r
+}
+
+// finish stores, in one transaction, the rounds' cursors, failures and
+// tries, each under the lease its claim took, then mails the owners of
+// the webhooks it disabled. It returns how many tries were made and
+// whether a webhook moved on (more may be due at once).
+func (s *Service) finish(ctx context.Context, rounds []*round) (tries int, more bool, err error) {
+	var disabled []*store.Webhook
 	// What was posted is stored even when ctx ended meanwhile (a
-	// shutdown): the process still holds its lease.
+	// shutdown): the process still holds its leases.
 	err = s.Store.Update(context.WithoutCancel(ctx), func(tx store.Tx) error {
+		disabled, tries, more = nil, 0, false
 		now := tx.Now()
-		w.Cursor = cursor
-		if failed {
-			w.Attempts++
-			if w.FailingSince.IsZero() {
-				w.FailingSince = now
+		for _, r := range rounds {
+			if r.err != nil {
+				continue // its lease runs out; another round takes it up
 			}
-			if now.Sub(w.FailingSince) >= RetryFor {
-				w.Active, disabled = false, true
-				w.Disabled = fmt.Sprintf("Deliveries failed for %s (%d tries of event %d); turn the webhook back on to go on from that event.",
-					RetryFor, w.Attempts, logs[len(logs)-1].EventSeq)
-				w.NextAt = time.Time{}
+			w := *r.w
+			w.Cursor = r.cursor
+			if r.failed {
+				w.Attempts++
+				if w.FailingSince.IsZero() {
+					w.FailingSince = now
+				}
+				if now.Sub(w.FailingSince) >= RetryFor {
+					w.Active = false
+					w.Disabled = fmt.Sprintf("Deliveries failed for %s (%d tries of event %d); turn the webhook back on to go on from that event.",
+						RetryFor, w.Attempts, r.logs[len(r.logs)-1].EventSeq)
+					w.NextAt = time.Time{}
+				} else {
+					w.NextAt = now.Add(Backoff(w.Attempts))
+				}
 			} else {
-				w.NextAt = now.Add(Backoff(w.Attempts))
+				w.NextAt = time.Time{}
 			}
-		} else {
-			w.NextAt = time.Time{}
-		}
-		w.LeaseUntil = time.Time{}
-		for i, d := range logs {
-			// Tries of one batch are told apart by id, which orders them.
-			d.ID, d.CreatedAt = cms.NewID(now), now.Add(time.Duration(i-len(logs)+1)*time.Millisecond)
-			if err := tx.Webhooks().LogDelivery(d, keepDeliveries); err != nil {
+			w.LeaseUntil = time.Time{}
+			// Advance first: a webhook deleted meanwhile (not found) or
+			// taken over after its lease ran out (stale) is skipped, and
+			// its tries are not logged: what was posted is posted again.
+			if err := tx.Webhooks().Advance(&w, r.prevLease); errors.Is(err, store.ErrStale) || cms.IsCode(err, cms.ENotFound) {
+				continue
+			} else if err != nil {
 				return err
 			}
+			for i, d := range r.logs {
+				// Tries of one round are told apart by id, which orders them;
+				// the log is trimmed to its newest once a round, every
+				// pruneEvery events.
+				d.ID, d.CreatedAt = cms.NewID(now), now.Add(time.Duration(i-len(r.logs)+1)*time.Millisecond)
+				keep := 0
+				if i == len(r.logs)-1 && (r.cursor/pruneEvery != r.w.Cursor/pruneEvery || r.failed) {
+					keep = keepDeliveries
+				}
+				if err := tx.Webhooks().LogDelivery(d, keep); err != nil {
+					return err
+				}
+			}
+			tries += len(r.logs)
+			more = more || (w.Cursor != r.w.Cursor && !r.failed)
+			if !w.Active {
+				disabled = append(disabled, &w)
+			}
 		}
-		return tx.Webhooks().Advance(w, prevLease)
+		return nil
 	})
-	if errors.Is(err, store.ErrStale) || cms.IsCode(err, cms.ENotFound) {
-		// The lease ran out and another process took over, or the
-		// webhook was deleted: what was posted will be posted again, or
-		// is nobody's concern.
-		return len(logs), false, nil
-	}
 	if err != nil {
-		return len(logs), false, err
+		return tries, false, err
 	}
-	if disabled {
+	for _, w := range disabled {
 		s.tellOwner(ctx, w)
 	}
-	return len(logs), moved && !failed, nil
+	for _, r := range rounds {
+		if r.err != nil && ctx.Err() == nil {
+			return tries, more, r.err
+		}
+	}
+	return tries, more, nil
 }
 
 // matches reports whether ev passes the webhook's filters (its types were
