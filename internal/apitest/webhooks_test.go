@@ -560,3 +560,29 @@ func TestWebhooksKill9(t *testing.T) {
 		t.Errorf("delivered after the restart: %v, want %s then the next", got, firstID)
 	}
 }
+
+// TestWebhooksFromAPIWrites: writes through the API (here a customer's
+// create, update and delete) reach a webhook as their events, in order.
+func TestWebhooksFromAPIWrites(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		rc := newReceiver(t)
+		_, secret := createWebhook(t, env, obj{"url": rc.URL, "events": []string{"customer.created", "customer.updated", "customer.deleted"}})
+		res := mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/customers", Body: obj{"email": "hook@example.com"}}, 201)
+		id := str(res.JSON, "id")
+		mustDo(t, env, apitest.Scenario{Method: "PATCH", Path: "/customers/" + id, Body: obj{"name": "Hook"}}, 200)
+		mustDo(t, env, apitest.Scenario{Method: "DELETE", Path: "/customers/" + id}, 204)
+		runDeliveries(t, env)
+		got := rc.take()
+		var types []string
+		for _, d := range got {
+			checkSigned(t, d, secret)
+			types = append(types, d.event.Type)
+			if !strings.Contains(string(d.event.Data), id) {
+				t.Errorf("%s data %s does not name %s", d.event.Type, d.event.Data, id)
+			}
+		}
+		if want := []string{"customer.created", "customer.updated", "customer.deleted"}; !slices.Equal(types, want) {
+			t.Errorf("delivered %v, want %v", types, want)
+		}
+	})
+}
