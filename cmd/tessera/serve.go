@@ -33,6 +33,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/sitevents"
 	"github.com/tessera-cms/tessera/internal/store"
+	"github.com/tessera-cms/tessera/internal/webhooks"
 )
 
 const defaultAddr = "127.0.0.1:8080"
@@ -47,7 +48,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	var limits httpapi.Limits
 	var loginLimits customers.Limits
 	var connsPerClient, heapFloorMiB, changesMaxSubscribers int
-	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow, trustedProxies, headerPrefix string
+	var corsOrigins, metricsToken, metricsAddr, appsHTTPAllow, webhookAllow, trustedProxies, headerPrefix string
 	var urls sites.URLs
 	var redisURL, redisPrefix, blobURL, smtpURL, mailFrom, setupToken, editorURL string
 	var lockTimeout, lockLease, sessionTTL, eventsRetention time.Duration
@@ -71,6 +72,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs.StringVar(&corsOrigins, "cors-origins", env("TESSERA_CORS_ORIGINS", ""), "comma-separated origins browsers may call the API from; empty allows any [TESSERA_CORS_ORIGINS]")
 	fs.StringVar(&headerPrefix, "client-header-prefix", env("TESSERA_CLIENT_HEADER_PREFIX", httpapi.DefaultClientHeaderPrefix), "also accept X-<NAME>-Site, X-<NAME>-Client-Version and X-<NAME>-Session-Token beside X-Service-…: Nimbu runs the original service's clients unchanged [TESSERA_CLIENT_HEADER_PREFIX]")
 	fs.StringVar(&appsHTTPAllow, "apps-http-allow", env("TESSERA_APPS_HTTP_ALLOW", ""), "comma-separated hosts cloud code may call with HTTP.get|post|put|delete (api.example.com, *.example.com); empty allows none [TESSERA_APPS_HTTP_ALLOW]")
+	fs.StringVar(&webhookAllow, "webhook-allow", env("TESSERA_WEBHOOK_ALLOW", "public"), "comma-separated places webhook deliveries may go: public (any address outside the private, loopback and link-local ranges), host names (hooks.example.com, *.example.com) at public addresses, addresses or CIDRs (10.0.0.0/8), private ones included; checked on the address connected to [TESSERA_WEBHOOK_ALLOW]")
 	fs.IntVar(&limits.RoutesPerSite, "apps-route-rate", envInt("TESSERA_APPS_ROUTE_RATE", 600), "public requests to cloud-code routes one site may get per minute, from any address; 0 for no limit [TESSERA_APPS_ROUTE_RATE]")
 	fs.StringVar(&metricsToken, "metrics-token", env("TESSERA_METRICS_TOKEN", ""), "bearer token GET /metrics requires; empty serves it openly [TESSERA_METRICS_TOKEN]")
 	fs.StringVar(&metricsAddr, "metrics-addr", env("TESSERA_METRICS_ADDR", ""), "serve /metrics on this address instead of the main one [TESSERA_METRICS_ADDR]")
@@ -93,6 +95,10 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	renderLimits, err := templates.limits()
+	if err != nil {
+		return err
+	}
+	hookAllow, err := webhooks.ParseAllow(splitList(webhookAllow))
 	if err != nil {
 		return err
 	}
@@ -196,7 +202,8 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer blobs.Close()
 	svc := services.New(st, services.Options{Locker: locker, Limiter: limiter, Mailer: mailer, Blobs: blobs, URLs: urls,
 		SessionTTL: sessionTTL, AppsHTTPAllow: splitList(appsHTTPAllow), AppsQueue: appsCfg.queue, AppsLogRetention: appsCfg.logs,
-		LoginLimits: loginLimits, ChangesMaxSubscribers: changesMaxSubscribers})
+		LoginLimits: loginLimits, ChangesMaxSubscribers: changesMaxSubscribers,
+		WebhookAllow: hookAllow})
 	svc.Apps.Workers, svc.Apps.Limits = workers, appsCfg.limits
 	svc.Render.Limits, svc.Themes.MaxDepth = renderLimits, renderLimits.Depth
 	if redisURL != "" {
@@ -220,6 +227,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	srv.ChangeFeed = svc.ChangeFeed
 	srv.CORSOrigins = splitList(corsOrigins)
 	srv.Translations, srv.Menus, srv.Redirects, srv.Notifications = svc.Translations, svc.Menus, svc.Redirects, svc.Notifications
+	srv.Webhooks = svc.Webhooks
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),
@@ -265,6 +273,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	background.Go(func() { sweep(bctx, svc, logger) })
 	background.Go(func() { svc.Apps.RunWorker(bctx, time.Second) })
 	background.Go(func() { sitevents.Keep(bctx, svc.Store, eventsRetention) })
+	background.Go(func() { svc.Webhooks.Run(bctx, time.Second) })
 	defer func() {
 		stopBackground()
 		done := make(chan struct{})

@@ -52,6 +52,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/store/postgres"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 	"github.com/tessera-cms/tessera/internal/themes"
+	"github.com/tessera-cms/tessera/internal/webhooks"
 )
 
 // Env is a running server on a fresh store with one demo site (two locales,
@@ -87,6 +88,9 @@ type Env struct {
 	// Changes numbers the writes of the Env's services and tells their
 	// caches (package changes).
 	Changes *changes.Feed
+	// Webhooks keeps webhooks and delivers to them: scenarios run its
+	// deliveries (RunOnce) with Clock moved.
+	Webhooks *webhooks.Service
 	// svc is the Env's services, for ShareRedis and Peer.
 	svc *services.Set
 
@@ -171,6 +175,11 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	svc := services.New(st, services.Options{Locker: &lock.Local{Timeout: 2 * time.Second}, Blobs: blobs, HashCost: bcrypt.MinCost,
 		Mailer: env.Mail, URLs: urls})
 	svc.Auth.Clock = clock
+	// Webhook scenarios deliver to receivers on this machine.
+	if svc.Webhooks.Allow, err = webhooks.ParseAllow([]string{"public", "127.0.0.1"}); err != nil {
+		tb.Fatal(err)
+	}
+	svc.Webhooks.Clock = clock
 	env.use(svc, blobs)
 	env.Server.URLs = urls
 	// Mail still queued goes out before the store closes (cleanups run
@@ -272,11 +281,12 @@ func (env *Env) use(svc *services.Set, blobs *files.Store) {
 	env.Sites, env.Auth, env.Themes, env.Pages, env.Entries = svc.Sites, svc.Auth, svc.Themes, svc.Pages, svc.Entries
 	env.Files, env.Uploads, env.Customers, env.Events = blobs, svc.Files, svc.Customers, svc.Events
 	env.Fresh, env.AuthCache, env.Changes, env.svc = svc.Fresh, svc.AuthCache, svc.Changes, svc
+	env.Webhooks = svc.Webhooks
 	env.Server = &httpapi.Server{Store: env.Store, Auth: env.Auth, Sites: env.Sites, Themes: env.Themes, Pages: env.Pages,
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Setup:        svc.Setup,
 		Translations: svc.Translations, Menus: svc.Menus, Redirects: svc.Redirects,
-		Notifications: svc.Notifications, ChangeFeed: svc.ChangeFeed,
+		Notifications: svc.Notifications, ChangeFeed: svc.ChangeFeed, Webhooks: svc.Webhooks,
 		Logger: slog.New(logging.NewText(io.Discard, nil))} // the handler tessera serve uses
 }
 

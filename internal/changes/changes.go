@@ -92,13 +92,16 @@ const (
 	// sitevents); the id is "" (the entry's number is in the log). No
 	// cache depends on it: it wakes the live change feed.
 	Event
+	// Webhook is a webhook: its definition, its delivery state or its
+	// delivery log.
+	Webhook
 
 	numKinds = iota
 )
 
 var kindNames = [numKinds + 1]string{"", "site", "user", "token", "theme", "page", "draft", "version", "upload",
 	"channel", "entry", "customer", "customer_session", "customer_token", "customer_fields", "app", "app_log",
-	"app_job", "app_schedule", "record", "event"}
+	"app_job", "app_schedule", "record", "event", "webhook"}
 
 // String returns the kind's name as messages carry it: "page", "entry".
 func (k Kind) String() string {

@@ -60,6 +60,8 @@ var reads = map[string][]string{
 	"Apps":             {"Get", "List", "Files", "GetFile", "Logs", "LoggedApps", "LogCut"},
 	// Claim notes the jobs it claimed: claiming none changes nothing.
 	"AppQueue": {"GetJob", "Backlog", "DueSchedules", "Due", "Claim"},
+	// Claim notes the webhooks it claimed: claiming none changes nothing.
+	"Webhooks": {"Get", "List", "Active", "Claim", "Deliveries", "Delivery"},
 }
 
 // TestWrapNotesEveryWrite calls every method of every aggregate of a

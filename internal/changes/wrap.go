@@ -108,6 +108,7 @@ func (t noteTx) SiteEvents() store.SiteEvents {
 }
 func (t noteTx) Apps() store.Apps         { return noteApps{t.Tx.Apps(), t.n} }
 func (t noteTx) AppQueue() store.AppQueue { return noteQueue{t.Tx.AppQueue(), t.n} }
+func (t noteTx) Webhooks() store.Webhooks { return noteWebhooks{t.Tx.Webhooks(), t.n} }
 
 // Each write method below notes its key before it writes: a write that
 // fails part-way may still have changed something.
@@ -569,4 +570,45 @@ func (e noteSiteEvents) Append(ev *store.SiteEvent) error {
 func (e noteSiteEvents) Prune(before time.Time, n int) (int, error) {
 	e.n.note(AllSites, Event, "")
 	return e.SiteEvents.Prune(before, n)
+}
+
+type noteWebhooks struct {
+	store.Webhooks
+	n *noter
+}
+
+func (w noteWebhooks) Create(h *store.Webhook) error {
+	w.n.note(h.SiteID, Webhook, h.ID)
+	return w.Webhooks.Create(h)
+}
+
+func (w noteWebhooks) Update(h *store.Webhook, prev time.Time, resume bool) error {
+	w.n.note(h.SiteID, Webhook, h.ID)
+	return w.Webhooks.Update(h, prev, resume)
+}
+
+func (w noteWebhooks) Delete(siteID, id string) error {
+	w.n.note(siteID, Webhook, id)
+	return w.Webhooks.Delete(siteID, id)
+}
+
+func (w noteWebhooks) Claim(ids []string, now, until time.Time) ([]*store.Webhook, error) {
+	list, err := w.Webhooks.Claim(ids, now, until)
+	if err != nil {
+		w.n.note(AllSites, Webhook, "")
+	}
+	for _, h := range list {
+		w.n.note(h.SiteID, Webhook, h.ID)
+	}
+	return list, err
+}
+
+func (w noteWebhooks) Advance(h *store.Webhook, prev time.Time) error {
+	w.n.note(h.SiteID, Webhook, h.ID)
+	return w.Webhooks.Advance(h, prev)
+}
+
+func (w noteWebhooks) LogDelivery(d *store.WebhookDelivery, keep int) error {
+	w.n.note(d.SiteID, Webhook, d.WebhookID)
+	return w.Webhooks.LogDelivery(d, keep)
 }

@@ -286,6 +286,9 @@ func schemas() map[string]any {
 	for k, v := range adminSchemas() {
 		m[k] = v
 	}
+	for k, v := range webhookSchemas() {
+		m[k] = v
+	}
 	return m
 }
 

@@ -183,6 +183,18 @@ func (s *Server) routes() {
 	s.handle("PATCH /api/notifications/{notification}", needAdmin, s.handleNotificationUpdate)
 	s.handle("DELETE /api/notifications/{notification}", needAdmin, s.handleNotificationDelete)
 
+	// Webhooks send the site's events elsewhere, signed with their secret:
+	// admins only, reads too.
+	s.handle("GET /api/webhooks", needAdmin, s.handleWebhookList)
+	s.handle("GET /api/webhooks/count", needAdmin, s.handleWebhookCount)
+	s.handle("POST /api/webhooks", needAdmin, s.handleWebhookCreate)
+	s.handle("GET /api/webhooks/{webhook}", needAdmin, s.handleWebhookGet)
+	s.handle("PUT /api/webhooks/{webhook}", needAdmin, s.handleWebhookUpdate)
+	s.handle("PATCH /api/webhooks/{webhook}", needAdmin, s.handleWebhookUpdate)
+	s.handle("DELETE /api/webhooks/{webhook}", needAdmin, s.handleWebhookDelete)
+	s.handle("GET /api/webhooks/{webhook}/deliveries", needAdmin, s.handleWebhookDeliveries)
+	s.handle("POST /api/webhooks/{webhook}/deliveries/{delivery}/redeliver", needAdmin, s.handleWebhookRedeliver)
+
 	s.absentResources()
 }
 

@@ -39,6 +39,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
 	"github.com/tessera-cms/tessera/internal/translations"
+	"github.com/tessera-cms/tessera/internal/webhooks"
 )
 
 // DefaultMaxBodyBytes limits request bodies of routes that take no files.
@@ -90,6 +91,8 @@ type Server struct {
 	// ChangesHeartbeat is how often a quiet event stream sends a comment
 	// line; zero means DefaultChangesHeartbeat.
 	ChangesHeartbeat time.Duration
+	// Webhooks keeps the sites' webhooks and their delivery logs.
+	Webhooks *webhooks.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 	// CORSOrigins are the origins browsers may call the API from; empty

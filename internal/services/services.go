@@ -32,6 +32,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/themes"
 	"github.com/tessera-cms/tessera/internal/translations"
+	"github.com/tessera-cms/tessera/internal/webhooks"
 )
 
 // Options are what the process decides about its surroundings.
@@ -77,6 +78,9 @@ type Options struct {
 	// EditorURL is the editor's base URL (http://127.0.0.1:8080/admin/),
 	// which user password reset mail links to.
 	EditorURL string
+	// WebhookAllow is where webhook deliveries may go (--webhook-allow;
+	// the zero value: public addresses).
+	WebhookAllow webhooks.Allow
 }
 
 // Set is every service of one process.
@@ -123,6 +127,9 @@ type Set struct {
 	// Notifications keeps the sites' notification templates, which the
 	// customer mails and cloud code's Mail.send render from.
 	Notifications *notifications.Service
+	// Webhooks keeps the sites' webhooks and delivers their events (its
+	// worker, Run, is the caller's to start).
+	Webhooks *webhooks.Service
 }
 
 // ShareRedis makes the caches of this process coherent with those of every
@@ -185,6 +192,8 @@ func New(st store.Store, opt Options) *Set {
 	s.Customers.Templates, s.Apps.Templates = s.Notifications, s.Notifications
 	s.Apps.Attach(s.Events)
 	s.Setup = &setup.Service{Auth: s.Auth, Sites: s.Sites, Themes: s.Themes, Pages: s.Pages}
+	s.Webhooks = &webhooks.Service{Store: st, Allow: opt.WebhookAllow, Mailer: opt.Mailer}
+	s.Webhooks.Follow(feed)
 	s.Files.Register("pages", s.Pages)
 	s.Files.Register("entries", s.Entries)
 	return s

@@ -119,6 +119,7 @@ type Tx interface {
 	AppQueue() AppQueue
 	Records() Records
 	SiteEvents() SiteEvents
+	Webhooks() Webhooks
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.
