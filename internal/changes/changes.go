@@ -88,13 +88,17 @@ const (
 	// Record is one of a site's small named resources (a menu, a
 	// translation, a redirect, a notification template, a customer role).
 	Record
+	// Installation is an app's installation on a site, or the codes and
+	// refresh tokens of its authorization-code flow; the id is the
+	// installation's.
+	Installation
 
 	numKinds = iota
 )
 
 var kindNames = [numKinds + 1]string{"", "site", "user", "token", "theme", "page", "draft", "version", "upload",
 	"channel", "entry", "customer", "customer_session", "customer_token", "customer_fields", "app", "app_log",
-	"app_job", "app_schedule", "record"}
+	"app_job", "app_schedule", "record", "installation"}
 
 // String returns the kind's name as messages carry it: "page", "entry".
 func (k Kind) String() string {

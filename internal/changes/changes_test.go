@@ -59,6 +59,7 @@ var reads = map[string][]string{
 	"Apps":             {"Get", "List", "Files", "GetFile", "Logs", "LoggedApps", "LogCut"},
 	// Claim notes the jobs it claimed: claiming none changes nothing.
 	"AppQueue": {"GetJob", "Backlog", "DueSchedules", "Due", "Claim"},
+	"OAuth":    {"Installation", "InstallationOf", "Installations", "RefreshByAccess"},
 }
 
 // TestWrapNotesEveryWrite calls every method of every aggregate of a

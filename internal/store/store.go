@@ -118,6 +118,7 @@ type Tx interface {
 	Apps() Apps
 	AppQueue() AppQueue
 	Records() Records
+	OAuth() OAuth
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.
