@@ -273,8 +273,8 @@ func (env *Env) use(svc *services.Set, blobs *files.Store) {
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Setup:        svc.Setup,
 		Translations: svc.Translations, Menus: svc.Menus, Redirects: svc.Redirects,
-		Notifications: svc.Notifications,
-		Logger:        slog.New(slog.NewTextHandler(io.Discard, nil))}
+		Notifications: svc.Notifications, OAuth: svc.OAuth,
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))}
 }
 
 // setup makes the demo site, the other site and a token of every kind.

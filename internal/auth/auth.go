@@ -150,6 +150,15 @@ func (s *Service) resolve(ctx context.Context, hash, site string) (*Principal, e
 				return err
 			}
 			p.Role = store.RoleAdmin
+			if tok.InstallationID != "" && tok.UserID != "" {
+				// An app's token acts for the admin who installed it, whom
+				// GET /user names (the original client's `auth scopes`
+				// reads its headers there); still bound to its site.
+				if p.User, err = tx.Users().Get(tok.UserID); err != nil && !cms.IsCode(err, cms.ENotFound) {
+					return err
+				}
+				err = nil
+			}
 			return nil
 		}
 		if p.User, err = tx.Users().Get(tok.UserID); cms.IsCode(err, cms.ENotFound) {

@@ -132,6 +132,12 @@ func (s *Server) routes() {
 	s.handle("PUT /api/apps/{key}/code/{name...}", needAdmin, scopes.Write(scopes.Apps), s.handleAppCodePut)
 	s.handle("DELETE /api/apps/{key}/code/{name...}", needAdmin, scopes.Write(scopes.Apps), s.handleAppCodeDelete)
 	s.handle("GET /api/apps/{key}/logs", needSite, scopes.Read(scopes.Apps), s.handleAppLogs)
+	// Installations: an app's grant on the site (package oauth). Making
+	// one, or a client secret, is an admin's, never an app token's.
+	s.handle("POST /api/apps/{key}/install", needAdmin, scopes.FullOnly, s.handleAppInstall)
+	s.handle("POST /api/apps/{key}/secret", needAdmin, scopes.FullOnly, s.handleAppSecret)
+	s.handle("GET /api/installations", needSite, scopes.Read(scopes.Apps), s.handleInstallationList)
+	s.handle("DELETE /api/installations/{installation}", needAdmin, scopes.FullOnly, s.handleInstallationDelete)
 	s.handle("POST /api/functions/{name}", needSite, scopes.Write(scopes.Apps), s.handleFunction)
 	s.handle("POST /api/jobs/{name}", needSite, scopes.Write(scopes.Apps), s.handleJob)
 

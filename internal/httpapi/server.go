@@ -29,6 +29,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/netlimit"
 	"github.com/tessera-cms/tessera/internal/notifications"
+	"github.com/tessera-cms/tessera/internal/oauth"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/redirects"
@@ -84,6 +85,9 @@ type Server struct {
 	Redirects *redirects.Service
 	// Notifications keeps the sites' notification templates.
 	Notifications *notifications.Service
+	// OAuth keeps app installations and runs the authorization-code flow
+	// (/oauth/…); nil answers 404 there.
+	OAuth *oauth.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 	// CORSOrigins are the origins browsers may call the API from; empty
@@ -173,6 +177,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	s.mux = http.NewServeMux()
 	s.routes()
+	s.oauthRoutes()
 	s.mux.HandleFunc("/api/pages/{fullpath...}", s.handlePageFullpath)
 	s.mux.Handle("GET /api/openapi.json", routed("/api/openapi.json", http.HandlerFunc(s.handleOpenAPI)))
 	s.mux.Handle("GET /healthz", routed("/healthz", http.HandlerFunc(s.handleHealth)))

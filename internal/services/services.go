@@ -22,6 +22,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/notifications"
+	"github.com/tessera-cms/tessera/internal/oauth"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/redirects"
@@ -116,6 +117,8 @@ type Set struct {
 	// Notifications keeps the sites' notification templates, which the
 	// customer mails and cloud code's Mail.send render from.
 	Notifications *notifications.Service
+	// OAuth keeps app installations and runs the authorization-code flow.
+	OAuth *oauth.Service
 }
 
 // ShareRedis makes the caches of this process coherent with those of every
@@ -176,6 +179,7 @@ func New(st store.Store, opt Options) *Set {
 	s.Notifications = &notifications.Service{Store: st, Render: s.Render}
 	s.Customers.Templates, s.Apps.Templates = s.Notifications, s.Notifications
 	s.Apps.Attach(s.Events)
+	s.OAuth = &oauth.Service{Store: st}
 	s.Setup = &setup.Service{Auth: s.Auth, Sites: s.Sites, Themes: s.Themes, Pages: s.Pages}
 	s.Files.Register("pages", s.Pages)
 	s.Files.Register("entries", s.Entries)
