@@ -448,3 +448,41 @@ func grantOf(t *testing.T, s string) *scopes.Set {
 	}
 	return g
 }
+
+// An installed app's cloud code acts within its installation's scopes.
+func TestOAuthCloudCodeWithinScopes(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		do := func(method, path string, body any, want int) *apitest.Response {
+			t.Helper()
+			return mustDo(t, env, apitest.Scenario{Method: method, Path: path, Body: body}, want)
+		}
+		do("POST", "/apps", obj{"name": "Lib", "install_scopes": []string{"entries:read:books", "customers:read"}}, 201)
+		do("POST", "/apps/lib/code", obj{"name": "main.js", "code": `
+Service.Cloud.define('read', async () => ({n: await Service.Query('books').count()}))
+Service.Cloud.define('write', async () => { await new (Service.Object.extend('books'))({title: 'X'}).save(); return {} })
+Service.Cloud.define('other', async () => ({n: await Service.Query('films').count()}))
+Service.Cloud.define('signup', async () => { await Service.Customer.signUp({email: 'cy@example.com', password: 'long-enough'}); return {} })
+`}, 200)
+		do("POST", "/channels", obj{"name": "Books", "customizations": []obj{{"name": "title", "type": "string"}}}, 201)
+		do("POST", "/channels", obj{"name": "Films", "customizations": []obj{{"name": "title", "type": "string"}}}, 201)
+		// Never installed: every scope, as before.
+		do("POST", "/functions/write", obj{}, 200)
+		do("POST", "/apps/lib/install", obj{}, 201)
+		do("POST", "/functions/read", obj{}, 200)
+		for _, fn := range []string{"write", "other", "signup"} {
+			res := env.Do(t, apitest.Scenario{Method: "POST", Path: "/functions/" + fn, Body: obj{}})
+			if res.Status < 400 {
+				t.Errorf("%s beyond the installation's scopes: %d %s", fn, res.Status, res.Raw)
+			}
+		}
+		logs := string(do("GET", "/apps/lib/logs", nil, 200).Raw)
+		for _, want := range []string{"entries:write or entries:write:books", "entries:read or entries:read:films", "customers:write"} {
+			if !strings.Contains(logs, want) {
+				t.Errorf("the app's log does not name %s: %s", want, logs)
+			}
+		}
+		// Revoked: every scope again (an app not installed is not bounded).
+		do("DELETE", "/installations/lib", nil, 204)
+		do("POST", "/functions/other", obj{}, 200)
+	})
+}
