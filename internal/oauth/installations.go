@@ -110,4 +110,3 @@ func (s *Service) Install(ctx context.Context, site *store.Site, key, scope, use
 	})
 	return out, err
 }
-
