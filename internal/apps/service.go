@@ -15,7 +15,6 @@ import (
 	"github.com/tessera-cms/tessera/internal/fresh"
 	"github.com/tessera-cms/tessera/internal/lru"
 	"github.com/tessera-cms/tessera/internal/mail"
-	"github.com/tessera-cms/tessera/internal/scopes"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -192,12 +191,9 @@ func (b *appBody) apply(a *app) error {
 		a.Internal = *b.Internal
 	}
 	if b.InstallScopes != nil {
-		// What the app may be granted: the scope names of package scopes
-		// (the original service's read_X/write_X among them), checked
-		// here so that a consent screen never meets one it cannot show.
-		if _, err := scopes.FromList(*b.InstallScopes); err != nil {
-			return cms.FieldError("install_scopes", "holds an unknown scope: "+err.Error())
-		}
+		// Kept as sent: an app copied from the original service may name
+		// scopes of resources this server does not keep (read_orders),
+		// which an installation leaves out (scopes.Lenient).
 		a.InstallScopes = *b.InstallScopes
 	}
 	for k, v := range b.Env {

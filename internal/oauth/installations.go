@@ -87,10 +87,7 @@ func (s *Service) Install(ctx context.Context, site *store.Site, key, scope, use
 		} else if err != nil {
 			return err
 		}
-		grant, err := scopes.FromList(c.InstallScopes)
-		if err != nil {
-			return cms.FieldError("install_scopes", err.Error())
-		}
+		grant := scopes.Lenient(c.InstallScopes)
 		if scope != "" {
 			asked, err := scopes.Parse(scope)
 			if err != nil {

@@ -111,12 +111,10 @@ func (s *Service) Check(ctx context.Context, site *store.Site, p AuthorizeParams
 	if p.ResponseType != "code" {
 		return req, protoErr("unsupported_response_type", "response_type must be code.")
 	}
-	allowed, err := scopes.FromList(c.InstallScopes)
-	if err != nil {
-		return req, protoErr("server_error", "The app's install_scopes do not parse.")
-	}
+	allowed := scopes.Lenient(c.InstallScopes)
 	asked := allowed
 	if p.Scope != "" {
+		var err error
 		if asked, err = scopes.Parse(p.Scope); err != nil {
 			return req, protoErr("invalid_scope", err.Error())
 		}

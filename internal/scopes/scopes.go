@@ -130,6 +130,24 @@ func FromList(list []string) (*Set, error) {
 	return Parse(strings.Join(list, " "))
 }
 
+// Lenient reads a list of scope names (an app's install_scopes) keeping
+// the ones it knows: an app may name scopes of resources this server does
+// not keep, which grant nothing here.
+func Lenient(list []string) *Set {
+	set := &Set{}
+	for _, w := range list {
+		if strings.ContainsAny(w, " ,\t\n") {
+			continue
+		}
+		trial := &Set{}
+		if trial.add(w) == nil {
+			_ = set.add(w)
+		}
+	}
+	set.finish()
+	return set
+}
+
 func quote(s string) string {
 	if len(s) > 64 {
 		s = s[:64] + "…"

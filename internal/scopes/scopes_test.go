@@ -128,3 +128,9 @@ func BenchmarkRouteCheck(b *testing.B) {
 		}
 	}
 }
+
+func TestLenient(t *testing.T) {
+	if got := Lenient([]string{"read_orders", "read_channels", "pages:write", "bad word", "entries:read:blog"}).String(); got != "pages:write entries:read" {
+		t.Errorf("Lenient = %q", got)
+	}
+}
