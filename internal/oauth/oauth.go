@@ -269,9 +269,6 @@ func (s *Service) Refresh(ctx context.Context, ca ClientAuth, refresh, scope str
 			if err := checkClient(client, ca, false); err != nil {
 				return err
 			}
-			if err := tx.Tokens().Delete(r.AccessID); err != nil && !cms.IsCode(err, cms.ENotFound) {
-				return err
-			}
 			grant, err := scopes.Parse(r.Scopes)
 			if err != nil {
 				return err
@@ -290,6 +287,10 @@ func (s *Service) Refresh(ctx context.Context, ca ClientAuth, refresh, scope str
 					return protoErr("invalid_scope", "The scope asks for more than the refresh token holds.")
 				}
 				grant = asked
+			}
+			// The refresh token's access token ends with it.
+			if err := tx.Tokens().Delete(r.AccessID); err != nil && !cms.IsCode(err, cms.ENotFound) {
+				return err
 			}
 			out, err = s.issue(tx, inst, grant)
 			return err
