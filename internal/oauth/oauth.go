@@ -16,6 +16,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"errors"
+	"net/url"
 	"time"
 
 	"github.com/tessera-cms/tessera/internal/apps"
@@ -99,8 +100,8 @@ func (s *Service) Check(ctx context.Context, site *store.Site, p AuthorizeParams
 		return nil, err
 	}
 	c := req.Client
-	if c.CallbackURL == "" {
-		return nil, cms.Errorf(cms.EInvalid, "The app %s has no callback_url to send the answer to.", c.Key)
+	if u, err := url.Parse(c.CallbackURL); c.CallbackURL == "" || err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.Fragment != "" {
+		return nil, cms.Errorf(cms.EInvalid, "The app %s has no http(s) callback_url to send the answer to.", c.Key)
 	}
 	// Exact match (RFC 6749 §3.1.2.3 and its security BCP): no prefix,
 	// no pattern, no normalization an attacker could steer.
