@@ -228,6 +228,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	srv.CORSOrigins = splitList(corsOrigins)
 	srv.Translations, srv.Menus, srv.Redirects, srv.Notifications = svc.Translations, svc.Menus, svc.Redirects, svc.Notifications
 	srv.Webhooks = svc.Webhooks
+	srv.OAuth = svc.OAuth
 	hs := &http.Server{
 		Addr:              addr,
 		Handler:           srv.Handler(),

@@ -286,7 +286,7 @@ func (env *Env) use(svc *services.Set, blobs *files.Store) {
 		Entries: env.Entries, Customers: svc.Customers, Render: svc.Render, Apps: svc.Apps, Uploads: env.Uploads, Files: blobs.Handler("/files/"),
 		Setup:        svc.Setup,
 		Translations: svc.Translations, Menus: svc.Menus, Redirects: svc.Redirects,
-		Notifications: svc.Notifications, ChangeFeed: svc.ChangeFeed, Webhooks: svc.Webhooks,
+		Notifications: svc.Notifications, ChangeFeed: svc.ChangeFeed, Webhooks: svc.Webhooks, OAuth: svc.OAuth,
 		Logger: slog.New(logging.NewText(io.Discard, nil))} // the handler tessera serve uses
 }
 

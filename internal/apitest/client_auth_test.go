@@ -9,6 +9,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/auth"
+	"github.com/tessera-cms/tessera/internal/scopes"
 	"github.com/tessera-cms/tessera/internal/store"
 	"github.com/tessera-cms/tessera/internal/store/storetest"
 )
@@ -156,7 +157,7 @@ func TestClientSignIn(t *testing.T) {
 				t.Errorf("failed login: got %d %s, want the one 401 answer %s", r.Status, r.Raw, bad.Raw)
 			}
 		}
-		scopes := strings.Join(auth.Scopes, ", ")
+		scopes := scopes.Full.Header()[0]
 		env.Run(t, []apitest.Scenario{
 			// `auth whoami` and `auth scopes` read GET /user.
 			{Name: "TokenWorks", Path: "/user", As: "token:" + token, Site: "-", Headers: nimbu(""), WantStatus: 200,

@@ -356,7 +356,9 @@ func TestWebhooksReceiverDown(t *testing.T) {
 		rc.set(func(rc *receiver) { rc.drop = true })
 		id, _ := createWebhook(t, env, obj{"url": rc.URL, "events": []string{"*"}})
 		emit(t, env, false, func(tx store.Tx) error { return sitevents.AppendTheme(tx, env.Site.ID, "default") })
-		emit(t, env, false, func(tx store.Tx) error { return sitevents.AppendCustomer(tx, env.Site.ID, sitevents.CustomerCreated, "c1") })
+		emit(t, env, false, func(tx store.Tx) error {
+			return sitevents.AppendCustomer(tx, env.Site.ID, sitevents.CustomerCreated, "c1")
+		})
 		if n := runDeliveries(t, env); n != 1 {
 			t.Fatalf("first try: %d tries", n)
 		}
@@ -421,7 +423,9 @@ func TestWebhooksRollback(t *testing.T) {
 		if n := runDeliveries(t, env); n != 0 || len(rc.take()) != 0 {
 			t.Fatalf("a rolled-back write was delivered (%d tries)", n)
 		}
-		emit(t, env, false, func(tx store.Tx) error { return sitevents.AppendUpload(tx, env.Site.ID, sitevents.UploadCreated, "u1", "a.png") })
+		emit(t, env, false, func(tx store.Tx) error {
+			return sitevents.AppendUpload(tx, env.Site.ID, sitevents.UploadCreated, "u1", "a.png")
+		})
 		runDeliveries(t, env)
 		got := rc.take()
 		if len(got) != 1 || got[0].event.Type != "upload.created" || got[0].event.Seq != base+1 {
@@ -438,7 +442,9 @@ func TestWebhooksClaimOutlivesItsProcess(t *testing.T) {
 	eachBackend(t, func(t *testing.T, env *apitest.Env) {
 		rc := newReceiver(t)
 		id, _ := createWebhook(t, env, obj{"url": rc.URL, "events": []string{"*"}})
-		emit(t, env, false, func(tx store.Tx) error { return sitevents.AppendPage(tx, env.Site.ID, sitevents.PagePublished, "p1", "") })
+		emit(t, env, false, func(tx store.Tx) error {
+			return sitevents.AppendPage(tx, env.Site.ID, sitevents.PagePublished, "p1", "")
+		})
 		err := env.Store.Update(context.Background(), func(tx store.Tx) error {
 			got, err := tx.Webhooks().Claim([]string{id}, tx.Now(), tx.Now().Add(30*time.Second))
 			if err == nil && len(got) != 1 {
@@ -526,7 +532,9 @@ func TestWebhooksKill9(t *testing.T) {
 	}))
 	t.Cleanup(rc.Close)
 	createWebhook(t, env, obj{"url": rc.URL, "events": []string{"*"}})
-	emit(t, env, false, func(tx store.Tx) error { return sitevents.AppendPage(tx, env.Site.ID, sitevents.PagePublished, "p1", "") })
+	emit(t, env, false, func(tx store.Tx) error {
+		return sitevents.AppendPage(tx, env.Site.ID, sitevents.PagePublished, "p1", "")
+	})
 	var firstID string
 	select {
 	case firstID = <-arrived:
@@ -537,7 +545,9 @@ func TestWebhooksKill9(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Committed while no process runs.
-	emit(t, env, false, func(tx store.Tx) error { return sitevents.AppendEntry(tx, env.Site.ID, sitevents.EntryCreated, "e1", "news", "a") })
+	emit(t, env, false, func(tx store.Tx) error {
+		return sitevents.AppendEntry(tx, env.Site.ID, sitevents.EntryCreated, "e1", "news", "a")
+	})
 
 	second := cluster.Start(t, cluster.Config{Processes: 1, DatabaseURL: dsn, RedisURL: redistest.URL(), RedisPrefix: prefix, Args: args})
 	deadline := time.After(90 * time.Second)

@@ -33,6 +33,9 @@ type app struct {
 	Internal      bool              `json:"internal,omitempty"`
 	InstallScopes []string          `json:"install_scopes,omitempty"`
 	Env           map[string]string `json:"env,omitempty"`
+	// SecretHash is the SHA-256 (hex) of the app's OAuth client secret,
+	// "" until one is made (RotateSecret); never shown.
+	SecretHash string `json:"secret_hash,omitempty"`
 
 	CompiledAt    time.Time `json:"compiled_at,omitzero"`
 	CompileErrors []string  `json:"compile_errors,omitempty"`

@@ -13,6 +13,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/entries"
 	"github.com/tessera-cms/tessera/internal/files"
 	"github.com/tessera-cms/tessera/internal/mail"
+	"github.com/tessera-cms/tessera/internal/scopes"
 	"github.com/tessera-cms/tessera/internal/store"
 )
 
@@ -34,6 +35,8 @@ type invocation struct {
 	// roles are roles: it reads only the channels they may read.
 	customer bool
 	roles    []string
+	// grant is the app's installation's scopes, once read (allow).
+	grant *scopes.Set
 
 	logs      []logLine
 	logBytes  int
@@ -94,6 +97,13 @@ func (inv *invocation) dispatch(ctx context.Context, name string, args json.RawM
 		if err := decode(&q); err != nil {
 			return nil, err
 		}
+		need, channel := scopes.Read(scopes.Entries), q.Slug
+		if q.Customers {
+			need, channel = scopes.Read(scopes.Customers), ""
+		}
+		if err := inv.allow(ctx, need, channel); err != nil {
+			return nil, err
+		}
 		if name == worker.CallGet {
 			return inv.get(ctx, q)
 		}
@@ -104,6 +114,9 @@ func (inv *invocation) dispatch(ctx context.Context, name string, args json.RawM
 			return nil, err
 		}
 		if err := inv.writing(name); err != nil {
+			return nil, err
+		}
+		if err := inv.allow(ctx, scopes.Write(scopes.Entries), a.Slug); err != nil {
 			return nil, err
 		}
 		if name == worker.CallObjectDestroy {
@@ -122,6 +135,9 @@ func (inv *invocation) dispatch(ctx context.Context, name string, args json.RawM
 		if err := inv.writing(name); err != nil {
 			return nil, err
 		}
+		if err := inv.allow(ctx, scopes.Write(scopes.Customers), ""); err != nil {
+			return nil, err
+		}
 		if inv.svc.Customers == nil {
 			return nil, errors.New("Service.Customer: customers are not available")
 		}
@@ -133,6 +149,9 @@ func (inv *invocation) dispatch(ctx context.Context, name string, args json.RawM
 			return nil, err
 		}
 		if err := inv.writing(name); err != nil {
+			return nil, err
+		}
+		if err := inv.allow(ctx, scopes.Write(scopes.Customers), ""); err != nil {
 			return nil, err
 		}
 		if inv.svc.Customers == nil {

@@ -191,6 +191,9 @@ func (b *appBody) apply(a *app) error {
 		a.Internal = *b.Internal
 	}
 	if b.InstallScopes != nil {
+		// Kept as sent: an app copied from the original service may name
+		// scopes of resources this server does not keep (read_orders),
+		// which an installation leaves out (scopes.Lenient).
 		a.InstallScopes = *b.InstallScopes
 	}
 	for k, v := range b.Env {

@@ -18,6 +18,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/cms"
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
+	"github.com/tessera-cms/tessera/internal/scopes"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -66,6 +67,8 @@ type Principal struct {
 	Site *store.Site
 	// Role on Site: RoleAdmin or RoleEditor. Site tokens act as admin.
 	Role string
+
+	scopes *scopes.Set // nil: every scope (Scopes)
 }
 
 // IsAdmin reports whether the principal may do admin-only things on its site.
@@ -138,6 +141,7 @@ func (s *Service) resolve(ctx context.Context, hash, site string) (*Principal, e
 			return errUnauthorized
 		}
 		p.Token = tok
+		p.scopes = grantOf(tok.Scopes)
 		if tok.SiteID != "" {
 			p.Site, err = tx.Sites().Get(tok.SiteID)
 			if cms.IsCode(err, cms.ENotFound) {
@@ -146,6 +150,15 @@ func (s *Service) resolve(ctx context.Context, hash, site string) (*Principal, e
 				return err
 			}
 			p.Role = store.RoleAdmin
+			if tok.InstallationID != "" && tok.UserID != "" {
+				// An app's token acts for the admin who installed it, whom
+				// GET /user names (the original client's `auth scopes`
+				// reads its headers there); still bound to its site.
+				if p.User, err = tx.Users().Get(tok.UserID); err != nil && !cms.IsCode(err, cms.ENotFound) {
+					return err
+				}
+				err = nil
+			}
 			return nil
 		}
 		if p.User, err = tx.Users().Get(tok.UserID); cms.IsCode(err, cms.ENotFound) {

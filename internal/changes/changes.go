@@ -95,13 +95,17 @@ const (
 	// Webhook is a webhook: its definition, its delivery state or its
 	// delivery log.
 	Webhook
+	// Installation is an app's installation on a site, or the codes and
+	// refresh tokens of its authorization-code flow; the id is the
+	// installation's.
+	Installation
 
 	numKinds = iota
 )
 
 var kindNames = [numKinds + 1]string{"", "site", "user", "token", "theme", "page", "draft", "version", "upload",
 	"channel", "entry", "customer", "customer_session", "customer_token", "customer_fields", "app", "app_log",
-	"app_job", "app_schedule", "record", "event", "webhook"}
+	"app_job", "app_schedule", "record", "event", "webhook", "installation"}
 
 // String returns the kind's name as messages carry it: "page", "entry".
 func (k Kind) String() string {

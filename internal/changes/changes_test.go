@@ -62,6 +62,7 @@ var reads = map[string][]string{
 	"AppQueue": {"GetJob", "Backlog", "DueSchedules", "Due", "Claim"},
 	// Claim notes the webhooks it claimed: claiming none changes nothing.
 	"Webhooks": {"Get", "List", "Active", "Claim", "Deliveries", "Delivery"},
+	"OAuth":    {"Installation", "InstallationOf", "Installations", "RefreshByAccess"},
 }
 
 // TestWrapNotesEveryWrite calls every method of every aggregate of a

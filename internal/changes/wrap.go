@@ -80,6 +80,7 @@ func (t noteTx) Unwrap() store.Tx { return t.Tx }
 func (t noteTx) Sites() store.Sites   { return noteSites{t.Tx.Sites(), t.n} }
 func (t noteTx) Users() store.Users   { return noteUsers{t.Tx.Users(), t.n} }
 func (t noteTx) Tokens() store.Tokens { return noteTokens{t.Tx.Tokens(), t.n} }
+func (t noteTx) OAuth() store.OAuth   { return noteOAuth{t.Tx.OAuth(), t.n} }
 func (t noteTx) UserTokens() store.UserTokens {
 	return noteUserTokens{t.Tx.UserTokens(), t.n}
 }
@@ -202,6 +203,59 @@ func (t noteTokens) Extend(id string, expiresAt time.Time) error {
 func (t noteTokens) DeleteExpired(now time.Time) (int, error) {
 	t.n.note(AllSites, Token, "")
 	return t.Tokens.DeleteExpired(now)
+}
+
+// noteOAuth notes installations, their codes and refresh tokens, and the
+// access tokens an installation's removal ends (by id, which the auth
+// cache drops).
+type noteOAuth struct {
+	store.OAuth
+	n *noter
+}
+
+func (o noteOAuth) PutInstallation(i *store.Installation) error {
+	err := o.OAuth.PutInstallation(i)
+	o.n.note(i.SiteID, Installation, i.ID)
+	return err
+}
+
+func (o noteOAuth) DeleteInstallation(siteID, id string) ([]string, error) {
+	o.n.note(siteID, Installation, id)
+	ids, err := o.OAuth.DeleteInstallation(siteID, id)
+	for _, tok := range ids {
+		o.n.note(siteID, Token, tok)
+	}
+	return ids, err
+}
+
+func (o noteOAuth) CreateCode(c *store.OAuthCode) error {
+	o.n.note(c.SiteID, Installation, c.InstallationID)
+	return o.OAuth.CreateCode(c)
+}
+
+func (o noteOAuth) ConsumeCode(hash string, now time.Time) (*store.OAuthCode, error) {
+	c, err := o.OAuth.ConsumeCode(hash, now)
+	if c != nil {
+		o.n.note(c.SiteID, Installation, c.InstallationID)
+	} else {
+		o.n.note(AllSites, Installation, "")
+	}
+	return c, err
+}
+
+func (o noteOAuth) CreateRefresh(r *store.RefreshToken) error {
+	o.n.note(r.SiteID, Installation, r.InstallationID)
+	return o.OAuth.CreateRefresh(r)
+}
+
+func (o noteOAuth) ConsumeRefresh(hash string) (*store.RefreshToken, error) {
+	r, err := o.OAuth.ConsumeRefresh(hash)
+	if r != nil {
+		o.n.note(r.SiteID, Installation, r.InstallationID)
+	} else {
+		o.n.note(AllSites, Installation, "")
+	}
+	return r, err
 }
 
 // noteUserTokens notes the mailed tokens of a user (password resets):

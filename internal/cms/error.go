@@ -31,6 +31,9 @@ const (
 	EInvalidTemplate      = "invalid_template"
 	ETemplateInUse        = "template_in_use"
 	EMethodNotAllowed     = "method_not_allowed"
+	// EInsufficientScope is a token whose scopes do not cover the route
+	// (RFC 6750's name for it).
+	EInsufficientScope = "insufficient_scope"
 )
 
 // Codes that the caller sees spelled another way. The spec answers a few

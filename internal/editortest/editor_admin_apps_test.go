@@ -28,6 +28,7 @@ func TestEditorAdminApps(t *testing.T) {
 			chromedp.Navigate(editorURL(b, site, "/apps")),
 			chromedp.WaitVisible(`#new-app`, chromedp.ByQuery),
 			textHas(`.apps`, "No app yet."),
+			textHas(`#installed-apps`, "No app is installed."),
 		)
 		b.step("new-app",
 			click(`#new-app`),
@@ -118,6 +119,24 @@ func TestEditorAdminApps(t *testing.T) {
 			setSelect(`select[name="level"]`, "error"),
 			textHas(`.logs`, "No log line matches."),
 		)
+
+		// The app installed on the site shows under Installed apps, where
+		// an admin revokes it.
+		www := "token:" + env.Tokens["www"]
+		mustDo(t, env, apitest.Scenario{Method: "PATCH", Path: "/apps/shop-tools", As: www, Site: site.ID,
+			Body: obj{"install_scopes": []string{"entries:read"}}}, 200)
+		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/apps/shop-tools/install", As: www, Site: site.ID}, 201)
+		b.step("installed-apps",
+			chromedp.Navigate(editorURL(b, site, "/apps")),
+			chromedp.WaitVisible(`#installed-apps tr[data-installation]`, chromedp.ByQuery),
+			textHas(`#installed-apps`, "entries:read"),
+			click(`#installed-apps tr[data-installation] .btn-danger`),
+			clickButton("Revoke", true),
+			textHas(`#installed-apps`, "No app is installed."),
+		)
+		if got := mustDo(t, env, apitest.Scenario{Path: "/installations", As: www, Site: site.ID}, 200).JSON.([]any); len(got) != 0 {
+			t.Errorf("installations after revoking in the editor: %v", got)
+		}
 
 		// An editor reads the code and runs it, but changes nothing.
 		if _, err := env.Auth.Grant(t.Context(), site.ID, "ed@example.com", "Ed", store.RoleEditor); err != nil {

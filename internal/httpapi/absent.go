@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/tessera-cms/tessera/internal/cms"
+	"github.com/tessera-cms/tessera/internal/scopes"
 )
 
 // absent lists resources of the original service that this server does
@@ -32,7 +33,7 @@ var absent = []struct {
 // method, outside the route table.
 func (s *Server) absentResources() {
 	for _, a := range absent {
-		s.serve(a.path, needSite, s.MaxBodyBytes, func(w http.ResponseWriter, r *http.Request) error {
+		s.serve(a.path, needSite, scopes.None, s.MaxBodyBytes, func(w http.ResponseWriter, r *http.Request) error {
 			switch r.Method {
 			case http.MethodGet:
 				page, perPage, err := pageParams(r)

@@ -25,9 +25,13 @@ func (s *Server) handleUser(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	out := make([]userSite, len(list))
-	for i, sr := range list {
-		out[i] = userSite{ID: sr.Site.ID, ShortID: sr.Site.ShortID, Name: sr.Site.Name, Role: sr.Role}
+	out := make([]userSite, 0, len(list))
+	for _, sr := range list {
+		// An app's token (a site token with the installing user) sees
+		// its own site only.
+		if !p.IsSiteToken() || sr.Site.ID == p.Site.ID {
+			out = append(out, userSite{ID: sr.Site.ID, ShortID: sr.Site.ShortID, Name: sr.Site.Name, Role: sr.Role})
+		}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"id": p.User.ID, "email": p.User.Email, "name": p.User.Name, "sites": out})
 	return nil

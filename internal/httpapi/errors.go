@@ -33,6 +33,7 @@ var codes = map[string]int{
 	cms.ERepeatableNotInTheme: http.StatusUnprocessableEntity,
 	cms.EInvalidTemplate:      http.StatusUnprocessableEntity,
 	cms.EMethodNotAllowed:     http.StatusMethodNotAllowed,
+	cms.EInsufficientScope:    http.StatusForbidden,
 	cms.EInvalidJSON:          http.StatusBadRequest,
 	cms.EBadRequest:           http.StatusBadRequest,
 	cms.ESourceNotFound:       http.StatusUnprocessableEntity,

@@ -280,6 +280,9 @@ func schemas() map[string]any {
 			"encoding": map[string]any{"type": "string", "enum": []string{"base64"}},
 		}),
 	}
+	for k, v := range oauthSchemas() {
+		m[k] = v
+	}
 	for k, v := range essentialSchemas() {
 		m[k] = v
 	}
@@ -362,6 +365,11 @@ func (s *Server) OpenAPI() map[string]any {
 func (s *Server) openAPIOperation(pattern string, op operation, params []string) map[string]any {
 	o := map[string]any{"summary": op.summary, "tags": []string{op.tag},
 		"operationId": operationID(pattern)}
+	// The scope an app's token needs (docs/api.md, "Scopes"): "" for a
+	// route any token may call, or only a user or site token.
+	if need := s.scopeOf[pattern]; need.Declared() {
+		o["x-accepted-oauth-scopes"] = need.Accepted("")[0]
+	}
 	switch pattern {
 	case "POST /api/auth/login":
 		o["security"] = []any{map[string]any{"basic": []any{}}}

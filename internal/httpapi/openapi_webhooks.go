@@ -3,14 +3,14 @@ package httpapi
 // The OpenAPI operations and schemas of webhooks (docs/webhooks.md).
 
 var webhookOperations = map[string]operation{
-	"GET /api/webhooks":                                             {"The site's webhooks, oldest first (admins)", "webhooks", "", ok(200, "[]Webhook"), pageQuery, false},
-	"GET /api/webhooks/count":                                       {"The number of webhooks (admins)", "webhooks", "", ok(200, "Count"), nil, false},
-	"POST /api/webhooks":                                            {"Create a webhook {url, events, channel, path_prefix, active, secret}; the answer shows its secret (admins)", "webhooks", "WebhookWrite", ok(201, "Webhook"), nil, false},
-	"GET /api/webhooks/{webhook}":                                   {"One webhook, without its secret (admins)", "webhooks", "", ok(200, "Webhook"), nil, false},
-	"PUT /api/webhooks/{webhook}":                                   {"Change a webhook: the keys sent; a new secret is shown once; active true resumes a disabled one (admins)", "webhooks", "WebhookWrite", ok(200, "Webhook"), nil, true},
-	"PATCH /api/webhooks/{webhook}":                                 {"Change a webhook (as PUT; admins)", "webhooks", "WebhookWrite", ok(200, "Webhook"), nil, true},
-	"DELETE /api/webhooks/{webhook}":                                {"Delete a webhook and its delivery log (admins)", "webhooks", "", ok(204, ""), nil, true},
-	"GET /api/webhooks/{webhook}/deliveries":                        {"A webhook's delivery log, newest first (admins)", "webhooks", "", ok(200, "[]WebhookDelivery"), pageQuery, false},
+	"GET /api/webhooks":                                            {"The site's webhooks, oldest first (admins)", "webhooks", "", ok(200, "[]Webhook"), pageQuery, false},
+	"GET /api/webhooks/count":                                      {"The number of webhooks (admins)", "webhooks", "", ok(200, "Count"), nil, false},
+	"POST /api/webhooks":                                           {"Create a webhook {url, events, channel, path_prefix, active, secret}; the answer shows its secret (admins)", "webhooks", "WebhookWrite", ok(201, "Webhook"), nil, false},
+	"GET /api/webhooks/{webhook}":                                  {"One webhook, without its secret (admins)", "webhooks", "", ok(200, "Webhook"), nil, false},
+	"PUT /api/webhooks/{webhook}":                                  {"Change a webhook: the keys sent; a new secret is shown once; active true resumes a disabled one (admins)", "webhooks", "WebhookWrite", ok(200, "Webhook"), nil, true},
+	"PATCH /api/webhooks/{webhook}":                                {"Change a webhook (as PUT; admins)", "webhooks", "WebhookWrite", ok(200, "Webhook"), nil, true},
+	"DELETE /api/webhooks/{webhook}":                               {"Delete a webhook and its delivery log (admins)", "webhooks", "", ok(204, ""), nil, true},
+	"GET /api/webhooks/{webhook}/deliveries":                       {"A webhook's delivery log, newest first (admins)", "webhooks", "", ok(200, "[]WebhookDelivery"), pageQuery, false},
 	"POST /api/webhooks/{webhook}/deliveries/{delivery}/redeliver": {"Post a logged delivery's event again now, with the same delivery id; the try is the answer (admins)", "webhooks", "", ok(201, "WebhookDelivery"), nil, false},
 }
 

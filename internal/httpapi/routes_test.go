@@ -89,3 +89,15 @@ func TestOpenAPIReference(t *testing.T) {
 		t.Errorf("docs/api-reference.md is not the OpenAPI document's (run with -update-reference): %v", err)
 	}
 }
+
+// TestEveryRouteDeclaresScope: a route added without saying which scope
+// it needs would be open to every app token, or to none.
+func TestEveryRouteDeclaresScope(t *testing.T) {
+	s := &Server{}
+	s.Handler()
+	for _, p := range s.Routes() {
+		if !s.RouteScope(p).Declared() {
+			t.Errorf("%s declares no scope", p)
+		}
+	}
+}

@@ -30,10 +30,12 @@ import (
 	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/netlimit"
 	"github.com/tessera-cms/tessera/internal/notifications"
+	"github.com/tessera-cms/tessera/internal/oauth"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/redirects"
 	"github.com/tessera-cms/tessera/internal/render"
+	"github.com/tessera-cms/tessera/internal/scopes"
 	"github.com/tessera-cms/tessera/internal/setup"
 	"github.com/tessera-cms/tessera/internal/sites"
 	"github.com/tessera-cms/tessera/internal/store"
@@ -93,6 +95,9 @@ type Server struct {
 	ChangesHeartbeat time.Duration
 	// Webhooks keeps the sites' webhooks and their delivery logs.
 	Webhooks *webhooks.Service
+	// OAuth keeps app installations and runs the authorization-code flow
+	// (/oauth/…); nil answers 404 there.
+	OAuth *oauth.Service
 	// Files serves stored files under /files/; nil answers 404.
 	Files http.Handler
 	// CORSOrigins are the origins browsers may call the API from; empty
@@ -134,8 +139,9 @@ type Server struct {
 	metricsHandler http.Handler
 	memLimiter     *ratelimit.Memory
 	inFlight       netlimit.Counts
-	patterns       []string // every API route, in registration order
-	site           *public  // the public site, when Render is set
+	patterns       []string               // every API route, in registration order
+	scopeOf        map[string]scopes.Need // what each route of patterns needs
+	site           *public                // the public site, when Render is set
 	openapi        openAPIJSON
 	clientHeaders  *clientHeaders
 	editor         *editorFiles // the editor's files, served at /admin/
@@ -181,6 +187,7 @@ func (s *Server) Handler() http.Handler {
 	}
 	s.mux = http.NewServeMux()
 	s.routes()
+	s.oauthRoutes()
 	s.mux.HandleFunc("/api/pages/{fullpath...}", s.handlePageFullpath)
 	s.mux.Handle("GET /api/openapi.json", routed("/api/openapi.json", http.HandlerFunc(s.handleOpenAPI)))
 	s.mux.Handle("GET /healthz", routed("/healthz", http.HandlerFunc(s.handleHealth)))
@@ -208,22 +215,33 @@ func (s *Server) Handler() http.Handler {
 }
 
 // handle registers an API route: the handler runs after authentication, with
-// the request body limited, and is measured under its pattern.
-func (s *Server) handle(pattern string, need access, h handlerFunc) {
-	s.handleLimit(pattern, need, s.MaxBodyBytes, h)
+// the request body limited, and is measured under its pattern. scope is
+// what the route needs of the token's scopes; every route declares one
+// (TestEveryRouteDeclaresScope), scopes.None included.
+func (s *Server) handle(pattern string, need access, scope scopes.Need, h handlerFunc) {
+	s.handleLimit(pattern, need, scope, s.MaxBodyBytes, h)
 }
 
 // handleLimit is handle with a route-specific body limit.
-func (s *Server) handleLimit(pattern string, need access, maxBody int64, h handlerFunc) {
+func (s *Server) handleLimit(pattern string, need access, scope scopes.Need, maxBody int64, h handlerFunc) {
 	s.patterns = append(s.patterns, pattern)
-	s.serve(pattern, need, maxBody, h)
+	if s.scopeOf == nil {
+		s.scopeOf = map[string]scopes.Need{}
+	}
+	s.scopeOf[pattern] = scope
+	s.serve(pattern, need, scope, maxBody, h)
 }
 
 // serve registers a handler as handleLimit does, outside the route table
 // (Routes, the OpenAPI document): for paths the API answers without
 // holding them (absent.go).
-func (s *Server) serve(pattern string, need access, maxBody int64, h handlerFunc) {
+func (s *Server) serve(pattern string, need access, scope scopes.Need, maxBody int64, h handlerFunc) {
 	route := pattern[strings.IndexByte(pattern, ' ')+1:]
+	// Only an entries route's {channel} can be met by a channel's scope;
+	// the header values of every other route are made here, once.
+	_, byChannel := scope.Resource()
+	byChannel = byChannel && strings.Contains(route, "{channel}")
+	accepted := scope.Accepted("")
 	s.mux.HandleFunc(pattern, func(w http.ResponseWriter, r *http.Request) {
 		// logRequests has wrapped w in a recorder already; a handler
 		// reached another way gets one of its own.
@@ -249,8 +267,18 @@ func (s *Server) serve(pattern string, need access, maxBody int64, h handlerFunc
 		}
 		if err == nil && ri.principal != nil {
 			ri.tokenID = ri.principal.Token.ID
-			rec.Header()[scopesHeader] = fullScopes
+			grant, channel, h := ri.principal.Scopes(), "", rec.Header()
+			h[scopesHeader] = grant.Header()
+			if byChannel && !grant.IsFull() {
+				channel = r.PathValue("channel")
+				h[acceptedScopesHeader] = scope.Accepted(channel)
+			} else {
+				h[acceptedScopesHeader] = accepted
+			}
 			err = s.limit(r, "token:", ri.tokenID, s.Limits.PerToken)
+			if err == nil && !scope.Allows(grant, channel) {
+				err = cms.Errorf(cms.EInsufficientScope, "This token lacks the scope this needs: %s.", scope.Missing(channel))
+			}
 		}
 		if err != nil && r.ContentLength != 0 {
 			// The body of a refused request is never read: close the
@@ -315,9 +343,10 @@ func (s *Server) authenticate(w http.ResponseWriter, r *http.Request, ri *reques
 // X-OAuth-Scopes.
 const scopesHeader = "X-Oauth-Scopes"
 
-// fullScopes is the header's value for a token with every scope, which
-// user and site tokens are (auth.Scopes), shared as jsonContentType is.
-var fullScopes = []string{strings.Join(auth.Scopes, ", ")}
+// acceptedScopesHeader names, on every authenticated answer, the scopes
+// the route accepts (scopes.Need.Accepted), in the canonical form of
+// X-Accepted-OAuth-Scopes.
+const acceptedScopesHeader = "X-Accepted-Oauth-Scopes"
 
 // principal returns the authenticated caller of the request.
 func principal(r *http.Request) *auth.Principal { return info(r).principal }
@@ -386,7 +415,7 @@ func (s *Server) probeWrite(ctx context.Context) error {
 // corsExposeHeaders are the response headers scripts may read. The spec
 // exposes X-Service-Content-ETag, not ETag. (The request headers browsers
 // may send are the client headers' corsAllow.)
-const corsExposeHeaders = "X-Service-Content-ETag, X-Total-Count, X-Total-Pages, Link, X-OAuth-Scopes"
+const corsExposeHeaders = "X-Service-Content-ETag, X-Total-Count, X-Total-Pages, Link, X-OAuth-Scopes, X-Accepted-OAuth-Scopes"
 
 // The CORS headers of every API answer, shared as jsonContentType is.
 var (

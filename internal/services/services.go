@@ -23,6 +23,7 @@ import (
 	"github.com/tessera-cms/tessera/internal/mail"
 	"github.com/tessera-cms/tessera/internal/menus"
 	"github.com/tessera-cms/tessera/internal/notifications"
+	"github.com/tessera-cms/tessera/internal/oauth"
 	"github.com/tessera-cms/tessera/internal/pages"
 	"github.com/tessera-cms/tessera/internal/ratelimit"
 	"github.com/tessera-cms/tessera/internal/redirects"
@@ -130,6 +131,8 @@ type Set struct {
 	// Webhooks keeps the sites' webhooks and delivers their events (its
 	// worker, Run, is the caller's to start).
 	Webhooks *webhooks.Service
+	// OAuth keeps app installations and runs the authorization-code flow.
+	OAuth *oauth.Service
 }
 
 // ShareRedis makes the caches of this process coherent with those of every
@@ -191,6 +194,7 @@ func New(st store.Store, opt Options) *Set {
 	s.Notifications = &notifications.Service{Store: st, Render: s.Render}
 	s.Customers.Templates, s.Apps.Templates = s.Notifications, s.Notifications
 	s.Apps.Attach(s.Events)
+	s.OAuth = &oauth.Service{Store: st}
 	s.Setup = &setup.Service{Auth: s.Auth, Sites: s.Sites, Themes: s.Themes, Pages: s.Pages}
 	s.Webhooks = &webhooks.Service{Store: st, Allow: opt.WebhookAllow, Mailer: opt.Mailer}
 	s.Webhooks.Follow(feed)

@@ -120,6 +120,7 @@ type Tx interface {
 	Records() Records
 	SiteEvents() SiteEvents
 	Webhooks() Webhooks
+	OAuth() OAuth
 }
 
 // ListOptions selects one window of a list. Limit <= 0 means no limit.

@@ -84,6 +84,12 @@ type Token struct {
 	// SignIn marks a token a user's password sign-in issued: a new
 	// password ends those, not the tokens an operator made.
 	SignIn bool
+	// Scopes bound what the token may do (package scopes' canonical
+	// form); "" is every scope, as user and site tokens have.
+	Scopes string
+	// InstallationID is the app installation that issued the token ("" for
+	// none); revoking the installation ends it.
+	InstallationID string
 }
 
 // Tokens stores access tokens.

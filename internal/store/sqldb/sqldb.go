@@ -207,6 +207,7 @@ func (t *tx) CustomerTokens() store.CustomerTokens     { return customerTokens{t
 func (t *tx) CustomerFields() store.CustomerFields     { return customerFields{t} }
 func (t *tx) Apps() store.Apps                         { return apps{t} }
 func (t *tx) AppQueue() store.AppQueue                 { return appQueue{t} }
+func (t *tx) OAuth() store.OAuth                       { return oauth{t} }
 
 // exec, query and queryRow run a statement written with ? placeholders.
 func (t *tx) exec(query string, args ...any) (sql.Result, error) {

@@ -12,9 +12,10 @@ import (
 type tokens struct{ *tx }
 
 func (x tokens) Create(t *store.Token) error {
-	_, err := x.exec(`INSERT INTO tokens (id, hash, user_id, site_id, name, created_at, expires_at, sign_in)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		t.ID, t.Hash, nullable(t.UserID), nullable(t.SiteID), t.Name, x.time(t.CreatedAt), x.nullTimeValue(t.ExpiresAt), t.SignIn)
+	_, err := x.exec(`INSERT INTO tokens (id, hash, user_id, site_id, name, created_at, expires_at, sign_in, scopes, installation_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		t.ID, t.Hash, nullable(t.UserID), nullable(t.SiteID), t.Name, x.time(t.CreatedAt), x.nullTimeValue(t.ExpiresAt), t.SignIn,
+		t.Scopes, t.InstallationID)
 	if err != nil {
 		return x.fail(err, "create token "+t.ID, "A token with this id or secret already exists.")
 	}
@@ -24,8 +25,8 @@ func (x tokens) Create(t *store.Token) error {
 func (x tokens) GetByHash(hash string) (*store.Token, error) {
 	t := store.Token{Hash: hash}
 	var userID, siteID sql.NullString
-	err := x.queryRow(`SELECT id, user_id, site_id, name, created_at, expires_at, sign_in FROM tokens WHERE hash = ?`, hash).
-		Scan(&t.ID, &userID, &siteID, &t.Name, timeCol{&t.CreatedAt}, nullTimeCol{&t.ExpiresAt}, &t.SignIn)
+	err := x.queryRow(`SELECT id, user_id, site_id, name, created_at, expires_at, sign_in, scopes, installation_id FROM tokens WHERE hash = ?`, hash).
+		Scan(&t.ID, &userID, &siteID, &t.Name, timeCol{&t.CreatedAt}, nullTimeCol{&t.ExpiresAt}, &t.SignIn, &t.Scopes, &t.InstallationID)
 	if err != nil {
 		// The hash stands for a secret: keep it out of error messages.
 		return nil, x.fail(err, "get token by hash", "")
@@ -46,12 +47,12 @@ func (x tokens) List(siteID string) ([]*store.Token, error) {
 	out, err := scanAll(x.tx, func(row scanner) (*store.Token, error) {
 		var t store.Token
 		var userID, site sql.NullString
-		if err := row.Scan(&t.ID, &userID, &site, &t.Name, timeCol{&t.CreatedAt}, nullTimeCol{&t.ExpiresAt}, &t.SignIn); err != nil {
+		if err := row.Scan(&t.ID, &userID, &site, &t.Name, timeCol{&t.CreatedAt}, nullTimeCol{&t.ExpiresAt}, &t.SignIn, &t.Scopes, &t.InstallationID); err != nil {
 			return nil, err
 		}
 		t.UserID, t.SiteID = userID.String, site.String
 		return &t, nil
-	}, `SELECT id, user_id, site_id, name, created_at, expires_at, sign_in FROM tokens
+	}, `SELECT id, user_id, site_id, name, created_at, expires_at, sign_in, scopes, installation_id FROM tokens
 		WHERE site_id = ? OR user_id IN (SELECT user_id FROM memberships WHERE site_id = ?)
 		ORDER BY created_at, id`, siteID, siteID)
 	if err != nil {

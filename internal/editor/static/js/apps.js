@@ -22,8 +22,39 @@ export class AppsScreen {
       h('div', { class: 'screen-head' }, h('h1', null, 'Apps'),
         isAdmin() ? h('button', { type: 'button', class: 'btn btn-primary', id: 'new-app', onclick: () => this.create() }, 'New app') : null),
       h('p', { class: 'muted' }, 'An app holds cloud code: functions, routes, callbacks and jobs that run on this server.'),
-      this.list);
+      this.list,
+      h('h2', null, 'Installed apps'),
+      h('p', { class: 'muted' }, 'Apps an admin installed on this site, and what they may do here. Revoking one ends its tokens at once.'),
+      this.installed = h('div', { class: 'table-wrap', id: 'installed-apps' }, h('p', { class: 'loading' }, 'Loading…')));
     this.load();
+    this.loadInstalled();
+  }
+
+  async loadInstalled() {
+    try {
+      const res = await api.get('/installations');
+      clear(this.installed, res.data.length === 0 ? h('p', { class: 'muted' }, 'No app is installed.') : h('table', { class: 'table' },
+        h('thead', null, h('tr', null, ['App', 'Scopes', 'Installed', ''].map((c) => h('th', { scope: 'col' }, c)))),
+        h('tbody', null, res.data.map((i) => h('tr', { 'data-installation': i.id },
+          h('td', null, i.name || i.app, i.domain ? h('span', { class: 'muted' }, ` (${i.domain})`) : null),
+          h('td', { class: 'input-mono' }, i.scopes.join(' ')),
+          h('td', { class: 'muted' }, when(i.created_at)),
+          h('td', null, isAdmin() ? h('button', { type: 'button', class: 'btn btn-danger', onclick: () => this.revoke(i) }, 'Revoke') : null))))));
+    } catch (e) {
+      clear(this.installed, h('p', { class: 'form-error', role: 'alert' }, `The installed apps could not be read: ${e.message}`));
+    }
+  }
+
+  async revoke(i) {
+    const ok = await confirm(`Revoke ${i.name || i.app}?`, 'Its tokens for this site stop working at once. An admin can install it again.', 'Revoke', true);
+    if (!ok) return;
+    try {
+      await api.del(`/installations/${encodeURIComponent(i.id)}`);
+      toast(`${i.name || i.app} revoked.`, 'success');
+    } catch (e) {
+      toast(`Could not revoke: ${e.message}`, 'error');
+    }
+    this.loadInstalled();
   }
 
   async load() {
