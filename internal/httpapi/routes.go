@@ -79,6 +79,7 @@ func (s *Server) routes() {
 	s.handle("DELETE /api/uploads/{id}", needSite, s.handleUploadDelete)
 	s.handleLimit("PUT /api/uploads/{id}", needSite, pageBodyBytes, s.handleUploadReplace)
 	s.handle("GET /api/uploads/{id}/usage", needSite, s.handleUploadUsage)
+	s.handle("GET /api/files", needSite, s.handleFileList)
 
 	// Channel definitions are the site's schema: changing them needs an
 	// admin; entries are content, which editors write.
