@@ -114,16 +114,20 @@ func (s *Service) FindFiles(ctx context.Context, site *store.Site, f store.Uploa
 				MimeType: fl.ContentType, Width: fl.Width, Height: fl.Height, Private: fl.Private, Holder: &hc})
 		}
 
+		// The channels are read first: a transaction runs one statement at
+		// a time, and EachDoc's rows stay open while fn runs.
+		chans, _, err := tx.Channels().List(site.ID, store.ListOptions{})
+		if err != nil {
+			return err
+		}
 		channels := map[string]*channelNames{}
+		for _, c := range chans {
+			channels[c.ID] = &channelNames{slug: c.Slug, fields: fieldNames(c.Doc)}
+		}
 		err = tx.Entries().EachDoc(site.ID, holdsText, func(d store.HeldDoc) error {
-			cn, ok := channels[d.Extra[0]]
-			if !ok {
-				cn = &channelNames{fields: map[string]string{}}
-				if c, err := tx.Channels().Get(site.ID, d.Extra[0]); err == nil {
-					cn.slug = c.Slug
-					cn.fields = fieldNames(c.Doc)
-				}
-				channels[d.Extra[0]] = cn
+			cn := channels[d.Extra[0]]
+			if cn == nil {
+				cn = &channelNames{}
 			}
 			h := Holder{Resource: "entries", ID: d.ID, Channel: cn.slug, Title: d.Extra[1]}
 			heldFiles(d.Doc, fieldsMode, func(field string, fl *File) {
