@@ -94,7 +94,7 @@ func (s *Service) FindFiles(ctx context.Context, site *store.Site, f store.Uploa
 		return fl.URLAt(base)
 	}
 
-	var out []*LibraryFile
+	out := []*LibraryFile{}
 	err := s.Store.View(ctx, func(tx store.Tx) error {
 		ups, _, err := tx.Uploads().Find(site.ID, f, store.ListOptions{Limit: 1 << 30})
 		if err != nil {
