@@ -302,7 +302,9 @@ func TestEditorUIContentEditor(t *testing.T) {
 			chromedp.Navigate(editorURL(b, site, "/media")),
 			chromedp.WaitVisible(`#media-drop`, chromedp.ByQuery),
 			chromedp.SetUploadFiles(`#media-drop input[type=file]`, writeFiles(t, "by-editor", 2), chromedp.ByQuery),
-			waitJS(`document.querySelectorAll('.media-grid > .media-card').length === 2`),
+			waitJS(`document.querySelectorAll('.media-grid > .media-card[data-kind=upload]').length === 2`),
+			// The entry's photo is listed too, held by its entry.
+			textHas(`.media-card[data-kind=held][data-name="p.png"] .media-holder`, "posts entry"),
 		)
 	})
 }
