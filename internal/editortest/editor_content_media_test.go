@@ -193,15 +193,25 @@ func TestEditorUIMedia(t *testing.T) {
 		mustDo(t, env, apitest.Scenario{Method: "POST", Path: "/channels/posts/entries", As: "www", Site: site.ID,
 			Body: obj{"title": "Uses it", "photo": obj{"__type": "FileRef", "source": "service://" + site.ShortID + "/uploads/" + used["id"].(string)}}}, 201)
 		card := func(name string) string { return fmt.Sprintf(`.media-card[data-name=%q]`, name) }
+		// The entry's copy of shot-1.png is listed too, after the uploads,
+		// held by the entry: the library shows every file of the site.
+		upload := func(name string) string { return fmt.Sprintf(`.media-card[data-kind=upload][data-name=%q]`, name) }
+		held := func(name string) string { return fmt.Sprintf(`.media-card[data-kind=held][data-name=%q]`, name) }
 		b.step("in-use",
 			setVal(`.media-screen select`, ""),
 			setVal(`.media-screen input[type=search]`, "shot-1.png"),
-			count(1),
-			click(card("shot-1.png")+` .btn-danger-text`),
+			count(2),
+			textHas(held("shot-1.png")+` .media-holder`, "posts entry uses-it · photo"),
+			click(upload("shot-1.png")+` .btn-danger-text`),
 			chromedp.WaitVisible(`dialog[open] .usage-list a`, chromedp.ByQuery),
 			textHas(`dialog[open] .usage-list`, "posts entry uses-it"),
 		)
 		b.run("close", clickButton("Close", true))
+		b.step("held-file",
+			chromedp.WaitNotPresent(`dialog[open]`, chromedp.ByQuery),
+			chromedp.WaitVisible(held("shot-1.png")+` img.media-img`, chromedp.ByQuery),
+			waitJS(`document.querySelector('.media-card[data-kind=held] .media-actions') === null`),
+		)
 		b.step("delete-unused",
 			setVal(`.media-screen input[type=search]`, "shot-2.png"),
 			count(1),
@@ -221,6 +231,13 @@ func TestEditorUIMedia(t *testing.T) {
 		b.step("replaced",
 			setVal(`.media-screen input[type=search]`, "replacement"),
 			count(1),
+		)
+		b.step("holder-opened",
+			setVal(`.media-screen input[type=search]`, "shot-1.png"),
+			count(2),
+			click(held("shot-1.png")+` a.media-holder`),
+			waitJS(`location.hash.includes('/channels/posts/entries/')`),
+			chromedp.WaitNotPresent(`.media-screen`, chromedp.ByQuery),
 		)
 		res := mustDo(t, env, apitest.Scenario{Path: "/uploads?q=shot", As: "www", Site: site.ID}, 200)
 		if got := res.Header.Get("X-Total-Count"); got != "48" {
@@ -285,7 +302,9 @@ func TestEditorUIContentEditor(t *testing.T) {
 			chromedp.Navigate(editorURL(b, site, "/media")),
 			chromedp.WaitVisible(`#media-drop`, chromedp.ByQuery),
 			chromedp.SetUploadFiles(`#media-drop input[type=file]`, writeFiles(t, "by-editor", 2), chromedp.ByQuery),
-			waitJS(`document.querySelectorAll('.media-grid > .media-card').length === 2`),
+			waitJS(`document.querySelectorAll('.media-grid > .media-card[data-kind=upload]').length === 2`),
+			// The entry's photo is listed too, held by its entry.
+			textHas(`.media-card[data-kind=held][data-name="p.png"] .media-holder`, "posts entry"),
 		)
 	})
 }

@@ -86,6 +86,10 @@ func (s *Server) routes() {
 	s.handle("DELETE /api/uploads/{id}", needSite, scopes.Write(scopes.Uploads), s.handleUploadDelete)
 	s.handleLimit("PUT /api/uploads/{id}", needSite, scopes.Write(scopes.Uploads), pageBodyBytes, s.handleUploadReplace)
 	s.handle("GET /api/uploads/{id}/usage", needSite, scopes.Read(scopes.Uploads), s.handleUploadUsage)
+	// Every file of the site, with the entries, pages and customers that
+	// hold them: their titles and emails span resources, so apps need
+	// every scope.
+	s.handle("GET /api/files", needSite, scopes.FullOnly, s.handleFileList)
 
 	// Channel definitions are the site's schema: changing them needs an
 	// admin; entries are content, which editors write.

@@ -36,6 +36,21 @@ func (s *Server) handleUploadList(w http.ResponseWriter, r *http.Request) error 
 	return nil
 }
 
+// handleFileList handles "GET /api/files": the media library's list of
+// every file of the site, uploads and held files (files.FindFiles).
+func (s *Server) handleFileList(w http.ResponseWriter, r *http.Request) error {
+	page, perPage, err := pageParams(r)
+	if err != nil {
+		return err
+	}
+	items, total, err := s.Uploads.FindFiles(r.Context(), principal(r).Site, uploadFilter(r), listOptions(page, perPage))
+	if err != nil {
+		return err
+	}
+	writeList(w, r, items, total, page, perPage)
+	return nil
+}
+
 // handleUploadCount handles "GET /api/uploads/count".
 func (s *Server) handleUploadCount(w http.ResponseWriter, r *http.Request) error {
 	_, n, err := s.Uploads.FindUploads(r.Context(), principal(r).Site, uploadFilter(r), store.ListOptions{Limit: 1}, false)

@@ -74,6 +74,10 @@ type CustomerSort struct {
 
 // Customers stores customers, always scoped to one site.
 type Customers interface {
+	// EachDoc calls fn with every customer of the site whose document
+	// holds text (at least 8 bytes), by id, with the email as Extra[0]: a
+	// full scan of the site's customers.
+	EachDoc(siteID, text string, fn func(d HeldDoc) error) error
 	// NextNumber reserves the site's next customer number (1, 2, ...;
 	// never reused). It also locks the site's customers against other
 	// NextNumber calls until the transaction ends, so that creates of one

@@ -293,6 +293,9 @@ type Pages interface {
 	// Holding returns up to limit of the site's pages whose live document
 	// holds any of texts (each at least 8 bytes), by id.
 	Holding(siteID string, texts []string, limit int) ([]Holder, error)
+	// EachDoc calls fn with every page of the site whose live document
+	// holds text (at least 8 bytes), by id: a full scan of the site's pages.
+	EachDoc(siteID, text string, fn func(d HeldDoc) error) error
 	// Get returns one page with its document. ENotFound.
 	Get(siteID, id string) (*PageRecord, error)
 	// Stamp returns a page's updated_at without loading its document, for
@@ -438,6 +441,15 @@ type UploadFilter struct {
 type Holder struct {
 	ID        string
 	ChannelID string
+}
+
+// HeldDoc is a record's document as EachDoc passes it: its id, two
+// columns that name it (an entry's channel id and slug, a customer's
+// email) and its document, which is only valid during the call.
+type HeldDoc struct {
+	ID    string
+	Extra [2]string
+	Doc   []byte
 }
 
 // Uploads stores upload records, always scoped to one site. The blobs they
@@ -649,6 +661,10 @@ type Entries interface {
 	// Holding returns up to limit of the site's entries whose document
 	// holds any of texts (each at least 8 bytes), by id.
 	Holding(siteID string, texts []string, limit int) ([]Holder, error)
+	// EachDoc calls fn with every entry of the site whose document holds
+	// text (at least 8 bytes), by id, with its channel id and slug as Extra:
+	// a full scan of the site's entries.
+	EachDoc(siteID, text string, fn func(d HeldDoc) error) error
 	// Hold locks one entry's row until the transaction ends, exclusively
 	// or shared, and returns its channel id. A writer holds the targets of
 	// the references it writes shared, a deletion holds its entry

@@ -100,6 +100,10 @@ func (x customers) GetBySlug(siteID, slug string) (*store.Customer, error) {
 	return c, nil
 }
 
+func (x customers) EachDoc(siteID, text string, fn func(d store.HeldDoc) error) error {
+	return eachDoc(x.tx, "customers", "id, email, '', doc", siteID, text, fn)
+}
+
 func (x customers) Get(siteID, id string) (*store.Customer, error) {
 	c, err := scanCustomer(x.queryRow(`SELECT `+customerColumns+` FROM customers WHERE site_id = ? AND id = ?`, siteID, id))
 	if err != nil {

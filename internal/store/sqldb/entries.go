@@ -430,6 +430,10 @@ func (x entries) Holding(siteID string, texts []string, limit int) ([]store.Hold
 	return holding(x.tx, "entries", "id, channel_id", siteID, texts, limit)
 }
 
+func (x entries) EachDoc(siteID, text string, fn func(d store.HeldDoc) error) error {
+	return eachDoc(x.tx, "entries", "id, channel_id, COALESCE(slug, ''), doc", siteID, text, fn)
+}
+
 func (x entries) Hold(siteID, id string, exclusive bool) (string, error) {
 	q := `SELECT channel_id FROM entries WHERE site_id = ? AND id = ?`
 	if x.dialect.RowLocks {

@@ -50,6 +50,10 @@ func (x pages) Holding(siteID string, texts []string, limit int) ([]store.Holder
 	return holding(x.tx, "pages", "id, ''", siteID, texts, limit)
 }
 
+func (x pages) EachDoc(siteID, text string, fn func(d store.HeldDoc) error) error {
+	return eachDoc(x.tx, "pages", "id, '', '', doc", siteID, text, fn)
+}
+
 func (x pages) Create(p *store.PageRecord) error {
 	_, err := x.exec(`INSERT INTO pages (`+pageColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		p.ID, p.SiteID, nullable(p.ParentID), p.Position, p.Published, p.Homepage, p.Template,

@@ -485,3 +485,29 @@ func holding(t *tx, table, cols, siteID string, texts []string, limit int) ([]st
 	}
 	return out, nil
 }
+
+// eachDoc scans the rows of table of the site whose doc holds text, by id,
+// selecting cols (id, two more, doc) and passing each to fn.
+func eachDoc(t *tx, table, cols, siteID, text string, fn func(d store.HeldDoc) error) error {
+	if len(text) < 8 {
+		return fmt.Errorf("sqldb: each doc: %q is too short to look for", text)
+	}
+	rows, err := t.query(`SELECT `+cols+` FROM `+table+` WHERE site_id = ? AND `+t.dialect.Holds+` ORDER BY id`, siteID, []byte(text))
+	if err != nil {
+		return t.fail(err, "scan "+table+" of site "+siteID, "")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var d store.HeldDoc
+		if err := rows.Scan(&d.ID, &d.Extra[0], &d.Extra[1], &d.Doc); err != nil {
+			return t.fail(err, "scan "+table+" of site "+siteID, "")
+		}
+		if err := fn(d); err != nil {
+			return err
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return t.fail(err, "scan "+table+" of site "+siteID, "")
+	}
+	return nil
+}

@@ -1,5 +1,7 @@
-// The media library: every upload of the site, newest first, searchable
-// by name and kind, with thumbnails, type and size. Files are uploaded by
+// The media library: every file of the site, searchable by name and kind,
+// with thumbnails, type and size: the uploads, newest first, then the files
+// entries, pages and customers hold, each linked to its holder
+// (GET /api/files). Files are uploaded by
 // choosing or dropping several at once, each with its progress; an upload
 // is replaced in place (same id) or deleted, once nothing holds its file
 // (GET /api/uploads/{id}/usage says what does).
@@ -10,6 +12,11 @@ import { isImage } from './fields.js';
 import { uploadMany, uploadOne, MAX_UPLOAD } from './upload.js';
 
 const PER_PAGE = 48;
+
+/** fileKey tells files of the library apart: an upload by id, a held file by holder and URL. */
+function fileKey(u) {
+  return u.kind === 'held' ? `${u.holder.resource}/${u.holder.id}/${u.holder.field}/${u.url}` : u.upload_id || u.id;
+}
 
 function preview(u) {
   if (isImage(u)) return h('img', { class: 'media-img', src: u.url, alt: '', loading: 'lazy' });
@@ -89,12 +96,12 @@ export class MediaScreen {
     this.syncURL();
     const page = more ? Math.floor(this.items.length / PER_PAGE) + 1 : 1;
     try {
-      const res = await api.get('/uploads', { headers: api.FULL, query: { page, per_page: PER_PAGE, q: this.q || undefined, type: this.kind || undefined } });
+      const res = await api.get('/files', { headers: api.FULL, query: { page, per_page: PER_PAGE, q: this.q || undefined, type: this.kind || undefined } });
       if (seq !== this.seq) return;
       this.total = api.total(res);
       if (more) {
-        const known = new Set(this.items.map((u) => u.id));
-        this.items.push(...res.data.filter((u) => !known.has(u.id)));
+        const known = new Set(this.items.map(fileKey));
+        this.items.push(...res.data.filter((u) => !known.has(fileKey(u))));
       } else {
         this.items = res.data;
       }
@@ -110,16 +117,34 @@ export class MediaScreen {
     this.more.hidden = this.items.length >= this.total;
   }
 
+  /** holderLink links a held file's record in the editor. */
+  holderLink(hd) {
+    const base = `#/site/${encodeURIComponent(this.site.short_id || this.site.id)}`;
+    const field = hd.field ? ` · ${hd.field}` : '';
+    switch (hd.resource) {
+      case 'pages':
+        return h('a', { class: 'media-holder', href: `${base}/page/${encodeURIComponent(hd.id)}` }, `Page ${hd.title || hd.id}${field}`);
+      case 'entries':
+        return h('a', { class: 'media-holder', href: `${base}/channels/${encodeURIComponent(hd.channel)}/entries/${encodeURIComponent(hd.id)}` }, `${hd.channel} entry ${hd.title || hd.id}${field}`);
+      case 'customers':
+        return h('a', { class: 'media-holder', href: `${base}/customers/${encodeURIComponent(hd.id)}` }, `Customer ${hd.title || hd.id}${field}`);
+      default:
+        return h('span', { class: 'media-holder' }, `${hd.resource} ${hd.title || hd.id}${field}`);
+    }
+  }
+
   card(u) {
     const dims = u.width ? `${u.width} × ${u.height}` : '';
-    return h('li', { class: 'media-card', 'data-id': u.id, 'data-name': u.name },
+    const held = u.kind === 'held';
+    const uid = u.upload_id || u.id;
+    return h('li', { class: 'media-card', 'data-id': held ? '' : uid, 'data-kind': held ? 'held' : 'upload', 'data-name': u.name },
       h('a', { class: 'media-thumb', href: u.url, target: '_blank', rel: 'noopener', 'aria-label': `Open ${u.name}` }, preview(u)),
       h('div', { class: 'media-info' },
         h('span', { class: 'media-name', title: u.name }, u.name),
         h('span', { class: 'media-meta' }, [typeLabel(u.mime_type), bytes(u.size), dims].filter(Boolean).join(' · ')),
-        h('span', { class: 'media-meta' }, when(u.created_at))),
-      h('div', { class: 'media-actions' },
-        h('button', { type: 'button', class: 'btn btn-small btn-ghost', 'aria-label': `Replace ${u.name}`, onclick: () => this.replace(u) }, 'Replace'),
+        held ? h('span', { class: 'media-meta' }, 'Held by ', this.holderLink(u.holder)) : h('span', { class: 'media-meta' }, `Upload · ${when(u.created_at)}`)),
+      held ? null : h('div', { class: 'media-actions' },
+        h('button', { type: 'button', class: 'btn btn-small btn-ghost', 'aria-label': `Replace ${u.name}`, onclick: () => this.replace({ ...u, id: uid }) }, 'Replace'),
         h('button', { type: 'button', class: 'btn btn-small btn-ghost btn-danger-text', 'aria-label': `Delete ${u.name}`, onclick: () => this.remove(u) }, 'Delete')));
   }
 
@@ -178,7 +203,7 @@ export class MediaScreen {
   async remove(u) {
     let usage;
     try {
-      usage = (await api.get(`/uploads/${encodeURIComponent(u.id)}/usage`)).data;
+      usage = (await api.get(`/uploads/${encodeURIComponent(u.upload_id || u.id)}/usage`)).data;
     } catch (e) {
       toast(`Could not check where ${u.name} is used: ${e.message}`, 'error');
       return;
@@ -207,7 +232,7 @@ export class MediaScreen {
     });
     if (v !== 'yes') return;
     try {
-      await api.del(`/uploads/${encodeURIComponent(u.id)}`);
+      await api.del(`/uploads/${encodeURIComponent(u.upload_id || u.id)}`);
       toast(`${u.name} deleted.`, 'success');
       this.items = this.items.filter((x) => x !== u);
       this.total -= 1;
