@@ -67,53 +67,23 @@ func isZero(v slog.Value) bool { return v.Kind() == slog.KindAny && v.Any() == n
 
 // LogFixed writes a line of keys and values (Log).
 func (h *handler) LogFixed(ctx context.Context, t time.Time, level slog.Level, msg string, keys *Keys, values []slog.Value) error {
-	bp := buffers.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= 16<<10 {
-			buffers.Put(bp)
-		}
-	}()
-	b := (*bp)[:0]
-	if h.json {
-		b = append(b, '{')
-	}
-	sep := false
-	if !t.IsZero() {
-		b = h.appendKey(b, slog.TimeKey, false)
-		var ok bool
-		if b, ok = h.appendLineTime(b, t.Round(0)); !ok {
-			*bp = b
-			return h.Handle(ctx, keys.record(t, level, msg, values))
-		}
-		sep = true
-	}
-	b = h.appendKey(b, slog.LevelKey, sep)
-	b = h.appendString(b, level.String())
-	b = h.appendKey(b, slog.MessageKey, true)
-	b = h.appendString(b, msg)
-	b = append(b, h.attrs...)
+	bp := getBuffer()
+	defer putBuffer(bp)
+	b, ok := h.appendHead((*bp)[:0], t, level, msg)
 	formatted := keys.text
 	if h.json {
 		formatted = keys.json
 	}
-	for i, v := range values {
-		if isZero(v) {
-			continue
-		}
-		b = append(b, formatted[i]...)
-		var ok bool
-		if b, ok = h.appendValue(b, v); !ok {
-			*bp = b
-			return h.Handle(ctx, keys.record(t, level, msg, values))
+	for i := 0; ok && i < len(values); i++ {
+		if v := values[i]; !isZero(v) {
+			b, ok = h.appendValue(append(b, formatted[i]...), v)
 		}
 	}
-	if h.json {
-		b = append(b, '}')
-	}
-	b = append(b, '\n')
 	*bp = b
-	_, err := h.w.Write(b)
-	return err
+	if !ok {
+		return h.Handle(ctx, keys.record(t, level, msg, values))
+	}
+	return h.writeLine(bp)
 }
 
 // appendLineTime writes a line's own time as appendTime does; in text,

@@ -105,39 +105,55 @@ func (h *handler) WithGroup(name string) slog.Handler {
 var buffers = sync.Pool{New: func() any { b := make([]byte, 0, 1024); return &b }}
 
 func (h *handler) Handle(ctx context.Context, r slog.Record) error {
-	bp := buffers.Get().(*[]byte)
-	defer func() {
-		if cap(*bp) <= 16<<10 {
-			buffers.Put(bp)
-		}
-	}()
-	b := (*bp)[:0]
+	bp := getBuffer()
+	defer putBuffer(bp)
+	b, ok := h.appendHead((*bp)[:0], r.Time, r.Level, r.Message)
+	if ok {
+		r.Attrs(func(a slog.Attr) bool {
+			b, ok = h.appendAttr(b, a)
+			return ok
+		})
+	}
+	*bp = b
+	if !ok {
+		return h.slow.Handle(ctx, r)
+	}
+	return h.writeLine(bp)
+}
+
+func getBuffer() *[]byte { return buffers.Get().(*[]byte) }
+
+func putBuffer(bp *[]byte) {
+	if cap(*bp) <= 16<<10 {
+		buffers.Put(bp)
+	}
+}
+
+// appendHead appends what every line starts with: the time (unless zero),
+// the level, the message and the attributes of WithAttrs. ok is false
+// when the fast path does not write the time.
+func (h *handler) appendHead(b []byte, t time.Time, level slog.Level, msg string) (_ []byte, ok bool) {
 	if h.json {
 		b = append(b, '{')
 	}
 	sep := false
-	if !r.Time.IsZero() {
-		b = h.appendKey(b, slog.TimeKey, sep)
-		var ok bool
-		if b, ok = h.appendLineTime(b, r.Time.Round(0)); !ok {
-			return h.slow.Handle(ctx, r)
+	if !t.IsZero() {
+		b = h.appendKey(b, slog.TimeKey, false)
+		if b, ok = h.appendLineTime(b, t.Round(0)); !ok {
+			return b, false
 		}
 		sep = true
 	}
 	b = h.appendKey(b, slog.LevelKey, sep)
-	b = h.appendString(b, r.Level.String())
+	b = h.appendString(b, level.String())
 	b = h.appendKey(b, slog.MessageKey, true)
-	b = h.appendString(b, r.Message)
-	b = append(b, h.attrs...)
-	ok := true
-	r.Attrs(func(a slog.Attr) bool {
-		b, ok = h.appendAttr(b, a)
-		return ok
-	})
-	if !ok {
-		*bp = b
-		return h.slow.Handle(ctx, r)
-	}
+	b = h.appendString(b, msg)
+	return append(b, h.attrs...), true
+}
+
+// writeLine ends the line in *bp and writes it.
+func (h *handler) writeLine(bp *[]byte) error {
+	b := *bp
 	if h.json {
 		b = append(b, '}')
 	}
