@@ -65,7 +65,11 @@ func TestThemePushPull(t *testing.T) {
 		runJSON(t, "theme", "push", src, "--site", "shop", "--theme", "demo", "--data", data)
 		out := filepath.Join(t.TempDir(), "pulled")
 		runJSON(t, "theme", "pull", out, "--site", "shop", "--data", data)
-		sameTree(t, readTree(t, src), readTree(t, out))
+		// The folder's own notes beside the theme (LICENSES.md: where its
+		// images come from) are no theme file: a push leaves them behind.
+		want := readTree(t, src)
+		delete(want, "LICENSES.md")
+		sameTree(t, want, readTree(t, out))
 	})
 
 	t.Run("tool layout", func(t *testing.T) {
