@@ -82,11 +82,7 @@ func (s *Server) publicHandler() http.Handler {
 		// The site travels in the request's info, which the request log
 		// put in its context: a context of its own would cost this, the
 		// hottest path, two allocations (the value and the request's copy).
-		ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo)
-		if !ok {
-			ri = &requestInfo{client: s.Proxies.Resolve(r), headers: s.clientHeaders}
-			r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri))
-		}
+		r, ri := s.withInfo(r)
 		ri.site = site
 		if (r.Method == http.MethodGet || r.Method == http.MethodHead) && !fresh && r.URL.Path != "" && r.URL.Path[0] == '/' {
 			// What mux would choose for a page path ("GET /": every other

@@ -52,6 +52,17 @@ func (i *requestInfo) addr() string {
 
 type requestInfoKey struct{}
 
+// withInfo returns r and its info: the one logRequests made, or for a
+// request that reached a handler another way (a test's), a new one in a
+// context of its own.
+func (s *Server) withInfo(r *http.Request) (*http.Request, *requestInfo) {
+	if ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
+		return r, ri
+	}
+	ri := &requestInfo{client: s.Proxies.Resolve(r), headers: s.clientHeaders}
+	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri)), ri
+}
+
 // requestState is what logRequests keeps for one request, made in one
 // allocation: the request's context with its info added (as
 // context.WithValue would, without a node of its own) and the recorder of

@@ -249,11 +249,7 @@ func (s *Server) serve(pattern string, need access, scope scopes.Need, maxBody i
 		if !ok {
 			rec = &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		}
-		ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo)
-		if !ok {
-			ri = &requestInfo{client: s.Proxies.Resolve(r), headers: s.clientHeaders}
-			r = r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri))
-		}
+		r, ri := s.withInfo(r)
 		ri.route = route
 		if r.Body != http.NoBody {
 			r.Body = http.MaxBytesReader(rec, r.Body, maxBody)
