@@ -85,11 +85,11 @@ func (x appQueue) Claim(now, until time.Time, n, maxAttempts int) (claimed, spen
 		// Not app_jobs_due: every due job, sorted, for one.
 		from += ` INDEXED BY app_jobs_fair`
 	}
-	q := `SELECT ` + appJobColumns + ` FROM ` + from + ` WHERE state = ? AND run_at <= ? AND lease_until <= ? ORDER BY fair_at, id LIMIT ?`
+	q := `SELECT ` + appJobColumns + ` FROM ` + from + ` WHERE state = ? AND run_at <= ? AND lease_until <= ? ORDER BY fair_at, id` + limitN(n)
 	if x.dialect.RowLocks {
 		q += ` FOR UPDATE SKIP LOCKED`
 	}
-	jobs, err := scanAll(x.tx, scanAppJob, q, store.JobQueued, x.time(now), x.time(now), n)
+	jobs, err := scanAll(x.tx, scanAppJob, q, store.JobQueued, x.time(now), x.time(now))
 	if err != nil {
 		return nil, nil, x.fail(err, "claim jobs", "")
 	}
@@ -160,11 +160,11 @@ func (x appQueue) SetSchedules(siteID, appID string, list []*store.AppSchedule) 
 }
 
 func (x appQueue) DueSchedules(now time.Time, n int) ([]*store.AppSchedule, error) {
-	q := `SELECT ` + appScheduleColumns + ` FROM app_schedules WHERE next_at IS NOT NULL AND next_at <= ? ORDER BY next_at LIMIT ?`
+	q := `SELECT ` + appScheduleColumns + ` FROM app_schedules WHERE next_at IS NOT NULL AND next_at <= ? ORDER BY next_at` + limitN(n)
 	if x.dialect.RowLocks {
 		q += ` FOR UPDATE SKIP LOCKED`
 	}
-	list, err := scanAll(x.tx, scanAppSchedule, q, x.time(now), n)
+	list, err := scanAll(x.tx, scanAppSchedule, q, x.time(now))
 	if err != nil {
 		return nil, x.fail(err, "list due schedules", "")
 	}

@@ -84,8 +84,7 @@ func (x siteEvents) After(siteID string, after int64, f store.SiteEventFilter, l
 	}
 	q := `SELECT ` + siteEventColumns + ` FROM site_events` + where + ` ORDER BY seq`
 	if limit > 0 {
-		q += ` LIMIT ?`
-		args = append(args, limit)
+		q += limitN(limit)
 	}
 	events, err := scanAll(x.tx, scanSiteEvent, q, args...)
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -404,6 +405,12 @@ func list[T any](t *tx, scan func(scanner) (T, error), opt store.ListOptions, co
 		return nil, 0, err
 	}
 	limit, offset := int64(opt.Limit), int64(max(opt.Offset, 0))
+	if limit <= 0 && offset == 0 {
+		// All of it: no clause, so the statement is the same every time
+		// (see limitN).
+		items, err := scanAll(t, scan, selectQuery, args...)
+		return items, total, err
+	}
 	if limit <= 0 {
 		// Both databases want a LIMIT before OFFSET; this one never binds.
 		limit = 1<<63 - 1
@@ -411,6 +418,13 @@ func list[T any](t *tx, scan func(scanner) (T, error), opt store.ListOptions, co
 	items, err := scanAll(t, scan, selectQuery+" LIMIT ? OFFSET ?", append(slices.Clip(args), limit, offset)...)
 	return items, total, err
 }
+
+// limitN is a LIMIT clause for a limit the code chooses (a batch size),
+// written into the statement rather than bound: SQLite plans with a bound
+// LIMIT's value, so it prepares such a statement again every time the
+// value is bound, even to the same number. A limit a request chooses
+// stays bound (each number written in would be a statement of its own).
+func limitN(n int) string { return " LIMIT " + strconv.Itoa(n) }
 
 // timeCol scans a timestamp column: Unix milliseconds (SQLite) or a
 // timestamp (PostgreSQL), always into UTC.
