@@ -144,7 +144,8 @@ func BenchmarkWebhookWrites(b *testing.B) {
 				close(next)
 				wg.Wait()
 				b.StopTimer()
-				b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "writes/s")
+				end := time.Now()
+				b.ReportMetric(float64(b.N)/end.Sub(start).Seconds(), "writes/s")
 				if hooks > 0 {
 					// Every event reached the receiver (one id per event:
 					// the five webhooks' deliveries of it count once).
@@ -158,6 +159,10 @@ func BenchmarkWebhookWrites(b *testing.B) {
 					if a.count() < b.N {
 						b.Errorf("%d of %d events delivered", a.count(), b.N)
 					}
+					// How long after the last write its delivery came: a
+					// deliverer that kept up leaves a short tail, one that
+					// fell behind a long one.
+					b.ReportMetric(float64(time.Since(end).Milliseconds()), "tail-ms")
 				}
 			})
 		}

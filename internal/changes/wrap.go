@@ -662,7 +662,9 @@ func (w noteWebhooks) Advance(h *store.Webhook, prev time.Time) error {
 	return w.Webhooks.Advance(h, prev)
 }
 
-func (w noteWebhooks) LogDelivery(d *store.WebhookDelivery, keep int) error {
-	w.n.note(d.SiteID, Webhook, d.WebhookID)
-	return w.Webhooks.LogDelivery(d, keep)
+func (w noteWebhooks) LogDeliveries(ds []*store.WebhookDelivery, keep int) error {
+	for _, d := range ds {
+		w.n.note(d.SiteID, Webhook, d.WebhookID)
+	}
+	return w.Webhooks.LogDeliveries(ds, keep)
 }

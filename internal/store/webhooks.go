@@ -108,9 +108,10 @@ type Webhooks interface {
 	// it, Active and Disabled, if its lease is still prev. ErrStale when
 	// another claim took it over; ENotFound when it was deleted.
 	Advance(w *Webhook, prev time.Time) error
-	// LogDelivery stores a delivery try, and keeps the webhook's newest
-	// keep tries only.
-	LogDelivery(d *WebhookDelivery, keep int) error
+	// LogDeliveries stores tries of one webhook (a deliverer's round, in
+	// one statement) and, when keep > 0, keeps the webhook's newest keep
+	// tries only.
+	LogDeliveries(ds []*WebhookDelivery, keep int) error
 	// Deliveries returns a webhook's delivery log newest first
 	// (created_at, then id, descending), and its total.
 	Deliveries(siteID, webhookID string, opt ListOptions) ([]*WebhookDelivery, int, error)

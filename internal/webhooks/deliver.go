@@ -35,7 +35,7 @@ const (
 	excerpt = 1024
 	// batch is how many events one claim posts at most before it stores
 	// its cursor.
-	batch = 50
+	batch = 100
 	// concurrency is how many webhooks one process delivers to at once.
 	concurrency = 4
 	// pruneEvery is how many events a webhook's cursor moves between trims
@@ -89,7 +89,7 @@ func (s *Service) init() {
 			},
 			TLSHandshakeTimeout:   timeout,
 			ResponseHeaderTimeout: timeout,
-			MaxIdleConnsPerHost:   2,
+			MaxIdleConnsPerHost:   concurrency,
 			IdleConnTimeout:       30 * time.Second,
 			ForceAttemptHTTP2:     true,
 		}
@@ -147,6 +147,18 @@ func (s *Service) Follow(feed *changes.Feed) (cancel func()) {
 // deliveries cost two write transactions per round, not per write.
 const coalesce = 20 * time.Millisecond
 
+// busyPause is how long Run waits after a busy round (busyTries tries or
+// more) that caught up with every log: under a stream of writes the next
+// round then finds more events each, and the store work of a round (a
+// claim, a read per webhook, one write for all) is shared by more tries,
+// for at most busyPause more latency. A round that left events behind (a
+// full batch) is followed at once, so the deliverer never falls behind
+// for pausing.
+const (
+	busyPause = 100 * time.Millisecond
+	busyTries = 20
+)
+
 // Run delivers until ctx ends, looking for work every poll and whenever
 // woken. It returns once its deliveries in flight have ended.
 func (s *Service) Run(ctx context.Context, poll time.Duration) {
@@ -154,7 +166,7 @@ func (s *Service) Run(ctx context.Context, poll time.Duration) {
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
-		if _, err := s.RunOnce(ctx); err != nil && ctx.Err() == nil {
+		if _, err := s.rounds(ctx, busyPause); err != nil && ctx.Err() == nil {
 			slog.ErrorContext(ctx, "delivering webhooks failed", slog.Any("err", err))
 		}
 		select {
@@ -177,6 +189,11 @@ func (s *Service) Run(ctx context.Context, poll time.Duration) {
 // made. Tests call it with the store's clock moved.
 func (s *Service) RunOnce(ctx context.Context) (int, error) {
 	s.init()
+	return s.rounds(ctx, 0)
+}
+
+// rounds is RunOnce, waiting pause after each busy round.
+func (s *Service) rounds(ctx context.Context, pause time.Duration) (int, error) {
 	total := 0
 	for ctx.Err() == nil {
 		ids, err := s.due(ctx)
@@ -206,6 +223,12 @@ func (s *Service) RunOnce(ctx context.Context) (int, error) {
 		total += n
 		if err != nil || !more {
 			return total, err
+		}
+		if pause > 0 && n >= busyTries && !slices.ContainsFunc(rounds, (*round).behind) {
+			select {
+			case <-ctx.Done():
+			case <-time.After(pause):
+			}
 		}
 	}
 	return total, ctx.Err()
@@ -253,7 +276,13 @@ type round struct {
 	logs      []*store.WebhookDelivery
 	failed    bool
 	err       error
+	// last is the site's last event when the round read its batch.
+	last int64
 }
+
+// behind reports whether the round stopped short of its log's end with
+// nothing failing: a full batch, or the time a claim allows spent.
+func (r *round) behind() bool { return r.err == nil && !r.failed && r.cursor < r.last }
 
 // deliver posts a claimed webhook's events after its cursor, in order,
 // until a try fails, the batch is full or a third of the lease is spent.
@@ -282,6 +311,7 @@ func (s *Service) deliver(ctx context.Context, w *store.Webhook) *round {
 	if r.err != nil {
 		return r
 	}
+	r.last = last
 	start := time.Now()
 	if resync {
 		// The events after the cursor were pruned (the webhook was stuck
@@ -359,18 +389,18 @@ func (s *Service) finish(ctx context.Context, rounds []*round) (tries int, more 
 			} else if err != nil {
 				return err
 			}
+			// Tries of one round are told apart by id, which orders them;
+			// the log is trimmed to its newest once a round, every
+			// pruneEvery events.
 			for i, d := range r.logs {
-				// Tries of one round are told apart by id, which orders them;
-				// the log is trimmed to its newest once a round, every
-				// pruneEvery events.
 				d.ID, d.CreatedAt = cms.NewID(now), now.Add(time.Duration(i-len(r.logs)+1)*time.Millisecond)
-				keep := 0
-				if i == len(r.logs)-1 && (r.cursor/pruneEvery != r.w.Cursor/pruneEvery || r.failed) {
-					keep = keepDeliveries
-				}
-				if err := tx.Webhooks().LogDelivery(d, keep); err != nil {
-					return err
-				}
+			}
+			keep := 0
+			if r.cursor/pruneEvery != r.w.Cursor/pruneEvery || r.failed {
+				keep = keepDeliveries
+			}
+			if err := tx.Webhooks().LogDeliveries(r.logs, keep); err != nil {
+				return err
 			}
 			tries += len(r.logs)
 			more = more || (w.Cursor != r.w.Cursor && !r.failed)

@@ -440,7 +440,7 @@ func (s *Service) Redeliver(ctx context.Context, site *store.Site, id, deliveryI
 	d.Attempt, d.Redelivery = attempt, true
 	err = s.Store.Update(ctx, func(tx store.Tx) error {
 		d.ID, d.CreatedAt = cms.NewID(tx.Now()), tx.Now()
-		return tx.Webhooks().LogDelivery(d, keepDeliveries)
+		return tx.Webhooks().LogDeliveries([]*store.WebhookDelivery{d}, keepDeliveries)
 	})
 	if err != nil {
 		return nil, err

@@ -3,6 +3,8 @@ package sqldb
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -185,13 +187,32 @@ func scanDelivery(row scanner) (*store.WebhookDelivery, error) {
 	return &d, nil
 }
 
-func (x webhooks) LogDelivery(d *store.WebhookDelivery, keep int) error {
-	op := "log a delivery of webhook " + d.WebhookID
-	_, err := x.exec(`INSERT INTO webhook_deliveries (`+deliveryColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		d.ID, d.SiteID, d.WebhookID, d.EventSeq, d.EventID, d.EventType, d.Attempt, d.Redelivery, d.OK, d.Status,
-		d.Duration.Milliseconds(), storableText(d.Response), storableText(d.Error), x.time(d.CreatedAt))
-	if err != nil {
-		return x.fail(err, op, "A delivery with id "+d.ID+" already exists.")
+// deliveryRow is one row's placeholders of a delivery insert.
+var deliveryRow = "(?" + strings.Repeat(", ?", strings.Count(deliveryColumns, ",")) + ")"
+
+func (x webhooks) LogDeliveries(ds []*store.WebhookDelivery, keep int) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	webhookID := ds[0].WebhookID
+	op := "log deliveries of webhook " + webhookID
+	// One statement per round of tries rather than one per try: the
+	// deliverer's transaction holds SQLite's one writer for less time. A
+	// round has at most a deliverer's batch of tries, so there are few
+	// statement texts to prepare.
+	for rows := range slices.Chunk(ds, 64) {
+		args := make([]any, 0, len(rows)*14)
+		for _, d := range rows {
+			if d.WebhookID != webhookID {
+				return fmt.Errorf("sqldb: %s: a try of webhook %s among them", op, d.WebhookID)
+			}
+			args = append(args, d.ID, d.SiteID, d.WebhookID, d.EventSeq, d.EventID, d.EventType, d.Attempt, d.Redelivery, d.OK,
+				d.Status, d.Duration.Milliseconds(), storableText(d.Response), storableText(d.Error), x.time(d.CreatedAt))
+		}
+		q := `INSERT INTO webhook_deliveries (` + deliveryColumns + `) VALUES ` + deliveryRow + strings.Repeat(", "+deliveryRow, len(rows)-1)
+		if _, err := x.exec(q, args...); err != nil {
+			return x.fail(err, op, "A delivery with one of these ids already exists.")
+		}
 	}
 	if keep <= 0 {
 		return nil
@@ -200,8 +221,11 @@ func (x webhooks) LogDelivery(d *store.WebhookDelivery, keep int) error {
 	// first) is the newest to go, and so are all before it.
 	var at time.Time
 	var id string
-	err = x.queryRow(`SELECT created_at, id FROM webhook_deliveries WHERE webhook_id = ?
-		ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?`, d.WebhookID, keep).Scan(timeCol{&at}, &id)
+	// keep is written into the statement, not bound: SQLite prepares a
+	// statement again whenever a bound LIMIT or OFFSET is bound anew, and
+	// callers pass a few constants.
+	err := x.queryRow(`SELECT created_at, id FROM webhook_deliveries WHERE webhook_id = ?
+		ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET `+strconv.Itoa(keep), webhookID).Scan(timeCol{&at}, &id)
 	if err != nil {
 		if cms.IsCode(x.fail(err, op, ""), cms.ENotFound) {
 			return nil
@@ -209,7 +233,7 @@ func (x webhooks) LogDelivery(d *store.WebhookDelivery, keep int) error {
 		return x.fail(err, op, "")
 	}
 	_, err = x.exec(`DELETE FROM webhook_deliveries WHERE webhook_id = ? AND (created_at < ? OR (created_at = ? AND id <= ?))`,
-		d.WebhookID, x.time(at), x.time(at), id)
+		webhookID, x.time(at), x.time(at), id)
 	if err != nil {
 		return x.fail(err, op, "")
 	}

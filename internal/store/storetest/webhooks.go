@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -156,7 +157,7 @@ func testWebhooksDeliveries(t *testing.T, e *env) {
 		d := &store.WebhookDelivery{ID: fmt.Sprintf("d%d", i), SiteID: s.ID, WebhookID: w.ID, EventSeq: int64(i + 1),
 			EventID: fmt.Sprintf("ev%d", i), EventType: "page.updated", Attempt: 1, OK: i%2 == 0, Status: 200 + i,
 			Duration: time.Duration(i) * time.Millisecond, Response: "ok\x00bad", Error: "", CreatedAt: now.Add(time.Duration(i) * time.Second)}
-		e.update(t, func(tx store.Tx) error { return tx.Webhooks().LogDelivery(d, 3) })
+		e.update(t, func(tx store.Tx) error { return tx.Webhooks().LogDeliveries([]*store.WebhookDelivery{d}, 3) })
 		d.Response = "okbad" // NUL is not storable: dropped
 		logged = append(logged, d)
 	}
@@ -182,6 +183,41 @@ func testWebhooksDeliveries(t *testing.T, e *env) {
 		checkCode(t, "Delivery(other site)", err, cms.ENotFound)
 		return nil
 	})
+	// A round's tries go in together (more than one statement's worth),
+	// then the log keeps its newest.
+	var round []*store.WebhookDelivery
+	for i := range 70 {
+		round = append(round, &store.WebhookDelivery{ID: fmt.Sprintf("r%03d", i), SiteID: s.ID, WebhookID: w.ID, EventSeq: int64(10 + i),
+			EventID: fmt.Sprintf("ev%d", 10+i), EventType: "entry.created", Attempt: 1, OK: true, Status: 204,
+			CreatedAt: now.Add(time.Minute + time.Duration(i)*time.Millisecond)})
+	}
+	e.update(t, func(tx store.Tx) error { return tx.Webhooks().LogDeliveries(round, 0) })
+	e.view(t, func(tx store.Tx) error {
+		if _, total, err := tx.Webhooks().Deliveries(s.ID, w.ID, store.ListOptions{}); err != nil || total != 73 {
+			t.Fatalf("Deliveries after a round of 70 = %d, %v; want 73", total, err)
+		}
+		return nil
+	})
+	fresh := &store.WebhookDelivery{ID: "r500", SiteID: s.ID, WebhookID: w.ID, EventSeq: 98, CreatedAt: now.Add(2 * time.Minute)}
+	err := e.st.Update(context.Background(), func(tx store.Tx) error {
+		return tx.Webhooks().LogDeliveries([]*store.WebhookDelivery{fresh, round[69]}, 0)
+	})
+	checkCode(t, "LogDeliveries(a logged id)", err, cms.EConflict)
+	e.view(t, func(tx store.Tx) error {
+		if _, total, _ := tx.Webhooks().Deliveries(s.ID, w.ID, store.ListOptions{}); total != 73 {
+			t.Fatalf("a refused round left %d tries, want 73", total)
+		}
+		return nil
+	})
+	extra := &store.WebhookDelivery{ID: "r999", SiteID: s.ID, WebhookID: w.ID, EventSeq: 99, CreatedAt: now.Add(2 * time.Minute)}
+	e.update(t, func(tx store.Tx) error { return tx.Webhooks().LogDeliveries([]*store.WebhookDelivery{extra}, 5) })
+	e.view(t, func(tx store.Tx) error {
+		list, total, err := tx.Webhooks().Deliveries(s.ID, w.ID, store.ListOptions{})
+		if err != nil || total != 5 || list[0].ID != "r999" || list[4].ID != "r066" {
+			t.Fatalf("Deliveries after keep 5 = %d (%v)", total, err)
+		}
+		return nil
+	})
 	// A webhook's log goes with it, and every webhook with its site.
 	e.update(t, func(tx store.Tx) error { return tx.Webhooks().Delete(s.ID, w.ID) })
 	e.view(t, func(tx store.Tx) error {
@@ -196,7 +232,7 @@ func testWebhooksDeliveries(t *testing.T, e *env) {
 		if err := tx.Webhooks().Create(w2); err != nil {
 			return err
 		}
-		return tx.Webhooks().LogDelivery(&store.WebhookDelivery{ID: "x", SiteID: s.ID, WebhookID: w2.ID, CreatedAt: now}, 10)
+		return tx.Webhooks().LogDeliveries([]*store.WebhookDelivery{{ID: "x", SiteID: s.ID, WebhookID: w2.ID, CreatedAt: now}}, 10)
 	})
 	e.update(t, func(tx store.Tx) error { return tx.Sites().Delete(s.ID) })
 	e.view(t, func(tx store.Tx) error {
