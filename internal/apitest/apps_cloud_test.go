@@ -60,6 +60,8 @@ Service.Cloud.post('/forms/*rest', (request, response) => {
 })
 Service.Cloud.get('/hello-page', (request, response) => response.html('<p>Hello ' + request.headers['x-name'] + '</p>'))
 Service.Cloud.get('/boom', () => { throw new Error('route boom') })
+Service.Cloud.get('/gone-page', (request, response) => response.html('<p>Gone</p>', 410))
+Service.Cloud.get('/odd-status', (request, response) => response.html('<p>Moved?</p>', 302))
 `,
 }
 
@@ -82,7 +84,7 @@ func TestCloudCode(t *testing.T) {
 			do("POST", "/apps/shop/code", obj{"name": name, "code": shopApp[name]}, 200)
 		}
 		app := do("GET", "/apps/shop", nil, 200)
-		for key, n := range map[string]int{"functions": 3, "jobs": 3, "schedules": 1, "callbacks": 4, "routes": 4} {
+		for key, n := range map[string]int{"functions": 3, "jobs": 3, "schedules": 1, "callbacks": 4, "routes": 6} {
 			if got := len(dig(app.JSON, key).([]any)); got != n {
 				t.Errorf("%s: %d registered, want %d (%s)", key, got, n, app.Raw)
 			}
@@ -180,6 +182,14 @@ func TestCloudCode(t *testing.T) {
 			cross := http.Header{"Content-Type": {"application/x-www-form-urlencoded"}, "Sec-Fetch-Site": {"cross-site"}}
 			if res := env.Visit(t, "POST", host, "/forms/contact", cross, strings.NewReader("email=x")); res.Status != 403 {
 				t.Errorf("a cross-site form post: %d, want 403", res.Status)
+			}
+			// A status of its own for an HTML answer; a redirect status
+			// is redirect_to's, so the route crashes.
+			if res := env.Visit(t, "GET", host, "/gone-page", nil, nil); res.Status != 410 || string(res.Raw) != "<p>Gone</p>" {
+				t.Errorf("html route with a status: %d %s", res.Status, res.Raw)
+			}
+			if res := env.Visit(t, "GET", host, "/odd-status", nil, nil); res.Status != 500 {
+				t.Errorf("html route with a redirect status: %d %s", res.Status, res.Raw)
 			}
 			if res := env.Visit(t, "GET", host, "/boom", nil, nil); res.Status != 500 || strings.Contains(string(res.Raw), "route boom") {
 				t.Errorf("a crashing route: %d %s", res.Status, res.Raw)

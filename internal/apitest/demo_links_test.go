@@ -52,6 +52,14 @@ func TestDemoLinks(t *testing.T) {
 					}
 				}
 				t.Logf("%d links checked", len(seen))
+				// A post that does not exist is the theme's 404 page, with
+				// its status, in the URL's locale.
+				for p, text := range map[string]string{"/blog/no-such-post": "Page not found", "/nl/blog/no-such-post": "Pagina niet gevonden"} {
+					res, final := follow(t, env, who.header, p)
+					if res.Status != http.StatusNotFound || final != p || !strings.Contains(string(res.Raw), text) {
+						t.Errorf("%s: status %d at %s, want the theme's 404 page saying %q:\n%.300s", p, res.Status, final, text, res.Raw)
+					}
+				}
 			})
 		}
 	})

@@ -48,6 +48,8 @@ type RouteResult struct {
 	// theme, rendered with the vars.
 	Template string
 	Vars     map[string]any
+	// Status is the status of an HTML or render answer: 0 is 200.
+	Status int
 }
 
 // Route runs the route of the site's apps that matches req, if any: its
@@ -83,7 +85,7 @@ func (s *Service) Route(ctx context.Context, site *store.Site, req RouteRequest)
 	if a == nil {
 		return &RouteResult{Kind: RouteJSON, JSON: res.value}, nil
 	}
-	out := &RouteResult{Kind: a.Kind, JSON: a.JSON, HTML: a.HTML, Location: a.Location, Template: a.Template}
+	out := &RouteResult{Kind: a.Kind, JSON: a.JSON, HTML: a.HTML, Location: a.Location, Template: a.Template, Status: a.Status}
 	if a.Kind == RouteRender {
 		if json.Unmarshal(a.Vars, &out.Vars) != nil || out.Vars == nil {
 			out.Vars = map[string]any{}

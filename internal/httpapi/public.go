@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -546,7 +547,7 @@ func (p *public) appRoute(w http.ResponseWriter, r *http.Request) bool {
 	switch res.Kind {
 	case apps.RouteHTML:
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		w.WriteHeader(http.StatusOK)
+		w.WriteHeader(cmp.Or(res.Status, http.StatusOK))
 		_, _ = io.WriteString(w, res.HTML)
 	case apps.RouteRedirect:
 		u, err := url.Parse(res.Location)
@@ -574,6 +575,7 @@ func (p *public) appRoute(w http.ResponseWriter, r *http.Request) bool {
 		}
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.Header().Set("Content-Length", strconv.Itoa(len(out)))
+		w.WriteHeader(cmp.Or(res.Status, http.StatusOK))
 		_, _ = w.Write(out)
 	default:
 		writeJSON(w, http.StatusOK, res.JSON)

@@ -142,9 +142,10 @@ func (s *Service) Follow(feed *changes.Feed) (cancel func()) {
 	})
 }
 
-// coalesce is how long a woken worker waits before it claims: writes that
-// commit meanwhile are delivered in the same round, so that a busy site's
-// deliveries cost two write transactions per round, not per write.
+// coalesce is how long a woken worker waits before it claims when its
+// last rounds were busy: writes that commit meanwhile are delivered in the
+// same round, so that a busy site's deliveries cost two write transactions
+// per round, not per write. After quiet rounds a wake claims at once.
 const coalesce = 20 * time.Millisecond
 
 // busyPause is how long Run waits after a busy round (busyTries tries or
@@ -166,7 +167,8 @@ func (s *Service) Run(ctx context.Context, poll time.Duration) {
 	t := time.NewTicker(poll)
 	defer t.Stop()
 	for {
-		if _, err := s.rounds(ctx, busyPause); err != nil && ctx.Err() == nil {
+		tries, err := s.rounds(ctx, busyPause)
+		if err != nil && ctx.Err() == nil {
 			slog.ErrorContext(ctx, "delivering webhooks failed", slog.Any("err", err))
 		}
 		select {
@@ -174,6 +176,10 @@ func (s *Service) Run(ctx context.Context, poll time.Duration) {
 			return
 		case <-t.C:
 		case <-s.wake:
+			if tries < busyTries {
+				// Quiet: a lone change goes out at once.
+				continue
+			}
 			select {
 			case <-ctx.Done():
 				return

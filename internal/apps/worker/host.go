@@ -320,10 +320,12 @@ func (h *host) response(route bool) (*reply, *bool) {
 			}
 		}
 		must(res.obj.Set("json", func(v goja.Value) { set(&routeValue{answer: RouteAnswer{Kind: "json"}, json: v}) }))
-		must(res.obj.Set("html", func(v string) { set(&routeValue{answer: RouteAnswer{Kind: "html", HTML: v}}) }))
+		must(res.obj.Set("html", func(v string, status goja.Value) {
+			set(&routeValue{answer: RouteAnswer{Kind: "html", HTML: v, Status: h.routeStatus("html", status)}})
+		}))
 		must(res.obj.Set("redirect_to", func(v string) { set(&routeValue{answer: RouteAnswer{Kind: "redirect", Location: v}}) }))
-		must(res.obj.Set("render", func(name string, vars goja.Value) {
-			set(&routeValue{answer: RouteAnswer{Kind: "render", Template: name}, vars: vars})
+		must(res.obj.Set("render", func(name string, vars, status goja.Value) {
+			set(&routeValue{answer: RouteAnswer{Kind: "render", Template: name, Status: h.routeStatus("render", status)}, vars: vars})
 		}))
 	}
 	return res, &answered
@@ -340,6 +342,20 @@ func (h *host) answer(res *reply) *Outcome {
 		out.Value = v
 	}
 	return out
+}
+
+// routeStatus reads the optional status of response.html and render: 0
+// (200) when not given, else a success or an error status; a redirect
+// has redirect_to.
+func (h *host) routeStatus(method string, v goja.Value) int {
+	if v == nil || goja.IsUndefined(v) || goja.IsNull(v) {
+		return 0
+	}
+	n, ok := v.Export().(int64)
+	if !ok || !(n >= 200 && n < 300 || n >= 400 && n < 600) {
+		panic(h.vm.NewTypeError("response.%s: the status must be a number from 200 to 299 or 400 to 599, not %s", method, v.String()))
+	}
+	return int(n)
 }
 
 // finishRoute converts a route answer's values; it runs inside the limits

@@ -157,6 +157,8 @@ type RouteAnswer struct {
 	Location string          `json:"location,omitempty"`
 	Template string          `json:"template,omitempty"`
 	Vars     json.RawMessage `json:"vars,omitempty"`
+	// Status is the status of an html or render answer; 0 is 200.
+	Status int `json:"status,omitempty"`
 }
 
 // Registry is what an app's code registers through the SDK.

@@ -3,13 +3,13 @@
 const LOCALES = [['en', ''], ['nl', '/nl']]
 
 // /blog/<slug> (and /nl/blog/<slug>): the post template with the post's
-// slug. The template reads the post from channels.articles in the URL's
+// slug, or the theme's 404 page (status 404) for a slug no post has. The template reads the post from channels.articles in the URL's
 // locale; the title and the language switch are set here, since the page
 // has no page record of its own.
 for (const [locale, prefix] of LOCALES) {
   Service.Cloud.get(prefix + '/blog/:slug', async (request, response) => {
     const post = await Service.Query('articles').equalTo('slug', request.params.slug).first()
-    if (!post) return response.redirect_to(prefix + '/blog')
+    if (!post) return response.render('404', {page: {title: locale === 'nl' ? 'Pagina niet gevonden' : 'Page not found'}}, 404)
     const local = (post.translations && post.translations[locale]) || {}
     response.render('post', {
       slug: post.slug,
