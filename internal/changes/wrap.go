@@ -663,8 +663,11 @@ func (w noteWebhooks) Advance(h *store.Webhook, prev time.Time) error {
 }
 
 func (w noteWebhooks) LogDeliveries(ds []*store.WebhookDelivery, keep int) error {
-	for _, d := range ds {
-		w.n.note(d.SiteID, Webhook, d.WebhookID)
+	// The tries are all of one webhook (the store refuses others).
+	if len(ds) == 0 || ds[0] == nil {
+		w.n.note(AllSites, Webhook, "")
+	} else {
+		w.n.note(ds[0].SiteID, Webhook, ds[0].WebhookID)
 	}
 	return w.Webhooks.LogDeliveries(ds, keep)
 }
