@@ -11,6 +11,7 @@ import (
 
 	"github.com/tessera-cms/tessera/internal/apitest"
 	"github.com/tessera-cms/tessera/internal/apps"
+	"github.com/tessera-cms/tessera/internal/apps/worker"
 	"github.com/tessera-cms/tessera/internal/services"
 	"github.com/tessera-cms/tessera/internal/store"
 )
@@ -62,6 +63,10 @@ func TestCloudCodeCannotStopTheServer(t *testing.T) {
 		if env.Server.Apps == nil {
 			t.Skip("no apps service in this environment")
 		}
+		// Workers of its own: the kill -9 below must find this store's
+		// spinning worker, not one another test runs meanwhile.
+		env.Server.Apps.Workers = &worker.Pool{}
+		t.Cleanup(env.Server.Apps.Workers.Close)
 		env.Server.Apps.Limits.Timeout = time.Second
 		env.Server.Apps.Limits.Memory = 64 << 20
 		do := func(t *testing.T, method, path string, body any, want int) *apitest.Response {

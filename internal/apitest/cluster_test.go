@@ -71,7 +71,13 @@ func TestCluster(t *testing.T) {
 		{"EditorSession", TestEditorSession},
 		{"EditorPageTree", TestEditorPageTree},
 	} {
-		t.Run(tc.name, tc.fn)
+		// Each scenario has a deployment of its own (processes, schema,
+		// Redis prefix, S3 bucket), and they mostly wait on each other:
+		// they run at once within go test's -parallel.
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tc.fn(t)
+		})
 	}
 }
 

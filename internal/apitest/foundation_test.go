@@ -22,6 +22,10 @@ func eachBackend(t *testing.T, fn func(t *testing.T, env *apitest.Env)) {
 	}
 	for _, b := range storetest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			// Each store's run has a server and database of its own, and
+			// mostly waits (on PostgreSQL, on the clock): the two run at
+			// once, within go test's -parallel.
+			t.Parallel()
 			fn(t, apitest.New(t, b))
 		})
 	}

@@ -59,6 +59,7 @@ func siteEnv(t *testing.T, b storetest.Backend) (*apitest.Env, *store.Site) {
 func onEveryStore(t *testing.T, fn func(t *testing.T, env *apitest.Env, site *store.Site)) {
 	for _, b := range storetest.Backends(t) {
 		t.Run(b.Name, func(t *testing.T) {
+			t.Parallel() // as in eachBackend
 			env, site := siteEnv(t, b)
 			fn(t, env, site)
 		})
