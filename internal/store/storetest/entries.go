@@ -287,7 +287,19 @@ func testEntriesListSort(t *testing.T, e *env) {
 		} {
 			t.Run(tc.name, func(t *testing.T) {
 				q := store.EntryQuery{Sort: tc.sort}
-				checkDiff(t, fmt.Sprintf("List(%+v)", q), listIDs(t, tx, s.ID, c.ID, q), ids(tc.want, entryID))
+				all := ids(tc.want, entryID)
+				checkDiff(t, fmt.Sprintf("List(%+v)", q), listIDs(t, tx, s.ID, c.ID, q), all)
+				// Every window, those near the end (which a store may
+				// read from the end) as those near the start.
+				for limit := 1; limit <= len(all)+1; limit++ {
+					for offset := 0; offset <= len(all); offset++ {
+						got, total, err := tx.Entries().List(s.ID, c.ID, q, store.ListOptions{Limit: limit, Offset: offset})
+						if err != nil || total != len(all) {
+							t.Fatalf("List(limit %d, offset %d): total %d, %v", limit, offset, total, err)
+						}
+						checkDiff(t, fmt.Sprintf("List(limit %d, offset %d)", limit, offset), ids(got, entryID), all[offset:min(offset+limit, len(all))])
+					}
+				}
 			})
 		}
 		want := []*store.Entry{bare(e2), bare(e4), bare(e1), bare(e3), bare(e0)}
