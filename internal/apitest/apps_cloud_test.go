@@ -317,3 +317,29 @@ func TestCloudCode(t *testing.T) {
 		})
 	})
 }
+
+// TestCallbacksFollowTheirApps: writes on a site without callbacks take
+// its apps from memory, and the first write after an app gains, changes
+// or loses a callback runs exactly what the app has then.
+func TestCallbacksFollowTheirApps(t *testing.T) {
+	eachBackend(t, func(t *testing.T, env *apitest.Env) {
+		do := func(method, path string, body any, want int) *apitest.Response {
+			t.Helper()
+			return mustDo(t, env, apitest.Scenario{Method: method, Path: path, Body: body}, want)
+		}
+		do("POST", "/customers", obj{"email": "a@blocked.example"}, 201) // no app yet
+		do("POST", "/apps", obj{"name": "Guard"}, 201)
+		do("POST", "/customers", obj{"email": "b@blocked.example"}, 201) // an app without callbacks
+		refuse := `Service.Cloud.before('customer.created', (request, response) => {
+  if (String(request.object.email).endsWith('@blocked.example')) return response.error('email', 'is not allowed')
+})`
+		do("POST", "/apps/guard/code", obj{"name": "guard.js", "code": refuse}, 200)
+		do("POST", "/customers", obj{"email": "c@blocked.example"}, 422)
+		do("POST", "/customers", obj{"email": "c@fine.example"}, 201)
+		do("POST", "/apps/guard/code", obj{"name": "guard.js", "code": strings.Replace(refuse, "@blocked.example", "@other.example", 1)}, 200)
+		do("POST", "/customers", obj{"email": "d@blocked.example"}, 201)
+		do("POST", "/customers", obj{"email": "d@other.example"}, 422)
+		do("DELETE", "/apps/guard", nil, 204)
+		do("POST", "/customers", obj{"email": "e@other.example"}, 201)
+	})
+}

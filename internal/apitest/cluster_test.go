@@ -66,6 +66,9 @@ func TestCluster(t *testing.T) {
 		// Ten failed logins spread over three processes use up the limit.
 		{"CustomerLoginRateLimit", TestCustomerLoginRateLimit},
 		{"EntriesConcurrentReferenceAndDelete", TestEntriesConcurrentReferenceAndDelete},
+		// An app's new callback, stored through one process, runs on the
+		// next write through any other.
+		{"CallbacksFollowTheirApps", TestCallbacksFollowTheirApps},
 		{"ThemeTools", TestThemeTools},
 		// A browser session made on one process is used on the others.
 		{"EditorSession", TestEditorSession},

@@ -72,17 +72,33 @@ func callbackHandlers(reg *Registry, typ, event, channel string) []string {
 }
 
 // callbacksOf loads the site and the apps with typ callbacks on event.
+// A write on a site whose apps (as cached, exactly while nothing was
+// written to them) have no such callback reads nothing: most writes.
 func (s *Service) callbacksOf(ctx context.Context, typ, event string, e events.Event) (*store.Site, []*loaded, error) {
+	has := func(r *Registry) bool { return len(callbackHandlers(r, typ, event, e.Channel)) > 0 }
+	all, keep := s.cachedList(ctx, e.SiteID)
+	if all != nil && !slices.ContainsFunc(all, func(l *loaded) bool { return has(&l.doc.Registry) }) {
+		return nil, nil, nil
+	}
 	var site *store.Site
-	var list []*loaded
 	err := s.Store.View(ctx, func(tx store.Tx) (err error) {
 		if site, err = tx.Sites().Get(e.SiteID); err != nil {
 			return err
 		}
-		list, err = s.matchingApps(tx, site, func(_ *store.App, r *Registry) bool { return len(callbackHandlers(r, typ, event, e.Channel)) > 0 })
+		all, err = s.matchingApps(tx, site, func(*store.App, *Registry) bool { return true })
 		return err
 	})
-	return site, list, err
+	if err != nil {
+		return nil, nil, err
+	}
+	keep(all)
+	var list []*loaded
+	for _, l := range all {
+		if has(&l.doc.Registry) {
+			list = append(list, l)
+		}
+	}
+	return site, list, nil
 }
 
 // runBefore runs the before callbacks on event of e's site on the proposed

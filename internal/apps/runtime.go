@@ -142,13 +142,7 @@ type cachedApps struct {
 // while nothing can have been written since (Fresh), so that a call of a
 // function or a route touches the store only after a write.
 func (s *Service) findCached(ctx context.Context, site *store.Site, match func(*Registry) bool) (*loaded, error) {
-	mark, at, current := s.Fresh.Mark(ctx, site.ID, appsDeps)
-	var list []*loaded
-	if c, ok := s.caches().bySite.Get(site.ID); ok && current {
-		if s.Fresh.Valid(c.mark, c.at, mark, at) {
-			list = c.list
-		}
-	}
+	list, keep := s.cachedList(ctx, site.ID)
 	if list == nil {
 		err := s.Store.View(ctx, func(tx store.Tx) (err error) {
 			list, err = s.matchingApps(tx, site, func(*store.App, *Registry) bool { return true })
@@ -157,12 +151,7 @@ func (s *Service) findCached(ctx context.Context, site *store.Site, match func(*
 		if err != nil {
 			return nil, err
 		}
-		if list == nil {
-			list = []*loaded{}
-		}
-		if current {
-			s.bySite.Put(site.ID, &cachedApps{mark: mark, at: at, list: list})
-		}
+		keep(list)
 	}
 	for _, l := range list {
 		if match(&l.doc.Registry) {
@@ -170,6 +159,24 @@ func (s *Service) findCached(ctx context.Context, site *store.Site, match func(*
 		}
 	}
 	return nil, nil
+}
+
+// cachedList returns the site's apps as last read while nothing can have
+// been written since (Fresh), or nil; keep stores a list read afresh for
+// the next caller, under the mark taken before it was read.
+func (s *Service) cachedList(ctx context.Context, siteID string) (list []*loaded, keep func([]*loaded)) {
+	mark, at, current := s.Fresh.Mark(ctx, siteID, appsDeps)
+	if c, ok := s.caches().bySite.Get(siteID); ok && current && s.Fresh.Valid(c.mark, c.at, mark, at) {
+		list = c.list
+	}
+	return list, func(l []*loaded) {
+		if current {
+			if l == nil {
+				l = []*loaded{}
+			}
+			s.bySite.Put(siteID, &cachedApps{mark: mark, at: at, list: l})
+		}
+	}
 }
 
 // matchingApps returns every app of the site that matches, with its code.
