@@ -182,6 +182,10 @@ func TestEntryListPaging(t *testing.T) {
 			{Name: "SecondPage", Path: "/channels/items/entries?page=2", WantStatus: 200,
 				WantHeaders: map[string]string{"X-Total-Count": "105", "X-Total-Pages": "5", "Link": next("page=3&per_page=25")},
 				Check:       elTitles(elItems(26, 50, 1)...)},
+			// Nearer the end than the start: read from the end.
+			{Name: "FourthPage", Path: "/channels/items/entries?page=4", WantStatus: 200,
+				WantHeaders: map[string]string{"X-Total-Count": "105", "X-Total-Pages": "5", "Link": next("page=5&per_page=25")},
+				Check:       elTitles(elItems(76, 100, 1)...)},
 			{Name: "LastPageHasNoNext", Path: "/channels/items/entries?page=5", WantStatus: 200,
 				WantHeaders: map[string]string{"X-Total-Count": "105", "X-Total-Pages": "5", "Link": ""},
 				Check:       elTitles(elItems(101, 105, 1)...)},

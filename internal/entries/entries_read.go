@@ -351,15 +351,23 @@ func (s *Service) list(ctx context.Context, site *store.Site, ref string, q Quer
 			return err
 		}
 		win := lo
-		if len(sq.Where) == 0 && len(strings.Fields(sq.Search)) == 0 && len(sq.Sort) == 0 {
+		if len(sq.Where) == 0 && len(strings.Fields(sq.Search)) == 0 && len(sq.Sort) == 0 && lo.Offset > 0 {
 			// The default order, unfiltered: a deep window starts from a
-			// remembered place (as page lists do; see pages.seekWindow).
-			sq.After, win.Offset, err = s.seeks.Window(s.Fresh, site.ID+"/"+ch.ID, mark, markAt, current, lo.Offset, seekStep,
-				func(from store.EntryCursor, n int) (store.EntryCursor, bool, error) {
-					return tx.Entries().Seek(site.ID, ch.ID, from, n)
-				})
+			// remembered place (as page lists do; see pages.seekWindow),
+			// unless it is nearer the end, which the store reads from the
+			// end (the kept count says which).
+			n, err := tx.Entries().Count(site.ID, ch.ID)
 			if err != nil {
 				return err
+			}
+			if nearEnd := lo.Limit > 0 && 2*lo.Offset+lo.Limit > n; !nearEnd {
+				sq.After, win.Offset, err = s.seeks.Window(s.Fresh, site.ID+"/"+ch.ID, mark, markAt, current, lo.Offset, seekStep,
+					func(from store.EntryCursor, n int) (store.EntryCursor, bool, error) {
+						return tx.Entries().Seek(site.ID, ch.ID, from, n)
+					})
+				if err != nil {
+					return err
+				}
 			}
 		}
 		recs, n, err := tx.Entries().List(site.ID, ch.ID, sq, win)
