@@ -188,7 +188,10 @@ func scanDelivery(row scanner) (*store.WebhookDelivery, error) {
 }
 
 // deliveryRow is one row's placeholders of a delivery insert.
-var deliveryRow = "(?" + strings.Repeat(", ?", strings.Count(deliveryColumns, ",")) + ")"
+var (
+	deliveryCols = strings.Count(deliveryColumns, ",") + 1
+	deliveryRow  = "(?" + strings.Repeat(", ?", deliveryCols-1) + ")"
+)
 
 func (x webhooks) LogDeliveries(ds []*store.WebhookDelivery, keep int) error {
 	if len(ds) == 0 {
@@ -201,7 +204,7 @@ func (x webhooks) LogDeliveries(ds []*store.WebhookDelivery, keep int) error {
 	// round has at most a deliverer's batch of tries, so there are few
 	// statement texts to prepare.
 	for rows := range slices.Chunk(ds, 64) {
-		args := make([]any, 0, len(rows)*14)
+		args := make([]any, 0, len(rows)*deliveryCols)
 		for _, d := range rows {
 			if d.WebhookID != webhookID {
 				return fmt.Errorf("sqldb: %s: a try of webhook %s among them", op, d.WebhookID)
@@ -221,9 +224,8 @@ func (x webhooks) LogDeliveries(ds []*store.WebhookDelivery, keep int) error {
 	// first) is the newest to go, and so are all before it.
 	var at time.Time
 	var id string
-	// keep is written into the statement, not bound: SQLite prepares a
-	// statement again whenever a bound LIMIT or OFFSET is bound anew, and
-	// callers pass a few constants.
+	// keep is written into the statement, as limitN does (callers pass a
+	// few constants).
 	err := x.queryRow(`SELECT created_at, id FROM webhook_deliveries WHERE webhook_id = ?
 		ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET `+strconv.Itoa(keep), webhookID).Scan(timeCol{&at}, &id)
 	if err != nil {
