@@ -76,8 +76,10 @@ type requestState struct {
 	line [10]slog.Value
 }
 
+// Value is asked for the info several times per request: a type
+// assertion tells its key apart without comparing interface values.
 func (c *requestState) Value(key any) any {
-	if key == (requestInfoKey{}) {
+	if _, ok := key.(requestInfoKey); ok {
 		return &c.info
 	}
 	return c.Context.Value(key)

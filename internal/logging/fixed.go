@@ -69,7 +69,7 @@ func isZero(v slog.Value) bool { return v.Kind() == slog.KindAny && v.Any() == n
 func (h *handler) LogFixed(ctx context.Context, t time.Time, level slog.Level, msg string, keys *Keys, values []slog.Value) error {
 	bp := getBuffer()
 	defer putBuffer(bp)
-	b, ok := h.appendHead((*bp)[:0], t, level, msg)
+	b, ok := h.appendFixedHead((*bp)[:0], t, level, msg, keys)
 	formatted := keys.text
 	if h.json {
 		formatted = keys.json
@@ -134,3 +134,45 @@ func appendMillisFrom(b []byte, c *second, t time.Time) []byte {
 // secondCache is the handler's last second, shared by the handlers
 // derived from it.
 type secondCache = atomic.Pointer[second]
+
+// fixedHead is what follows the time on a fixed line of one Keys, level
+// and message: the level, the message and the handler's attributes,
+// formatted. A server writes one such line per request, always the same
+// head: it is formatted once and copied after that.
+type fixedHead struct {
+	keys  *Keys
+	level slog.Level
+	msg   string
+	text  []byte // from the separator before the level key on
+}
+
+// appendFixedHead appends what appendHead does, the part after the time
+// taken from the handler's last fixed head when it is the same.
+func (h *handler) appendFixedHead(b []byte, t time.Time, level slog.Level, msg string, keys *Keys) (_ []byte, ok bool) {
+	hd := h.head.Load()
+	if hd == nil || hd.keys != keys || hd.level != level || hd.msg != msg {
+		// The head without a time, whose level key has no separator: the
+		// separator is put back when the line has a time.
+		text, _ := h.appendHead(nil, time.Time{}, level, msg)
+		if h.json {
+			text = text[1:] // the '{'
+		}
+		hd = &fixedHead{keys: keys, level: level, msg: msg, text: text}
+		h.head.Store(hd)
+	}
+	if h.json {
+		b = append(b, '{')
+	}
+	if !t.IsZero() {
+		b = h.appendKey(b, slog.TimeKey, false)
+		if b, ok = h.appendLineTime(b, t.Round(0)); !ok {
+			return b, false
+		}
+		if h.json {
+			b = append(b, ',')
+		} else {
+			b = append(b, ' ')
+		}
+	}
+	return append(b, hd.text...), true
+}

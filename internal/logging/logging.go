@@ -20,6 +20,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -75,6 +76,9 @@ type handler struct {
 	attrs []byte // the formatted attributes of WithAttrs, each led by its separator
 	// second is the text of the last line's second (appendLineTime).
 	second *secondCache
+	// head is the formatted level, message and attributes of the last
+	// fixed line (LogFixed), this handler's own.
+	head atomic.Pointer[fixedHead]
 }
 
 func (h *handler) Enabled(_ context.Context, l slog.Level) bool { return l >= h.level.Level() }
@@ -184,6 +188,9 @@ func (h *handler) appendValue(b []byte, v slog.Value) (_ []byte, ok bool) {
 	case slog.KindBool:
 		return strconv.AppendBool(b, v.Bool()), true
 	case slog.KindFloat64:
+		if b, ok := appendMillis(b, v.Float64()); ok {
+			return b, true
+		}
 		if h.json {
 			return appendJSONFloat(b, v.Float64())
 		}
@@ -393,4 +400,32 @@ func quotesPlainly(s string) bool {
 		}
 	}
 	return true
+}
+
+// appendMillis writes f when it is a whole number of thousandths below a
+// million, as a request's milliseconds are (microseconds / 1000): their
+// digits, the last three after a point, trailing zeros and a bare point
+// left out. That is what both formats write for such a number: its
+// shortest round-tripping decimal, which with at most twelve significant
+// digits is the decimal itself, in plain notation below 1e6 ('g' and 'f'
+// alike). ok is false for any other f. TestMillis holds it to strconv.
+func appendMillis(b []byte, f float64) (_ []byte, ok bool) {
+	if !(f >= 0 && f < 1e6) || math.Signbit(f) { // -0 is written "-0"
+		return b, false
+	}
+	n := int64(f*1000 + 0.5)
+	if float64(n)/1000 != f {
+		return b, false
+	}
+	b = strconv.AppendInt(b, n/1000, 10)
+	frac := n % 1000
+	if frac == 0 {
+		return b, true
+	}
+	d := [4]byte{'.', byte('0' + frac/100), byte('0' + frac/10%10), byte('0' + frac%10)}
+	end := 4
+	for d[end-1] == '0' {
+		end--
+	}
+	return append(b, d[:end]...), true
 }

@@ -145,6 +145,25 @@ func BenchmarkRequestLine(b *testing.B) {
 			}
 		})
 	}
+	// The request line as the server writes it: Log with Keys.
+	var names []string
+	var values []slog.Value
+	r.Attrs(func(a slog.Attr) bool {
+		names, values = append(names, a.Key), append(values, a.Value)
+		return true
+	})
+	keys := NewKeys(names...)
+	for _, h := range []struct {
+		name string
+		h    slog.Handler
+	}{{"fixed", NewText(discard{}, nil)}, {"fixed-json", NewJSON(discard{}, nil)}} {
+		b.Run(h.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = Log(context.Background(), h.h, r.Time, r.Level, r.Message, keys, values)
+			}
+		})
+	}
 }
 
 type discard struct{}
@@ -279,5 +298,79 @@ func TestLineTimeSeconds(t *testing.T) {
 	}
 	if got.String() != want.String() {
 		t.Fatalf("got\n%s\nwant\n%s", got.String(), want.String())
+	}
+}
+
+// TestMillis holds appendMillis to what strconv writes in both formats,
+// for the thousandths below a million (every one up to 100,000, a spread
+// above) and for numbers near them that it must leave to strconv.
+func TestMillis(t *testing.T) {
+	check := func(f float64) {
+		got, ok := appendMillis(nil, f)
+		if !ok {
+			if n := math.Round(f * 1000); f >= 0 && f < 1e6 && !math.Signbit(f) && n/1000 == f {
+				t.Fatalf("appendMillis(%v) refused a whole number of thousandths", f)
+			}
+			return
+		}
+		text := strconv.FormatFloat(f, 'g', -1, 64)
+		js, _ := appendJSONFloat(nil, f)
+		if string(got) != text || string(got) != string(js) {
+			t.Fatalf("appendMillis(%v) = %q, strconv %q, JSON %q", f, got, text, js)
+		}
+	}
+	for n := int64(0); n <= 100_000; n++ {
+		check(float64(n) / 1000)
+	}
+	for n := int64(100_000); n < 1e9; n += 9973 {
+		f := float64(n) / 1000
+		check(f)
+		check(math.Nextafter(f, 0))
+		check(math.Nextafter(f, 2e6))
+	}
+	for _, f := range []float64{math.Copysign(0, -1), -0.001, 999999.999, 1e6, 1e6 + 0.5, 0.0005, 1e-7, math.NaN(), math.Inf(1)} {
+		check(f)
+	}
+}
+
+// TestFixedHeads writes fixed lines of different keys, levels and
+// messages through one handler and one derived with attributes, in turn,
+// with and without a time: each line's head is its own, never the last
+// line's.
+func TestFixedHeads(t *testing.T) {
+	a, b := NewKeys("k"), NewKeys("k", "other key")
+	lines := []struct {
+		keys   *Keys
+		level  slog.Level
+		msg    string
+		at     time.Time
+		values []slog.Value
+	}{
+		{a, slog.LevelInfo, "request", fixed, []slog.Value{slog.StringValue("v")}},
+		{a, slog.LevelInfo, "request", fixed, []slog.Value{slog.StringValue("w")}},
+		{a, slog.LevelError, "request", fixed, []slog.Value{slog.StringValue("v")}},
+		{a, slog.LevelError, "other message", fixed, []slog.Value{slog.StringValue("v")}},
+		{b, slog.LevelError, "other message", fixed, []slog.Value{slog.StringValue("v"), slog.IntValue(2)}},
+		{b, slog.LevelError, "other message", time.Time{}, []slog.Value{slog.StringValue("v"), slog.IntValue(2)}},
+		{a, slog.LevelInfo, "request", fixed, []slog.Value{slog.StringValue("v")}},
+	}
+	for _, json := range []bool{false, true} {
+		var got, want bytes.Buffer
+		var h, s slog.Handler = NewText(&got, nil), slog.NewTextHandler(&want, nil)
+		if json {
+			h, s = NewJSON(&got, nil), slog.NewJSONHandler(&want, nil)
+		}
+		with := []slog.Attr{slog.String("service", "tessera")}
+		for _, hs := range [][2]slog.Handler{{h, s}, {h.WithAttrs(with), s.WithAttrs(with)}, {h, s}} {
+			for _, l := range lines {
+				if err := Log(context.Background(), hs[0], l.at, l.level, l.msg, l.keys, l.values); err != nil {
+					t.Fatal(err)
+				}
+				_ = hs[1].Handle(context.Background(), l.keys.record(l.at, l.level, l.msg, l.values))
+			}
+		}
+		if got.String() != want.String() {
+			t.Fatalf("json=%v:\n got %s\nwant %s", json, got.String(), want.String())
+		}
 	}
 }
