@@ -2,11 +2,16 @@ package main
 
 import "fmt"
 
-// defaultHeapFloorMiB is --heap-floor's default. The compact page read
-// (bench/instructions.sh, user-space instructions a request) cost 95,900
-// with no floor, 82,100 with 8 MiB, 80,500 with 16 MiB and 79,200 with
-// 32 MiB; the process's resident memory was the same with each.
-const defaultHeapFloorMiB = 16
+// defaultHeapFloorMiB is --heap-floor's default. User-space instructions
+// a request (bench/instructions.sh) with a floor of 16, 32, 48 and 64 MiB:
+// the compact page read 94,800, 92,100, 90,800 and 87,000–88,100; the
+// cached public page 60,500, 59,300, 56,300 and 54,700–55,300. The cost is
+// resident memory under load, the garbage a larger goal lets accumulate
+// between collections: serving 100,000 pages (bench/scale.sh), the
+// process peaked at 92 MB with 16 MiB and 140 MB with 64 MiB, against the
+// 150 MB it must stay under. 48 MiB takes most of the gain and keeps a
+// margin (docs/benchmarks.md, "The collector's pace").
+const defaultHeapFloorMiB = 48
 
 // heapFloor is memory the process allocates once, never touches and
 // keeps: the garbage collector counts it as live, so its heap goal (twice
