@@ -235,6 +235,7 @@ func cmdServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		ReadHeaderTimeout: 10 * time.Second,
 		IdleTimeout:       2 * time.Minute,
 		ErrorLog:          slog.NewLogLogger(logger.Handler(), slog.LevelWarn),
+		ConnContext:       srv.ConnContext,
 	}
 	// Event streams end when shutdown begins (their clients reconnect to
 	// another process with the last id they got), so they do not hold it

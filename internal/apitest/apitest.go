@@ -194,6 +194,7 @@ func New(tb testing.TB, b storetest.Backend, opts ...Option) *Env {
 	}
 	env.Handler = env.Server.Handler()
 	hs := httptest.NewUnstartedServer(env.Handler)
+	hs.Config.ConnContext = env.Server.ConnContext // as tessera serve has it
 	if ln != nil {
 		hs.Listener.Close()
 		hs.Listener = ln

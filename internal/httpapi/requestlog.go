@@ -3,10 +3,12 @@ package httpapi
 import (
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -52,6 +54,37 @@ func (i *requestInfo) addr() string {
 
 type requestInfoKey struct{}
 
+// connClientKey keys a connection's client in the connection's context
+// (ConnContext).
+type connClientKey struct{}
+
+// ConnContext is the http.Server's ConnContext. When no proxy is trusted,
+// every request on a connection comes from the connection's own address:
+// its client is resolved once, when it is accepted, rather than parsed
+// from RemoteAddr on every request. Behind trusted proxies a connection
+// may carry many clients, named by each request's forwarding headers, and
+// a TLS connection's requests say so themselves: those are resolved per
+// request (clientOf).
+func (s *Server) ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if _, ok := c.(*tls.Conn); ok || !s.Proxies.Empty() {
+		return ctx
+	}
+	cl := s.Proxies.Resolve(&http.Request{RemoteAddr: c.RemoteAddr().String()})
+	return context.WithValue(ctx, connClientKey{}, &cl)
+}
+
+// clientOf is who sent r: its connection's client when ConnContext
+// resolved it (a request's RemoteAddr is its connection's) and still no
+// proxy is trusted, else resolved from r.
+func (s *Server) clientOf(r *http.Request) clientaddr.Client {
+	if s.Proxies.Empty() {
+		if cl, ok := r.Context().Value(connClientKey{}).(*clientaddr.Client); ok {
+			return *cl
+		}
+	}
+	return s.Proxies.Resolve(r)
+}
+
 // withInfo returns r and its info: the one logRequests made, or for a
 // request that reached a handler another way (a test's), a new one in a
 // context of its own.
@@ -59,7 +92,7 @@ func (s *Server) withInfo(r *http.Request) (*http.Request, *requestInfo) {
 	if ri, ok := r.Context().Value(requestInfoKey{}).(*requestInfo); ok {
 		return r, ri
 	}
-	ri := &requestInfo{client: s.Proxies.Resolve(r), headers: s.clientHeaders}
+	ri := &requestInfo{client: s.clientOf(r), headers: s.clientHeaders}
 	return r.WithContext(context.WithValue(r.Context(), requestInfoKey{}, ri)), ri
 }
 
@@ -149,7 +182,7 @@ var requestIDs = func() *atomic.Uint64 {
 // neither Authorization nor a session token or cookie reaches the log.
 func (s *Server) logRequests(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		st := &requestState{Context: r.Context(), info: requestInfo{route: "unmatched", client: s.Proxies.Resolve(r), headers: s.clientHeaders},
+		st := &requestState{Context: r.Context(), info: requestInfo{route: "unmatched", client: s.clientOf(r), headers: s.clientHeaders},
 			rec: statusRecorder{ResponseWriter: w, status: http.StatusOK}}
 		id := requestID(r)
 		st.id[0] = id

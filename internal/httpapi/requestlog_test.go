@@ -2,11 +2,16 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"io"
 	"log/slog"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/tessera-cms/tessera/internal/clientaddr"
 )
 
 func TestRequestLog(t *testing.T) {
@@ -167,4 +172,61 @@ func FuzzRedactQuery(f *testing.F) {
 			}
 		}
 	})
+}
+
+// fakeConn is a connection from a fixed remote address.
+type fakeConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c fakeConn) RemoteAddr() net.Addr { return c.remote }
+
+// TestConnClient: with no proxy trusted, a connection's client is
+// resolved when it is accepted and serves its requests; once a proxy is
+// trusted, each request is resolved from its own forwarding headers, and
+// a connection accepted then has no client of its own. Over a real
+// keep-alive connection the log names the client on every request.
+func TestConnClient(t *testing.T) {
+	s := &Server{Logger: slog.New(slog.DiscardHandler)}
+	peer := &net.TCPAddr{IP: net.ParseIP("198.51.100.4"), Port: 1234}
+	ctx := s.ConnContext(context.Background(), fakeConn{remote: peer})
+	r := httptest.NewRequestWithContext(ctx, "GET", "/", nil)
+	r.Header.Set("X-Forwarded-For", "203.0.113.9")
+	if got := s.clientOf(r).String(); got != "198.51.100.4" {
+		t.Errorf("client with no proxy trusted: got %q, want the connection's", got)
+	}
+	r.RemoteAddr = "198.51.100.4:1234"
+	s.Proxies = clientaddr.MustParseProxies("198.51.100.0/24")
+	if got := s.clientOf(r); got.String() != "203.0.113.9" || !got.Proxied {
+		t.Errorf("client once the peer is a trusted proxy: got %q (proxied %v), want the forwarded one", got.String(), got.Proxied)
+	}
+	if ctx := s.ConnContext(context.Background(), fakeConn{remote: peer}); ctx.Value(connClientKey{}) != nil {
+		t.Error("a trusted proxy's connection was given one client")
+	}
+
+	var buf bytes.Buffer
+	s = &Server{Logger: slog.New(slog.NewJSONHandler(&buf, nil))}
+	hs := httptest.NewUnstartedServer(s.Handler())
+	hs.Config.ConnContext = s.ConnContext
+	hs.Start()
+	defer hs.Close()
+	for range 2 {
+		res, err := hs.Client().Get(hs.URL + "/api/nope")
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, res.Body)
+		res.Body.Close()
+	}
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("log: %d lines, want 2:\n%s", len(lines), buf.String())
+	}
+	for _, l := range lines {
+		var line map[string]any
+		if err := json.Unmarshal([]byte(l), &line); err != nil || line["client"] != "127.0.0.1" {
+			t.Errorf("log line %s: want client 127.0.0.1 (%v)", l, err)
+		}
+	}
 }
