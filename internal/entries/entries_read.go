@@ -360,7 +360,7 @@ func (s *Service) list(ctx context.Context, site *store.Site, ref string, q Quer
 			if err != nil {
 				return err
 			}
-			if nearEnd := lo.Limit > 0 && 2*lo.Offset+lo.Limit > n; !nearEnd {
+			if !lo.NearerEnd(n) {
 				sq.After, win.Offset, err = s.seeks.Window(s.Fresh, site.ID+"/"+ch.ID, mark, markAt, current, lo.Offset, seekStep,
 					func(from store.EntryCursor, n int) (store.EntryCursor, bool, error) {
 						return tx.Entries().Seek(site.ID, ch.ID, from, n)

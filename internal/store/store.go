@@ -129,6 +129,14 @@ type ListOptions struct {
 	Limit  int
 }
 
+// NearerEnd reports whether the window of o among total rows lies nearer
+// the end than the start: a store reads such a window in the reversed
+// order, and a caller needs no remembered place to start it from. No
+// limit is never nearer the end.
+func (o ListOptions) NearerEnd(total int) bool {
+	return o.Limit > 0 && 2*max(o.Offset, 0)+o.Limit > total
+}
+
 // Stamp sums up a set of records for cache validation: how many there are
 // and the latest updated_at among them. Every write sets a record's
 // updated_at past its previous one and past the time of the last write, so

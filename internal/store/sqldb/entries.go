@@ -284,7 +284,7 @@ func (x entries) List(siteID, channelID string, q store.EntryQuery, opt store.Li
 	// turned round (the last of 4,000 pages costs what the first does).
 	// The order ends in the id, so it is total and its reverse exact.
 	reversed := false
-	if q.After == (store.EntryCursor{}) && opt.Limit > 0 && offset < int64(total) && int64(total)-offset-limit < offset {
+	if q.After == (store.EntryCursor{}) && offset < int64(total) && opt.NearerEnd(total) {
 		reversed = true
 		limit, offset = min(limit, int64(total)-offset), max(int64(total)-offset-limit, 0)
 		order = reverseOrder(order)
